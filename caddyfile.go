@@ -1,0 +1,85 @@
+package discovery
+
+import (
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+)
+
+func init() {
+	httpcaddyfile.RegisterHandlerDirective("discovery", parseCaddyfile)
+	// Ahead of every handler that typically responds (respond, handle,
+	// reverse_proxy, php_fastcgi, file_server) so the module answers its own
+	// paths whatever the rest of the site is, with no `order` line needed;
+	// behind encode and the auth directives, which then apply to it too; and
+	// before templates, which would otherwise rewrite its text documents.
+	httpcaddyfile.RegisterDirectiveOrder("discovery", httpcaddyfile.Before, "templates")
+}
+
+// UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
+//
+//	discovery {
+//		base_url <url>
+//		content  <dir>
+//		robots   on|off
+//	}
+//
+// Every subdirective is optional; a bare `discovery` serves the embedded
+// sample content.
+func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	d.Next() // consume the directive name
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	seen := make(map[string]bool)
+	for d.NextBlock(0) {
+		name := d.Val()
+		if seen[name] {
+			return d.Errf("subdirective '%s' already specified", name)
+		}
+		seen[name] = true
+		switch name {
+		case "base_url":
+			if !d.AllArgs(&h.BaseURL) {
+				return d.ArgErr()
+			}
+		case "content":
+			if !d.AllArgs(&h.Content) {
+				return d.ArgErr()
+			}
+		case "robots":
+			var v string
+			if !d.AllArgs(&v) {
+				return d.ArgErr()
+			}
+			on, err := parseSwitch(d, v)
+			if err != nil {
+				return err
+			}
+			h.Robots = &on
+		default:
+			return d.Errf("unrecognized subdirective '%s'", name)
+		}
+	}
+	return nil
+}
+
+// parseSwitch reads an on|off argument.
+func parseSwitch(d *caddyfile.Dispenser, v string) (bool, error) {
+	switch v {
+	case "on":
+		return true, nil
+	case "off":
+		return false, nil
+	}
+	return false, d.Errf("%s: expected on or off, got '%s'", d.Val(), v)
+}
+
+func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
+	var handler Handler
+	err := handler.UnmarshalCaddyfile(h.Dispenser)
+	return &handler, err
+}
+
+// Interface guard
+var _ caddyfile.Unmarshaler = (*Handler)(nil)

@@ -1,0 +1,416 @@
+package content
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"net/mail"
+	"net/url"
+	"os"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Limits of a content directory, checked when it is loaded.
+const (
+	// MaxFileSize is the largest profile.yaml or insight file accepted.
+	MaxFileSize = 1 << 20
+	// WordsPerMinute converts an insight's word count into its read time.
+	WordsPerMinute = 200
+)
+
+//go:embed sample
+var sampleFS embed.FS
+
+// Sample loads the embedded sample content.
+func Sample() (*Site, error) {
+	sub, err := fs.Sub(sampleFS, "sample")
+	if err != nil {
+		return nil, err
+	}
+	return Load(sub)
+}
+
+// LoadDir loads the content directory dir.
+func LoadDir(dir string) (*Site, error) {
+	info, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("loading content: %w", err)
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("loading content: %s is not a directory", dir)
+	}
+	site, err := Load(os.DirFS(dir))
+	if err != nil {
+		return nil, fmt.Errorf("loading content from %s: %w", dir, err)
+	}
+	return site, nil
+}
+
+// profileFile is the shape of profile.yaml: the Profile fields plus the
+// sections only other documents use.
+type profileFile struct {
+	Profile        `yaml:",inline"`
+	CompanyFacts   []string    `yaml:"companyFacts"`
+	Initiatives    []string    `yaml:"initiatives"`
+	ContentSignals signalsFile `yaml:"contentSignals"`
+	Pages          Pages       `yaml:"pages"`
+}
+
+type signalsFile struct {
+	AITrain *bool `yaml:"aiTrain"`
+	Search  *bool `yaml:"search"`
+	AIInput *bool `yaml:"aiInput"`
+}
+
+// frontMatter is the YAML header of an insight file.
+type frontMatter struct {
+	Title           string `yaml:"title"`
+	Description     string `yaml:"description"`
+	Date            string `yaml:"date"`
+	DateISO         string `yaml:"dateISO"`
+	DateModifiedISO string `yaml:"dateModifiedISO"`
+	Topic           string `yaml:"topic"`
+	ReadTime        string `yaml:"readTime"`
+}
+
+// Load reads and validates a content directory: profile.yaml and
+// insights/<slug>.md. Every problem found is reported, each naming its file
+// and field.
+func Load(fsys fs.FS) (*Site, error) {
+	site, err := loadProfile(fsys)
+	if err != nil {
+		return nil, err
+	}
+	insights, err := loadInsights(fsys)
+	if err != nil {
+		return nil, err
+	}
+	site.Insights = insights
+	return site, nil
+}
+
+func loadProfile(fsys fs.FS) (*Site, error) {
+	const name = "profile.yaml"
+	data, err := readLimited(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	var pf profileFile
+	if err := decodeStrict(data, &pf); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	site := &Site{
+		Profile:      pf.Profile,
+		CompanyFacts: nonNil(pf.CompanyFacts),
+		Initiatives:  nonNil(pf.Initiatives),
+		Signals: ContentSignals{
+			AITrain: boolOr(pf.ContentSignals.AITrain, true),
+			Search:  boolOr(pf.ContentSignals.Search, true),
+			AIInput: boolOr(pf.ContentSignals.AIInput, true),
+		},
+		Pages: Pages{
+			Home:    stringOr(pf.Pages.Home, "/"),
+			About:   stringOr(pf.Pages.About, "/about"),
+			Insight: stringOr(pf.Pages.Insight, "/insights/{slug}"),
+		},
+	}
+	p := &site.Profile
+	p.About = nonNil(p.About)
+	p.KeyFacts = nonNil(p.KeyFacts)
+	p.Recognition = nonNil(p.Recognition)
+	p.Expertise = nonNil(p.Expertise)
+	p.Education = nonNil(p.Education)
+	if p.SiteStructure == nil {
+		p.SiteStructure = []SiteLink{}
+	}
+
+	v := validator{file: name}
+	v.text("name", p.Name)
+	v.text("tagline", p.Tagline)
+	if len(p.About) == 0 {
+		v.errorf("about", "must hold at least one paragraph")
+	}
+	for field, list := range map[string][]string{
+		"about": p.About, "keyFacts": p.KeyFacts, "recognition": p.Recognition,
+		"expertise": p.Expertise, "education": p.Education,
+		"companyFacts": site.CompanyFacts, "initiatives": site.Initiatives,
+	} {
+		for i, s := range list {
+			v.text(field+"["+strconv.Itoa(i)+"]", s)
+		}
+	}
+	c := p.Contact
+	v.link("contact.form", c.Form)
+	v.text("contact.phone", c.Phone)
+	v.email("contact.email", c.Email)
+	v.link("contact.linkedin", c.LinkedIn)
+	v.link("contact.x", c.X)
+	v.link("contact.substack", c.Substack)
+	v.link("contact.youtube", c.YouTube)
+	v.link("contact.companyBio", c.CompanyBio)
+	for i, l := range p.SiteStructure {
+		field := "siteStructure[" + strconv.Itoa(i) + "]"
+		v.text(field+".label", l.Label)
+		v.link(field+".url", l.URL)
+		v.text(field+".desc", l.Desc)
+	}
+	v.date("lastUpdated", p.LastUpdated)
+	v.link("pages.home", site.Pages.Home)
+	v.link("pages.about", site.Pages.About)
+	v.link("pages.insight", site.Pages.Insight)
+	if !strings.Contains(site.Pages.Insight, "{slug}") {
+		v.errorf("pages.insight", "must contain the placeholder {slug}")
+	}
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	return site, nil
+}
+
+func loadInsights(fsys fs.FS) ([]Insight, error) {
+	entries, err := fs.ReadDir(fsys, "insights")
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return []Insight{}, nil
+		}
+		return nil, fmt.Errorf("insights: %w", err)
+	}
+	insights := []Insight{}
+	var errs []error
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || strings.HasPrefix(name, ".") || path.Ext(name) != ".md" {
+			continue
+		}
+		in, err := loadInsight(fsys, "insights/"+name)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		insights = append(insights, in)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	sort.Slice(insights, func(i, j int) bool {
+		if insights[i].DateISO != insights[j].DateISO {
+			return insights[i].DateISO > insights[j].DateISO
+		}
+		return insights[i].Slug < insights[j].Slug
+	})
+	return insights, nil
+}
+
+func loadInsight(fsys fs.FS, name string) (Insight, error) {
+	slug := strings.TrimSuffix(path.Base(name), ".md")
+	if !ValidSlug(slug) {
+		return Insight{}, fmt.Errorf("%s: file name: %q is not a slug (%s)", name, slug, SlugGrammar)
+	}
+	data, err := readLimited(fsys, name)
+	if err != nil {
+		return Insight{}, err
+	}
+	header, body, err := splitFrontMatter(data)
+	if err != nil {
+		return Insight{}, fmt.Errorf("%s: %w", name, err)
+	}
+	var fm frontMatter
+	if err := decodeStrict(header, &fm); err != nil {
+		return Insight{}, fmt.Errorf("%s: front matter: %w", name, err)
+	}
+	v := validator{file: name}
+	v.text("title", fm.Title)
+	v.text("description", fm.Description)
+	v.text("date", fm.Date)
+	v.date("dateISO", fm.DateISO)
+	v.date("dateModifiedISO", fm.DateModifiedISO)
+	if fm.DateModifiedISO < fm.DateISO {
+		v.errorf("dateModifiedISO", "%q is before dateISO %q", fm.DateModifiedISO, fm.DateISO)
+	}
+	v.text("topic", fm.Topic)
+	if fm.ReadTime != "" {
+		v.text("readTime", fm.ReadTime)
+	}
+	if strings.TrimSpace(body) == "" {
+		v.errorf("body", "is empty")
+	}
+	if err := v.err(); err != nil {
+		return Insight{}, err
+	}
+	readTime := fm.ReadTime
+	if readTime == "" {
+		readTime = ReadTime(body)
+	}
+	return Insight{
+		Slug:            slug,
+		Title:           fm.Title,
+		Description:     fm.Description,
+		Date:            fm.Date,
+		DateISO:         fm.DateISO,
+		DateModifiedISO: fm.DateModifiedISO,
+		Topic:           fm.Topic,
+		ReadTime:        readTime,
+		Body:            body,
+	}, nil
+}
+
+// ReadTime estimates how long body takes to read at WordsPerMinute, rounded
+// to the nearest minute and at least one: "5 min read".
+func ReadTime(body string) string {
+	words := len(strings.Fields(body))
+	minutes := int(math.Round(float64(words) / WordsPerMinute))
+	return strconv.Itoa(max(minutes, 1)) + " min read"
+}
+
+// splitFrontMatter separates the YAML header, fenced by lines of "---", from
+// the Markdown body.
+func splitFrontMatter(data []byte) (header []byte, body string, err error) {
+	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	if !bytes.HasPrefix(data, []byte("---\n")) {
+		return nil, "", errors.New("front matter: the file must begin with a line of three hyphens (---)")
+	}
+	rest := data[len("---\n"):]
+	end := bytes.Index(rest, []byte("\n---\n"))
+	switch {
+	case bytes.HasPrefix(rest, []byte("---\n")):
+		return nil, "", errors.New("front matter: is empty")
+	case end < 0 && bytes.HasSuffix(rest, []byte("\n---")):
+		return rest[:len(rest)-len("\n---")], "", nil
+	case end < 0:
+		return nil, "", errors.New("front matter: no closing line of three hyphens (---)")
+	}
+	return rest[:end+1], strings.TrimLeft(string(rest[end+len("\n---\n"):]), "\n"), nil
+}
+
+func readLimited(fsys fs.FS, name string) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, unwrapPathError(err))
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, unwrapPathError(err))
+	}
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("%s: larger than %d bytes", name, MaxFileSize)
+	}
+	return data, nil
+}
+
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// decodeStrict decodes one YAML document, refusing unknown fields.
+func decodeStrict(data []byte, out any) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(out); err != nil {
+		if errors.Is(err, io.EOF) {
+			return errors.New("is empty")
+		}
+		return err
+	}
+	return nil
+}
+
+// validator collects field errors for one file.
+type validator struct {
+	file string
+	errs []error
+}
+
+func (v *validator) errorf(field, format string, args ...any) {
+	v.errs = append(v.errs, fmt.Errorf("%s: %s: %s", v.file, field, fmt.Sprintf(format, args...)))
+}
+
+func (v *validator) err() error { return errors.Join(v.errs...) }
+
+func (v *validator) text(field, s string) {
+	if strings.TrimSpace(s) == "" {
+		v.errorf(field, "is required")
+	}
+}
+
+func (v *validator) date(field, s string) {
+	if s == "" {
+		v.errorf(field, "is required")
+		return
+	}
+	if _, err := time.Parse(time.DateOnly, s); err != nil {
+		v.errorf(field, "%q is not a date (YYYY-MM-DD)", s)
+	}
+}
+
+func (v *validator) email(field, s string) {
+	if s == "" {
+		v.errorf(field, "is required")
+		return
+	}
+	addr, err := mail.ParseAddress(s)
+	if err != nil || addr.Address != s {
+		v.errorf(field, "%q is not an email address", s)
+	}
+}
+
+// link accepts a path beginning with "/" (resolved against the base URL when
+// served) or an absolute http or https URL.
+func (v *validator) link(field, s string) {
+	if s == "" {
+		v.errorf(field, "is required")
+		return
+	}
+	if !ValidLink(s) {
+		v.errorf(field, "%q is neither a path beginning with / nor an absolute http(s) URL", s)
+	}
+}
+
+// ValidLink reports whether s is a path beginning with a single "/" or an
+// absolute http or https URL with a host.
+func ValidLink(s string) bool {
+	u, err := url.Parse(s)
+	if err != nil || strings.ContainsAny(s, " \t\n") {
+		return false
+	}
+	if strings.HasPrefix(s, "/") {
+		return !strings.HasPrefix(s, "//") && u.Host == "" && u.Scheme == ""
+	}
+	return (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func boolOr(b *bool, def bool) bool {
+	if b == nil {
+		return def
+	}
+	return *b
+}
+
+func stringOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,195 @@
+package handlers
+
+import (
+	_ "embed"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/caddy-discovery/caddy-discovery/content"
+)
+
+// schemasJSON holds the component schemas, written once from the
+// specification's resource tables.
+//
+//go:embed openapi/schemas.json
+var schemasJSON []byte
+
+// componentSchemas is schemasJSON decoded; every rendition shares it.
+var componentSchemas = func() map[string]any {
+	var m map[string]any
+	if err := json.Unmarshal(schemasJSON, &m); err != nil {
+		panic("handlers: openapi/schemas.json: " + err.Error())
+	}
+	return m
+}()
+
+// slugPattern is content.ValidSlug as a regular expression.
+const slugPattern = "^[a-z0-9]+(-[a-z0-9]+)*$"
+
+// OpenAPIVersion is the version of the API description document.
+const OpenAPIVersion = "1.0.0"
+
+type object = map[string]any
+
+// problemResponses are the component responses for each problem status.
+var problemResponses = map[int]string{
+	http.StatusBadRequest:            "BadRequest",
+	http.StatusUnauthorized:          "InvalidToken",
+	http.StatusNotFound:              "NotFound",
+	http.StatusMethodNotAllowed:      "MethodNotAllowed",
+	http.StatusRequestEntityTooLarge: "PayloadTooLarge",
+	http.StatusUnsupportedMediaType:  "UnsupportedMediaType",
+	http.StatusTooManyRequests:       "TooManyRequests",
+	http.StatusInternalServerError:   "InternalError",
+}
+
+// commonProblems are the problem statuses the specification lists for every
+// endpoint.
+var commonProblems = []int{http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed,
+	http.StatusTooManyRequests, http.StatusInternalServerError}
+
+// openAPIDocument describes every route for one base URL.
+func openAPIDocument(l links) object {
+	rateLimited := l.cfg.RateLimit.Events > 0
+	paths := object{}
+	for i := range routes {
+		rt := &routes[i]
+		paths[rt.Path] = object{strings.ToLower(rt.Method): operation(rt, rateLimited)}
+	}
+
+	headers := object{
+		"API-Version": object{
+			"description": "The API version of the response: 1 for /api/v1.",
+			"schema":      object{"type": "string", "const": APIVersion},
+			"required":    true,
+		},
+		"ETag": object{
+			"description": "Strong entity tag of the body; send it in If-None-Match to get 304 Not Modified.",
+			"schema":      object{"type": "string"},
+			"required":    true,
+		},
+		"Link": object{
+			"description": "Links to the API catalog (rel=api-catalog, RFC 9727), this description (rel=service-desc) and the developer portal (rel=service-doc).",
+			"schema":      object{"type": "string"},
+		},
+	}
+	if rateLimited {
+		headers["RateLimit-Policy"] = object{
+			"description": `The rate-limit policy: "public";q=<quota>;w=<window seconds> (draft-ietf-httpapi-ratelimit-headers).`,
+			"schema":      object{"type": "string", "examples": []string{`"public";q=120;w=60`}},
+			"required":    true,
+		}
+		headers["RateLimit"] = object{
+			"description": `What is left of the quota: "public";r=<remaining requests>;t=<seconds until the window frees a request>.`,
+			"schema":      object{"type": "string", "examples": []string{`"public";r=119;t=60`}},
+			"required":    true,
+		}
+		headers["Retry-After"] = object{
+			"description": "Seconds to wait before retrying.",
+			"schema":      object{"type": "integer", "minimum": 0},
+			"required":    true,
+		}
+	}
+
+	responses := object{}
+	for _, c := range ProblemCodes {
+		name := problemResponses[c.Status]
+		h := object{}
+		if rateLimited {
+			h["RateLimit-Policy"] = ref("headers", "RateLimit-Policy")
+			h["RateLimit"] = ref("headers", "RateLimit")
+		}
+		if c.Status == http.StatusTooManyRequests {
+			h["Retry-After"] = ref("headers", "Retry-After")
+		}
+		if c.Status == http.StatusMethodNotAllowed {
+			h["Allow"] = object{"description": "The methods the endpoint accepts.", "schema": object{"type": "string"}, "required": true}
+		}
+		responses[name] = object{
+			"description": c.Title + ": " + c.Meaning,
+			"headers":     h,
+			"content":     object{mediaProblem: object{"schema": ref("schemas", "Problem")}},
+		}
+	}
+
+	profile := l.cfg.Site.Profile
+	return object{
+		"openapi":           "3.1.0",
+		"jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",
+		"info": object{
+			"title":       profile.Name + " public discovery API",
+			"version":     OpenAPIVersion,
+			"summary":     "Read-only public facts about " + profile.Name + " and their published insights.",
+			"description": "A read-only public JSON API serving the profile of " + profile.Name + ", their published insight articles and site-discovery metadata. No API key is required. " + l.cfg.rateLimitSummary() + " Errors are RFC 9457 problem documents (application/problem+json). The production deployment is also the sandbox.",
+			"contact":     object{"name": profile.Name, "url": l.abs(profile.Contact.Form), "email": profile.Contact.Email},
+		},
+		"servers": []object{{"url": l.base, "description": "Production, which is also the sandbox."}},
+		"tags": []object{
+			{"name": tagAPI, "description": "The versioned JSON API under /api/v1."},
+			{"name": tagDiscovery, "description": "Documents that describe the site and the API to agents and developers."},
+		},
+		"externalDocs": object{"description": "Developer portal", "url": l.developers()},
+		"paths":        paths,
+		"components": object{
+			"schemas":   componentSchemas,
+			"headers":   headers,
+			"responses": responses,
+		},
+	}
+}
+
+// operation describes one route.
+func operation(rt *Route, rateLimited bool) object {
+	headers := object{}
+	if rt.Versioned() {
+		headers["API-Version"] = ref("headers", "API-Version")
+	}
+	if rt.Path != pathHealth {
+		headers["ETag"] = ref("headers", "ETag")
+	}
+	headers["Link"] = ref("headers", "Link")
+	if rateLimited {
+		headers["RateLimit-Policy"] = ref("headers", "RateLimit-Policy")
+		headers["RateLimit"] = ref("headers", "RateLimit")
+	}
+	schema := object{"type": "object"}
+	if rt.Schema != "" {
+		schema = ref("schemas", rt.Schema)
+	}
+	responses := object{
+		"200": object{
+			"description": rt.Summary + ".",
+			"headers":     headers,
+			"content":     object{rt.MediaType: object{"schema": schema}},
+		},
+	}
+	if rt.Path != pathHealth {
+		responses["304"] = object{"description": "Not Modified: the If-None-Match header named the current ETag."}
+	}
+	for _, status := range append(append([]int{}, commonProblems...), rt.Problems...) {
+		responses[strconv.Itoa(status)] = ref("responses", problemResponses[status])
+	}
+	op := object{
+		"operationId": rt.OperationID,
+		"summary":     rt.Summary,
+		"description": rt.Description,
+		"tags":        []string{rt.Tag},
+		"responses":   responses,
+	}
+	if strings.Contains(rt.Path, "{slug}") {
+		op["parameters"] = []object{{
+			"name":        "slug",
+			"in":          "path",
+			"required":    true,
+			"description": "The insight's slug: " + content.SlugGrammar + ". A slug outside this grammar is a 400 problem; an unknown one a 404.",
+			"schema":      object{"type": "string", "minLength": 1, "maxLength": content.MaxSlugLength, "pattern": slugPattern},
+		}}
+	}
+	return op
+}
+
+func ref(kind, name string) object {
+	return object{"$ref": "#/components/" + kind + "/" + name}
+}

@@ -1,0 +1,404 @@
+// Package handlers serves the public discovery API and its documents with
+// plain net/http: the Caddy module in the root package only adapts it.
+package handlers
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/caddy-discovery/caddy-discovery/content"
+)
+
+// PolicyName is the name of the public rate-limit policy.
+const PolicyName = "public"
+
+// Config is what a Service serves and how.
+type Config struct {
+	// Site is the loaded content.
+	Site *content.Site
+	// BaseURL is the scheme, host and optional port that every published
+	// address starts with, without a trailing slash. Empty means the scheme
+	// and Host of each request.
+	BaseURL string
+	// CLIName names the CLI script: /cli/<CLIName>.mjs.
+	CLIName string
+	// ServiceName and Version identify the service in health reports.
+	ServiceName string
+	Version     string
+	// RateLimit is the public policy the deployment enforces (zero Events:
+	// none). The Service only describes it; enforcement is the caller's.
+	RateLimit RateLimit
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// OnPanic, if set, is told of a panic while serving r; the client gets
+	// a 500 internal_error problem either way.
+	OnPanic func(r *http.Request, v any)
+}
+
+// RateLimit is a number of events allowed per sliding window.
+type RateLimit struct {
+	Events int
+	Window time.Duration
+}
+
+func (rl RateLimit) windowSeconds() int {
+	return int(math.Ceil(rl.Window.Seconds()))
+}
+
+// Service answers the paths the discovery module owns.
+type Service struct {
+	cfg Config
+	// fixed is the one rendition when BaseURL is set.
+	fixed *rendition
+	// byBase caches renditions for request-derived base URLs.
+	mu     sync.RWMutex
+	byBase map[string]*rendition
+}
+
+// maxRenditions bounds how many request-derived base URLs are cached: the
+// Host header is chosen by the client.
+const maxRenditions = 32
+
+// New builds a Service; with a fixed BaseURL every document is rendered now.
+func New(cfg Config) (*Service, error) {
+	if cfg.Site == nil {
+		return nil, errors.New("no content")
+	}
+	if cfg.CLIName == "" {
+		cfg.CLIName = "discovery"
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	s := &Service{cfg: cfg, byBase: make(map[string]*rendition)}
+	if cfg.BaseURL != "" {
+		base, err := NormalizeBaseURL(cfg.BaseURL)
+		if err != nil {
+			return nil, err
+		}
+		s.cfg.BaseURL = base
+		if s.fixed, err = s.render(base); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// NormalizeBaseURL checks that raw is an absolute http(s) URL with a host
+// and no path, query or fragment, and returns it without a trailing slash.
+func NormalizeBaseURL(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("base URL %q: %w", raw, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("base URL %q: must be an absolute http or https URL", raw)
+	}
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "", fmt.Errorf("base URL %q: must be scheme://host[:port] only, without path, query or credentials", raw)
+	}
+	return u.Scheme + "://" + strings.ToLower(u.Host), nil
+}
+
+// Owns reports whether the service answers path; every other path belongs
+// to the next handler.
+func (s *Service) Owns(path string) bool {
+	if isAPIPath(path) {
+		return true
+	}
+	_, ok := ownedDocuments[path]
+	return ok
+}
+
+// ownedDocuments are the owned paths outside the API.
+var ownedDocuments = func() map[string]bool {
+	m := make(map[string]bool)
+	for _, rt := range routes {
+		if !rt.Versioned() {
+			m[rt.Path] = true
+		}
+	}
+	return m
+}()
+
+// Base returns the base URL for r: the configured one, or the request's
+// scheme and host.
+func (s *Service) Base(r *http.Request) string {
+	if s.cfg.BaseURL != "" {
+		return s.cfg.BaseURL
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + strings.ToLower(r.Host)
+}
+
+// renditionFor returns the documents rendered for r's base URL, rendering
+// and caching them on first use.
+func (s *Service) renditionFor(r *http.Request) (*rendition, error) {
+	if s.fixed != nil {
+		return s.fixed, nil
+	}
+	base := s.Base(r)
+	s.mu.RLock()
+	rd := s.byBase[base]
+	s.mu.RUnlock()
+	if rd != nil {
+		return rd, nil
+	}
+	rd, err := s.render(base)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if len(s.byBase) >= maxRenditions {
+		for k := range s.byBase { // evict an arbitrary entry
+			delete(s.byBase, k)
+			break
+		}
+	}
+	s.byBase[base] = rd
+	s.mu.Unlock()
+	return rd, nil
+}
+
+// document is one precomputed response body with its headers.
+type document struct {
+	route        *Route
+	body         []byte
+	contentType  []string
+	etag         []string
+	cacheControl []string
+}
+
+func newDocument(rt *Route, mediaType string, body []byte) *document {
+	sum := sha256.Sum256(body)
+	return &document{
+		route:        rt,
+		body:         body,
+		contentType:  []string{mediaType},
+		etag:         []string{`"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`},
+		cacheControl: []string{rt.CacheControl},
+	}
+}
+
+// rendition is every document rendered for one base URL.
+type rendition struct {
+	links
+	docs map[string]*document
+	// link is the Link header every response carries (RFC 9727 and
+	// RFC 8631 relations).
+	link []string
+}
+
+func (s *Service) render(base string) (*rendition, error) {
+	l := links{base: base, cfg: &s.cfg}
+	rd := &rendition{
+		links: l,
+		docs:  make(map[string]*document),
+		link: []string{fmt.Sprintf(`<%s/.well-known/api-catalog>; rel="api-catalog", <%s>; rel="service-desc"; type="%s", <%s>; rel="service-doc"; type="text/html"`,
+			base, l.openAPI(), mediaOpenAPI, l.developers())},
+	}
+	var err error
+	addJSON := func(path string, v any) {
+		body, e := json.Marshal(v)
+		if e != nil {
+			err = errors.Join(err, fmt.Errorf("rendering %s: %w", path, e))
+			return
+		}
+		rt := routeFor(path)
+		rd.docs[path] = newDocument(rt, rt.MediaType, body)
+	}
+	addJSON(pathIndex, l.index())
+	addJSON(pathProfile, l.profile())
+	addJSON(pathInsights, l.insights())
+	insightRoute := routeFor(pathInsight)
+	for _, in := range s.cfg.Site.Insights {
+		body, e := json.Marshal(l.insightDocument(in))
+		if e != nil {
+			return nil, e
+		}
+		rd.docs[InsightPath(in.Slug)] = newDocument(insightRoute, mediaJSON, body)
+	}
+	openapi, e := json.MarshalIndent(openAPIDocument(l), "", "  ")
+	if e != nil {
+		return nil, e
+	}
+	rd.docs[pathOpenAPI] = newDocument(routeFor(pathOpenAPI), mediaJSON, openapi)
+	return rd, err
+}
+
+// routeFor returns the route with the given path; the route table is fixed,
+// so a missing route is a programming error caught by every test.
+func routeFor(path string) *Route {
+	for i := range routes {
+		if routes[i].Path == path {
+			return &routes[i]
+		}
+	}
+	panic("handlers: no route " + path)
+}
+
+// Headers every owned response carries. Header names are set as map keys so
+// that they keep the specification's spelling (Go would canonicalise
+// API-Version to Api-Version).
+var (
+	valueNoSniff     = []string{"nosniff"}
+	valueAnyOrigin   = []string{"*"}
+	valueExposed     = []string{"API-Version, RateLimit, RateLimit-Policy, Retry-After, ETag, Link, Location, WWW-Authenticate, Deprecation, Sunset"}
+	valueAPIVersion  = []string{APIVersion}
+	valuePreflightMx = []string{"86400"}
+	valueAllowedHdrs = []string{"Authorization, Content-Type, If-None-Match, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID"}
+)
+
+// ServeHTTP answers a request for a path the service owns.
+func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer s.recoverPanic(w, r)
+	rd, err := s.renditionFor(r)
+	if err != nil {
+		panic(err) // content was validated at load, so rendering cannot fail
+	}
+	h := w.Header()
+	h["X-Content-Type-Options"] = valueNoSniff
+	h["Access-Control-Allow-Origin"] = valueAnyOrigin
+	h["Access-Control-Expose-Headers"] = valueExposed
+	h["Link"] = rd.link
+	path := r.URL.Path
+	if isAPIPath(path) {
+		h["API-Version"] = valueAPIVersion
+	}
+
+	doc := rd.docs[path]
+	var rt *Route
+	switch {
+	case doc != nil:
+		rt = doc.route
+	case path == pathHealth:
+		rt = routeFor(pathHealth)
+	case strings.HasPrefix(path, insightPrefix) && !strings.Contains(path[len(insightPrefix):], "/"):
+		rt = routeFor(pathInsight)
+	default:
+		WriteProblem(w, r, NewProblem(rd.base, CodeNotFound, r,
+			"The requested API endpoint does not exist."))
+		return
+	}
+
+	switch r.Method {
+	case http.MethodOptions:
+		preflight(w, rt)
+		return
+	case rt.Method:
+	case http.MethodHead:
+		if rt.Method != http.MethodGet {
+			s.methodNotAllowed(w, r, rd, rt)
+			return
+		}
+	default:
+		s.methodNotAllowed(w, r, rd, rt)
+		return
+	}
+
+	switch {
+	case doc != nil:
+		serveDocument(w, r, doc)
+	case rt.Path == pathHealth:
+		body, _ := json.Marshal(rd.health(s.cfg.Now()))
+		h["Content-Type"] = []string{mediaJSON}
+		h["Cache-Control"] = []string{cacheNever}
+		writeBody(w, r, http.StatusOK, body)
+	default: // an insight that is not published
+		slug := path[len(insightPrefix):]
+		if !content.ValidSlug(slug) {
+			p := NewProblem(rd.base, CodeBadRequest, r,
+				"The slug "+quote(slug)+" is not valid: a slug is "+content.SlugGrammar+".")
+			p.Hint = "Take slugs from the items of " + rd.base + pathInsights + "."
+			WriteProblem(w, r, p)
+			return
+		}
+		p := NewProblem(rd.base, CodeNotFound, r, "No published insight has the slug "+quote(slug)+".")
+		p.Hint = "List the published insights and their slugs at " + rd.base + pathInsights + "; the machine-readable description is at " + rd.openAPI() + "."
+		WriteProblem(w, r, p)
+	}
+}
+
+// recoverPanic turns a panic while serving r into a 500 internal_error
+// problem, so a fault in one request never takes the server down. It
+// re-panics http.ErrAbortHandler, which net/http uses to abort a response.
+func (s *Service) recoverPanic(w http.ResponseWriter, r *http.Request) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	if v == http.ErrAbortHandler {
+		panic(v)
+	}
+	if s.cfg.OnPanic != nil {
+		s.cfg.OnPanic(r, v)
+	}
+	base := s.cfg.BaseURL
+	if base == "" {
+		base = s.Base(r)
+	}
+	WriteProblem(w, r, NewProblem(base, CodeInternalError, r, "The service failed to answer this request."))
+}
+
+func (s *Service) methodNotAllowed(w http.ResponseWriter, r *http.Request, rd *rendition, rt *Route) {
+	w.Header()["Allow"] = []string{rt.allow()}
+	WriteProblem(w, r, NewProblem(rd.base, CodeMethodNotAllowed, r,
+		"The method "+quote(r.Method)+" is not allowed on "+rt.Path+"; it accepts "+rt.allow()+"."))
+}
+
+// preflight answers a CORS preflight request for rt.
+func preflight(w http.ResponseWriter, rt *Route) {
+	h := w.Header()
+	h["Allow"] = []string{rt.allow()}
+	h["Access-Control-Allow-Methods"] = []string{rt.allow()}
+	h["Access-Control-Allow-Headers"] = valueAllowedHdrs
+	h["Access-Control-Max-Age"] = valuePreflightMx
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// serveDocument writes a precomputed document, or 304 when the client's
+// If-None-Match names its ETag.
+func serveDocument(w http.ResponseWriter, r *http.Request, doc *document) {
+	h := w.Header()
+	h["Content-Type"] = doc.contentType
+	h["Cache-Control"] = doc.cacheControl
+	h["ETag"] = doc.etag
+	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatches(inm, doc.etag[0]) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	writeBody(w, r, http.StatusOK, doc.body)
+}
+
+func writeBody(w http.ResponseWriter, r *http.Request, status int, body []byte) {
+	w.Header()["Content-Length"] = []string{strconv.Itoa(len(body))}
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}
+
+// etagMatches applies If-None-Match's weak comparison (RFC 9110 13.1.2):
+// "*" or any listed tag whose opaque part equals etag's.
+func etagMatches(header, etag string) bool {
+	for _, tag := range strings.Split(header, ",") {
+		tag = strings.TrimSpace(tag)
+		if tag == "*" || strings.TrimPrefix(tag, "W/") == etag {
+			return true
+		}
+	}
+	return false
+}
