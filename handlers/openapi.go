@@ -54,15 +54,19 @@ var commonProblems = []int{http.StatusBadRequest, http.StatusNotFound, http.Stat
 func openAPIDocument(l links) object {
 	rateLimited := l.cfg.RateLimit.Events > 0
 	paths := object{}
+	used := map[int]bool{}
 	for i := range routes {
 		rt := &routes[i]
 		paths[rt.Path] = object{strings.ToLower(rt.Method): operation(rt, rateLimited)}
+		for _, status := range rt.problems() {
+			used[status] = true
+		}
 	}
 
 	headers := object{
 		"API-Version": object{
 			"description": "The API version of the response: 1 for /api/v1.",
-			"schema":      object{"type": "string", "const": APIVersion},
+			"schema":      object{"type": "integer", "const": json.Number(APIVersion)},
 			"required":    true,
 		},
 		"ETag": object{
@@ -95,13 +99,16 @@ func openAPIDocument(l links) object {
 
 	responses := object{}
 	for _, c := range ProblemCodes {
+		if !used[c.Status] {
+			continue
+		}
 		name := problemResponses[c.Status]
 		h := object{}
 		if rateLimited {
 			h["RateLimit-Policy"] = ref("headers", "RateLimit-Policy")
 			h["RateLimit"] = ref("headers", "RateLimit")
 		}
-		if c.Status == http.StatusTooManyRequests {
+		if rateLimited && c.Status == http.StatusTooManyRequests {
 			h["Retry-After"] = ref("headers", "Retry-After")
 		}
 		if c.Status == http.StatusMethodNotAllowed {
@@ -131,6 +138,8 @@ func openAPIDocument(l links) object {
 			{"name": tagDiscovery, "description": "Documents that describe the site and the API to agents and developers."},
 		},
 		"externalDocs": object{"description": "Developer portal", "url": l.developers()},
+		// Every operation works without credentials.
+		"security": []object{{}},
 		"paths":        paths,
 		"components": object{
 			"schemas":   componentSchemas,
@@ -168,7 +177,7 @@ func operation(rt *Route, rateLimited bool) object {
 	if rt.Path != pathHealth {
 		responses["304"] = object{"description": "Not Modified: the If-None-Match header named the current ETag."}
 	}
-	for _, status := range append(append([]int{}, commonProblems...), rt.Problems...) {
+	for _, status := range rt.problems() {
 		responses[strconv.Itoa(status)] = ref("responses", problemResponses[status])
 	}
 	op := object{
@@ -188,6 +197,11 @@ func operation(rt *Route, rateLimited bool) object {
 		}}
 	}
 	return op
+}
+
+// problems are the statuses of the route's problem responses.
+func (rt *Route) problems() []int {
+	return append(append([]int{}, commonProblems...), rt.Problems...)
 }
 
 func ref(kind, name string) object {

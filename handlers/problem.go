@@ -32,7 +32,8 @@ type ProblemCode struct {
 	Title  string
 	// Meaning says when the problem happens, for the developer portal.
 	Meaning string
-	// Hint is the default recovery advice; a response may give a better one.
+	// Hint is the default recovery advice, with {base} standing for the
+	// base URL; a response may give a better one.
 	Hint string
 }
 
@@ -52,7 +53,7 @@ var (
 		"Omit the Authorization header (no token is needed), or obtain a fresh token with POST /agent/register."}
 	CodeNotFound = ProblemCode{"not_found", http.StatusNotFound, "Not Found",
 		"The requested API endpoint does not exist, or the insight with that slug does not exist.",
-		"Check the path against the machine-readable description at /openapi.json."}
+		"Check the path against the machine-readable description at {base}/openapi.json."}
 	CodeMethodNotAllowed = ProblemCode{"method_not_allowed", http.StatusMethodNotAllowed, "Method Not Allowed",
 		"The endpoint exists but does not accept this HTTP method. The Allow header lists the methods it accepts.",
 		"Use one of the methods in the Allow header."}
@@ -86,7 +87,7 @@ func NewProblem(base string, code ProblemCode, r *http.Request, detail string) *
 		Detail:   detail,
 		Instance: base + r.URL.EscapedPath(),
 		Code:     code.Code,
-		Hint:     code.Hint,
+		Hint:     strings.ReplaceAll(code.Hint, "{base}", base),
 	}
 }
 

@@ -52,7 +52,6 @@ const (
 
 	mediaJSON    = "application/json"
 	mediaProblem = "application/problem+json"
-	mediaOpenAPI = "application/openapi+json"
 )
 
 // Paths of the routes that code refers to by name.
@@ -102,7 +101,7 @@ var routes = []Route{
 		Path: pathOpenAPI, Method: http.MethodGet, OperationID: "getOpenApi", Tag: tagDiscovery,
 		Summary:     "OpenAPI description",
 		Description: "This machine-readable OpenAPI 3.1 description of every endpoint.",
-		MediaType:   mediaOpenAPI, CacheControl: cacheDocument,
+		MediaType:   mediaJSON, CacheControl: cacheDocument,
 	},
 }
 

@@ -208,7 +208,7 @@ func (s *Service) render(base string) (*rendition, error) {
 		links: l,
 		docs:  make(map[string]*document),
 		link: []string{fmt.Sprintf(`<%s/.well-known/api-catalog>; rel="api-catalog", <%s>; rel="service-desc"; type="%s", <%s>; rel="service-doc"; type="text/html"`,
-			base, l.openAPI(), mediaOpenAPI, l.developers())},
+			base, l.openAPI(), mediaJSON, l.developers())},
 	}
 	var err error
 	addJSON := func(path string, v any) {
@@ -262,6 +262,38 @@ var (
 	valueAllowedHdrs = []string{"Authorization, Content-Type, If-None-Match, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID"}
 )
 
+// setCommonHeaders sets the headers every owned response carries.
+func (rd *rendition) setCommonHeaders(h http.Header, r *http.Request) {
+	h["X-Content-Type-Options"] = valueNoSniff
+	h["Access-Control-Allow-Origin"] = valueAnyOrigin
+	h["Access-Control-Expose-Headers"] = valueExposed
+	h["Link"] = rd.link
+	if isAPIPath(r.URL.Path) {
+		h["API-Version"] = valueAPIVersion
+	}
+}
+
+// RateLimited answers a request the rate limiter refused: a 429 problem with
+// Retry-After and the RateLimit headers at zero remaining.
+func (s *Service) RateLimited(w http.ResponseWriter, r *http.Request, rh RateLimitHeaders, retryAfter int) {
+	defer s.recoverPanic(w, r)
+	rd, err := s.renditionFor(r)
+	if err != nil {
+		panic(err)
+	}
+	h := w.Header()
+	rd.setCommonHeaders(h, r)
+	wait := time.Duration(retryAfter) * time.Second
+	rh.Set(h, 0, wait)
+	h["Retry-After"] = []string{strconv.Itoa(retryAfter)}
+	p := NewProblem(rd.base, CodeRateLimited, r, fmt.Sprintf(
+		"This client has used all %d requests the %q policy allows in %d seconds.",
+		s.cfg.RateLimit.Events, PolicyName, s.cfg.RateLimit.windowSeconds()))
+	p.Hint = fmt.Sprintf("Retry after %d seconds (the Retry-After header); the RateLimit header shows the quota left on every response.", retryAfter)
+	p.ViolatedPolicies = []string{PolicyName}
+	WriteProblem(w, r, p)
+}
+
 // ServeHTTP answers a request for a path the service owns.
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer s.recoverPanic(w, r)
@@ -270,15 +302,8 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		panic(err) // content was validated at load, so rendering cannot fail
 	}
 	h := w.Header()
-	h["X-Content-Type-Options"] = valueNoSniff
-	h["Access-Control-Allow-Origin"] = valueAnyOrigin
-	h["Access-Control-Expose-Headers"] = valueExposed
-	h["Link"] = rd.link
+	rd.setCommonHeaders(h, r)
 	path := r.URL.Path
-	if isAPIPath(path) {
-		h["API-Version"] = valueAPIVersion
-	}
-
 	doc := rd.docs[path]
 	var rt *Route
 	switch {

@@ -1,0 +1,48 @@
+# Build, run and test caddy-discovery. `make help` lists the targets.
+
+GO      ?= go
+CADDY   := bin/caddy
+XCADDY  := $(GO) tool -modfile=tools/go.mod xcaddy
+
+.PHONY: help build run test vet unit lint tools xcaddy bench fuzz clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
+
+build: ## compile bin/caddy: Caddy, the standard modules, caddy-ratelimit and this module
+	$(GO) build -o $(CADDY) ./cmd/caddy
+
+run: build ## serve the root Caddyfile with the sample content on http://localhost:8080
+	@echo "Serving the sample site on http://localhost:8080 - try:"
+	@echo "  curl http://localhost:8080/api/v1"
+	@echo "  curl http://localhost:8080/api/v1/insights"
+	@echo "  curl http://localhost:8080/openapi.json"
+	$(CADDY) run --config Caddyfile --adapter caddyfile
+
+test: tools vet unit ## everything CI runs: vet, gofmt, all tests with -race, the OpenAPI lint
+
+tools: ## install the Node tools the tests run (Redocly CLI), pinned by package-lock.json
+	npm ci --no-audit --no-fund
+
+vet: ## go vet and gofmt
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l . | grep -v '^tools/')" || { gofmt -l . ; echo "gofmt would change the files above"; exit 1; }
+
+unit: ## the Go tests, with the race detector, including the fuzz seed corpora
+	$(GO) test -race -count=1 ./...
+
+lint: vet ## staticcheck on top of vet
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1 ./...
+
+xcaddy: ## build bin/caddy-xcaddy with the line in xcaddy.txt and check it has the module
+	$(XCADDY) build v2.11.9 --output bin/caddy-xcaddy \
+		--with github.com/caddy-discovery/caddy-discovery@v0.0.0=./ \
+		--with github.com/mholt/caddy-ratelimit@v0.1.0
+	bin/caddy-xcaddy list-modules | grep -x 'http.handlers.discovery'
+	bin/caddy-xcaddy list-modules | grep -x 'http.handlers.rate_limit'
+
+bench: ## Go benchmarks of the request hot path
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+clean: ## remove build output
+	rm -rf bin build
