@@ -1,9 +1,14 @@
 package discovery
 
 import (
+	"strconv"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	caddyrl "github.com/mholt/caddy-ratelimit"
 )
 
 func init() {
@@ -19,9 +24,12 @@ func init() {
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:
 //
 //	discovery {
-//		base_url <url>
-//		content  <dir>
-//		robots   on|off
+//		base_url       <url>
+//		content        <dir>
+//		robots         on|off
+//		rate_limit     <events> <window> | off
+//		rate_limit_key <placeholder>
+//		distributed    [<read_interval> [<write_interval>]]
 //	}
 //
 // Every subdirective is optional; a bare `discovery` serves the embedded
@@ -57,6 +65,45 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return err
 			}
 			h.Robots = &on
+		case "rate_limit":
+			args := d.RemainingArgs()
+			switch {
+			case len(args) == 1 && args[0] == "off":
+				h.RateLimit = &RateLimitPolicy{Off: true}
+			case len(args) == 2:
+				events, err := strconv.Atoi(args[0])
+				if err != nil || events < 1 {
+					return d.Errf("rate_limit: events must be a positive integer, got '%s'", args[0])
+				}
+				window, err := caddy.ParseDuration(args[1])
+				if err != nil || window < time.Second {
+					return d.Errf("rate_limit: window must be a duration of at least 1s, got '%s'", args[1])
+				}
+				h.RateLimit = &RateLimitPolicy{Events: events, Window: caddy.Duration(window)}
+			default:
+				return d.ArgErr()
+			}
+		case "rate_limit_key":
+			if !d.AllArgs(&h.RateLimitKey) {
+				return d.ArgErr()
+			}
+		case "distributed":
+			args := d.RemainingArgs()
+			if len(args) > 2 {
+				return d.ArgErr()
+			}
+			h.Distributed = new(caddyrl.DistributedRateLimiting)
+			for i, arg := range args {
+				interval, err := caddy.ParseDuration(arg)
+				if err != nil || interval <= 0 {
+					return d.Errf("distributed: '%s' is not a positive duration", arg)
+				}
+				if i == 0 {
+					h.Distributed.ReadInterval = caddy.Duration(interval)
+				} else {
+					h.Distributed.WriteInterval = caddy.Duration(interval)
+				}
+			}
 		default:
 			return d.Errf("unrecognized subdirective '%s'", name)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	caddyrl "github.com/mholt/caddy-ratelimit"
 	"go.uber.org/zap"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
@@ -48,7 +49,25 @@ type Handler struct {
 	// absent; false leaves /robots.txt to the next handler.
 	Robots *bool `json:"robots,omitempty"`
 
+	// RateLimit is the public rate-limit policy, enforced by caddy-ratelimit
+	// on every path the module owns (and on no other). Default: 120 requests
+	// per client in any 60-second window; {"off": true} disables it.
+	RateLimit *RateLimitPolicy `json:"rate_limit,omitempty"`
+
+	// RateLimitKey tells clients apart. Default: {http.vars.client_ip}, the
+	// client address, which honours the server's trusted_proxies setting.
+	// Any placeholder works.
+	RateLimitKey string `json:"rate_limit_key,omitempty"`
+
+	// Distributed shares the limiter's state with every Caddy instance that
+	// uses the same storage, through that storage (caddy-ratelimit's
+	// distributed mode). Each instance needs its own instance ID, that is its
+	// own data directory. Between syncs a burst can get up to the quota from
+	// each instance.
+	Distributed *caddyrl.DistributedRateLimiting `json:"distributed,omitempty"`
+
 	service *handlers.Service
+	limiter *rateLimiter
 	logger  *zap.Logger
 }
 
@@ -79,16 +98,22 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 
+	limit, limited := h.policy()
 	h.service, err = handlers.New(handlers.Config{
 		Site:        site,
 		BaseURL:     h.BaseURL,
 		ServiceName: ServiceName,
 		Version:     Version,
-		RateLimit:   handlers.RateLimit{Events: 120, Window: time.Minute},
+		RateLimit:   limit,
 		OnPanic:     h.logPanic,
 	})
 	if err != nil {
 		return fmt.Errorf("base_url: %w", err)
+	}
+	if limited {
+		if err := h.provisionRateLimit(ctx, limit); err != nil {
+			return err
+		}
 	}
 	h.logger.Debug("discovery content loaded",
 		zap.String("content", h.Content), zap.Int("insights", len(site.Insights)))
@@ -102,6 +127,25 @@ func (h *Handler) Validate() error {
 			return fmt.Errorf("base_url: %w", err)
 		}
 	}
+	if rl := h.RateLimit; rl != nil && !rl.Off {
+		if rl.Events < 0 {
+			return fmt.Errorf("rate_limit: events must be positive, got %d", rl.Events)
+		}
+		if rl.Window < 0 || (rl.Window > 0 && rl.Window < caddy.Duration(time.Second)) {
+			return fmt.Errorf("rate_limit: window must be at least 1s, got %s", time.Duration(rl.Window))
+		}
+	}
+	if d := h.Distributed; d != nil && (d.ReadInterval < 0 || d.WriteInterval < 0) {
+		return fmt.Errorf("distributed: intervals must be positive")
+	}
+	return nil
+}
+
+// Cleanup releases the rate-limit zone and its mirror.
+func (h *Handler) Cleanup() error {
+	if h.limiter != nil {
+		return h.limiter.cleanup()
+	}
 	return nil
 }
 
@@ -110,6 +154,9 @@ func (h *Handler) Validate() error {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	if !h.service.Owns(r.URL.Path) {
 		return next.ServeHTTP(w, r)
+	}
+	if h.limiter != nil {
+		return h.serveLimited(w, r)
 	}
 	h.service.ServeHTTP(w, r)
 	return nil
@@ -127,5 +174,6 @@ func (h *Handler) logPanic(r *http.Request, v any) {
 var (
 	_ caddy.Provisioner           = (*Handler)(nil)
 	_ caddy.Validator             = (*Handler)(nil)
+	_ caddy.CleanerUpper          = (*Handler)(nil)
 	_ caddyhttp.MiddlewareHandler = (*Handler)(nil)
 )

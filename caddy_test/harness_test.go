@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/caddyserver/caddy/v2/caddytest"
+	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/pb33f/libopenapi-validator/config"
@@ -39,7 +40,15 @@ const globalOptions = `{
 }
 `
 
+// runAsCaddy makes the test binary act as a Caddy executable, so tests can
+// start separate Caddy processes (see startProcess) without another build.
+const runAsCaddy = "DISCOVERY_TEST_RUN_CADDY"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(runAsCaddy) == "1" {
+		caddycmd.Main()
+		return
+	}
 	// The harness skips every test when its TLS test certificates are
 	// missing; these tests use plain HTTP and must never be skipped.
 	caddytest.Default.Certificates = nil
@@ -49,12 +58,12 @@ func TestMain(m *testing.M) {
 // server is a running Caddy and a client for it.
 type server struct {
 	*caddytest.Tester
-	t *testing.T
+	t testing.TB
 }
 
 // startCaddy loads the site block siteBlock (with the global options) into
 // the in-process Caddy.
-func startCaddy(t *testing.T, siteBlock string) *server {
+func startCaddy(t testing.TB, siteBlock string) *server {
 	t.Helper()
 	// caddytest skips a test whose Caddy does not come up; here that is a
 	// failure.
@@ -90,7 +99,7 @@ type response struct {
 	body []byte
 }
 
-func (r *response) json(t *testing.T) map[string]any {
+func (r *response) json(t testing.TB) map[string]any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(r.body, &m); err != nil {

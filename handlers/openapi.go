@@ -140,7 +140,7 @@ func openAPIDocument(l links) object {
 		"externalDocs": object{"description": "Developer portal", "url": l.developers()},
 		// Every operation works without credentials.
 		"security": []object{{}},
-		"paths":        paths,
+		"paths":    paths,
 		"components": object{
 			"schemas":   componentSchemas,
 			"headers":   headers,

@@ -1,0 +1,58 @@
+package caddytest
+
+import (
+	"net/http"
+	"testing"
+	"time"
+)
+
+// TestDistributedRateLimitConverges runs two Caddy processes that share
+// file-system storage in distributed mode, each with its own data directory
+// (an instance ID of its own: with a shared one both write one state file
+// and the limit doubles).
+func TestDistributedRateLimitConverges(t *testing.T) {
+	storage := t.TempDir()
+	const discovery = `rate_limit 20 60s
+		rate_limit_key "{http.vars.client_ip} {http.request.header.X-Client}"
+		distributed 100ms 100ms`
+	a := startProcess(t, "instance A", "http://localhost:9181", processCaddyfile(9181, storage, discovery))
+	b := startProcess(t, "instance B", "http://localhost:9182", processCaddyfile(9182, storage, discovery))
+	const sync = time.Second // well over a write plus a read interval
+
+	// One client uses its whole quota on A; once the state has synced, B
+	// refuses it too.
+	for i := range 20 {
+		if status := a.get(t, "/api/v1", "sequential"); status != http.StatusOK {
+			t.Fatalf("A, request %d: %d", i+1, status)
+		}
+	}
+	time.Sleep(sync)
+	for i := range 5 {
+		if status := b.get(t, "/api/v1", "sequential"); status != http.StatusTooManyRequests {
+			t.Errorf("B after sync, request %d: %d, want 429", i+1, status)
+		}
+	}
+
+	// A burst spread over both before any sync is the documented slack: each
+	// instance allows up to the quota on its own.
+	allowed := 0
+	for i := range 60 {
+		p := a
+		if i%2 == 1 {
+			p = b
+		}
+		if p.get(t, "/api/v1", "burst") == http.StatusOK {
+			allowed++
+		}
+	}
+	t.Logf("burst of 60 alternating requests before a sync: %d allowed (quota 20, two instances)", allowed)
+	if allowed < 20 || allowed > 40 {
+		t.Errorf("burst: %d allowed, want between the quota (20) and twice it (40)", allowed)
+	}
+	time.Sleep(sync)
+	for _, p := range []*process{a, b} {
+		if status := p.get(t, "/api/v1", "burst"); status != http.StatusTooManyRequests {
+			t.Errorf("%s after sync: %d, want 429", p.url, status)
+		}
+	}
+}

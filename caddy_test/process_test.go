@@ -1,0 +1,98 @@
+package caddytest
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// process is a Caddy running in a process of its own: the test binary
+// itself (see TestMain), with its own data directory and so its own
+// instance ID.
+type process struct {
+	url string
+	cmd *exec.Cmd
+	log *bytes.Buffer
+}
+
+// startProcess runs Caddy with caddyfile in a new process and waits until
+// url answers /api/v1/health. Requests to the health check carry
+// X-Client: probe, so configurations that key their limit on that header do
+// not count them.
+func startProcess(t *testing.T, name, url, caddyfile string) *process {
+	t.Helper()
+	dir := t.TempDir()
+	config := filepath.Join(dir, "Caddyfile")
+	if err := os.WriteFile(config, []byte(caddyfile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := &process{url: url, log: new(bytes.Buffer)}
+	p.cmd = exec.Command(os.Args[0], "run", "--config", config, "--adapter", "caddyfile")
+	p.cmd.Env = append(os.Environ(),
+		runAsCaddy+"=1",
+		"XDG_DATA_HOME="+filepath.Join(dir, "data"),
+		"XDG_CONFIG_HOME="+filepath.Join(dir, "config"),
+	)
+	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = p.cmd.Process.Kill()
+		_ = p.cmd.Wait()
+		if t.Failed() {
+			t.Logf("%s log:\n%s", name, p.log)
+		}
+	})
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		req, _ := http.NewRequest(http.MethodGet, url+"/api/v1/health", nil)
+		req.Header.Set("X-Client", "probe")
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return p
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not start: %v\n%s", name, err, p.log)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// get sends GET url+path as client and returns the status.
+func (p *process) get(t *testing.T, path, client string) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, p.url+path, nil)
+	req.Header.Set("X-Client", client)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s%s: %v", p.url, path, err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func processCaddyfile(port int, storage, discovery string) string {
+	return fmt.Sprintf(`{
+	admin off
+	auto_https off
+	persist_config off
+	http_port %d
+	storage file_system %s
+}
+
+http://localhost:%d {
+	discovery {
+		%s
+	}
+}
+`, port, storage, port, discovery)
+}

@@ -1,0 +1,207 @@
+package caddytest
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Every test here uses its own rate_limit_key, hence its own zone: zones (and
+// their counts) outlive a config reload by design, and all test requests come
+// from 127.0.0.1. The key also holds the X-Client header, so that fetching
+// the OpenAPI description for validation is counted apart.
+func limitedSite(key, extra string) string {
+	return fmt.Sprintf(`
+http://localhost:9080 {
+	discovery {
+		rate_limit_key "{http.vars.client_ip} %s {http.request.header.X-Client}"
+		%s
+	}
+	respond "next handler" 200
+}
+`, key, extra)
+}
+
+var rateLimitField = regexp.MustCompile(`^"public";r=(\d+);t=(\d+)$`)
+
+// rateLimit parses the RateLimit header.
+func rateLimit(t *testing.T, r *response) (remaining, reset int) {
+	t.Helper()
+	m := rateLimitField.FindStringSubmatch(r.Header.Get("RateLimit"))
+	if m == nil {
+		t.Fatalf("%s %s: RateLimit %q", r.Request.Method, r.Request.URL.Path, r.Header.Get("RateLimit"))
+	}
+	remaining, _ = strconv.Atoi(m[1])
+	reset, _ = strconv.Atoi(m[2])
+	return remaining, reset
+}
+
+func TestRateLimitCountdownAndRefusal(t *testing.T) {
+	s := startCaddy(t, limitedSite("countdown", ""))
+	paths := []string{"/api/v1", "/api/v1/profile", "/api/v1/insights", "/openapi.json", "/api/v1/health"}
+	for i := range 120 {
+		path := paths[i%len(paths)]
+		r := s.get(path)
+		if r.StatusCode != http.StatusOK {
+			t.Fatalf("request %d (%s): status %d", i+1, path, r.StatusCode)
+		}
+		if got := r.Header.Get("RateLimit-Policy"); got != `"public";q=120;w=60` {
+			t.Fatalf("RateLimit-Policy %q", got)
+		}
+		remaining, reset := rateLimit(t, r)
+		if remaining != 119-i || reset < 1 || reset > 60 {
+			t.Fatalf("request %d: r=%d t=%d, want r=%d and 1 <= t <= 60", i+1, remaining, reset, 119-i)
+		}
+		if i%10 == 0 {
+			s.validate(r)
+		}
+	}
+	for _, path := range []string{"/api/v1/profile", "/openapi.json", "/api/v1/nope", "/api/v1/insights/Bad"} {
+		r := s.get(path)
+		p := s.validateProblem(r, http.StatusTooManyRequests, "rate_limited")
+		if path == "/api/v1/profile" || path == "/openapi.json" {
+			s.validate(r)
+		}
+		retryAfter, err := strconv.Atoi(r.Header.Get("Retry-After"))
+		if err != nil || retryAfter < 1 || retryAfter > 60 {
+			t.Fatalf("%s: Retry-After %q", path, r.Header.Get("Retry-After"))
+		}
+		if got, want := r.Header.Get("RateLimit"), fmt.Sprintf(`"public";r=0;t=%d`, retryAfter); got != want {
+			t.Errorf("%s: RateLimit %q, want %q", path, got, want)
+		}
+		if r.Header.Get("RateLimit-Policy") != `"public";q=120;w=60` {
+			t.Errorf("%s: RateLimit-Policy %q", path, r.Header.Get("RateLimit-Policy"))
+		}
+		if vp, _ := p["violated-policies"].([]any); len(vp) != 1 || vp[0] != "public" {
+			t.Errorf("%s: violated-policies %v", path, p["violated-policies"])
+		}
+		if hint, _ := p["hint"].(string); !regexp.MustCompile(`Retry after \d+ seconds`).MatchString(hint) {
+			t.Errorf("%s: hint %q does not say when to retry", path, hint)
+		}
+	}
+	// Paths the module does not own are neither counted nor refused.
+	if r := s.get("/about"); r.StatusCode != http.StatusOK || r.Header.Get("RateLimit") != "" {
+		t.Errorf("/about: %d, RateLimit %q", r.StatusCode, r.Header.Get("RateLimit"))
+	}
+}
+
+func TestRateLimitConcurrentClientGetsExactlyTheQuota(t *testing.T) {
+	s := startCaddy(t, limitedSite("concurrent", ""))
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	for range 200 {
+		wg.Go(func() {
+			req, _ := http.NewRequest(http.MethodGet, base+"/api/v1/profile", nil)
+			resp, err := s.Client.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+			mu.Lock()
+			statuses[resp.StatusCode]++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if statuses[http.StatusOK] != 120 || statuses[http.StatusTooManyRequests] != 80 {
+		t.Errorf("statuses %v, want 120 × 200 and 80 × 429", statuses)
+	}
+}
+
+func TestRateLimitShortWindowReopens(t *testing.T) {
+	s := startCaddy(t, limitedSite("short", "rate_limit 3 2s"))
+	for i := range 3 {
+		if r := s.get("/api/v1"); r.StatusCode != http.StatusOK {
+			t.Fatalf("request %d: %d", i+1, r.StatusCode)
+		}
+	}
+	r := s.get("/api/v1")
+	if r.StatusCode != http.StatusTooManyRequests || r.Header.Get("RateLimit-Policy") != `"public";q=3;w=2` {
+		t.Fatalf("4th request: %d, RateLimit-Policy %q", r.StatusCode, r.Header.Get("RateLimit-Policy"))
+	}
+	retryAfter, _ := strconv.Atoi(r.Header.Get("Retry-After"))
+	if retryAfter < 1 || retryAfter > 2 {
+		t.Fatalf("Retry-After %d", retryAfter)
+	}
+	time.Sleep(time.Duration(retryAfter)*time.Second + 100*time.Millisecond)
+	r = s.get("/api/v1")
+	if r.StatusCode != http.StatusOK {
+		t.Fatalf("after Retry-After: %d", r.StatusCode)
+	}
+	if remaining, _ := rateLimit(t, r); remaining != 2 {
+		t.Errorf("after the window: r=%d, want 2", remaining)
+	}
+}
+
+func TestRateLimitSurvivesReload(t *testing.T) {
+	s := startCaddy(t, limitedSite("reload", ""))
+	for range 10 {
+		s.get("/api/v1")
+	}
+	// A reload with another config for the same zone keeps the counts of
+	// both caddy-ratelimit and the mirror.
+	s = startCaddy(t, strings.Replace(limitedSite("reload", ""), "next handler", "the site, reloaded", 1))
+	if r := s.get("/"); string(r.body) != "the site, reloaded" {
+		t.Fatalf("the new config is not running: %q", r.body)
+	}
+	if remaining, _ := rateLimit(t, s.get("/api/v1")); remaining != 109 {
+		t.Errorf("after reload: r=%d, want 109", remaining)
+	}
+	for range 109 {
+		s.get("/api/v1/health")
+	}
+	if r := s.get("/api/v1"); r.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("request 121 across a reload: %d, want 429", r.StatusCode)
+	}
+}
+
+func TestRateLimitIgnoresPathsItDoesNotOwn(t *testing.T) {
+	s := startCaddy(t, limitedSite("unowned", ""))
+	for range 150 {
+		if r := s.get("/"); r.StatusCode != http.StatusOK {
+			t.Fatalf("/: %d", r.StatusCode)
+		}
+	}
+	if remaining, _ := rateLimit(t, s.get("/api/v1")); remaining != 119 {
+		t.Errorf("r=%d after 150 requests to / , want 119", remaining)
+	}
+}
+
+func TestRateLimitOff(t *testing.T) {
+	s := startCaddy(t, limitedSite("off", "rate_limit off"))
+	for i := range 150 {
+		r := s.get("/api/v1/profile")
+		if r.StatusCode != http.StatusOK || r.Header.Get("RateLimit") != "" || r.Header.Get("RateLimit-Policy") != "" {
+			t.Fatalf("request %d: %d, RateLimit %q, RateLimit-Policy %q", i+1, r.StatusCode, r.Header.Get("RateLimit"), r.Header.Get("RateLimit-Policy"))
+		}
+		if i == 0 {
+			s.validate(r)
+		}
+	}
+	if index := s.get("/api/v1").json(t); index["rateLimit"] != "No rate limit is enforced by this deployment." {
+		t.Errorf("rateLimit summary %v", index["rateLimit"])
+	}
+}
+
+func TestRateLimitRaisedQuota(t *testing.T) {
+	s := startCaddy(t, limitedSite("raised", "rate_limit 1000 60s"))
+	for i := range 300 {
+		r := s.get("/api/v1/insights")
+		if r.StatusCode != http.StatusOK {
+			t.Fatalf("request %d: %d", i+1, r.StatusCode)
+		}
+		if remaining, _ := rateLimit(t, r); remaining != 999-i {
+			t.Fatalf("request %d: r=%d", i+1, remaining)
+		}
+	}
+	if p := s.get("/api/v1").Header.Get("RateLimit-Policy"); p != `"public";q=1000;w=60` {
+		t.Errorf("RateLimit-Policy %q", p)
+	}
+}

@@ -1,0 +1,176 @@
+package discovery
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	caddyrl "github.com/mholt/caddy-ratelimit"
+
+	"github.com/caddy-discovery/caddy-discovery/handlers"
+)
+
+// RateLimitPolicy is the public rate-limit policy: at most Events requests
+// per client in any sliding Window.
+type RateLimitPolicy struct {
+	// Events is the quota. Default: 120.
+	Events int `json:"events,omitempty"`
+	// Window is the length of the sliding window. Default: 1m. It is
+	// published in whole seconds, rounded up.
+	Window caddy.Duration `json:"window,omitempty"`
+	// Off disables rate limiting and the RateLimit headers.
+	Off bool `json:"off,omitempty"`
+}
+
+// Defaults of the public policy, from the specification.
+const (
+	defaultEvents       = 120
+	defaultWindow       = time.Minute
+	defaultRateLimitKey = "{http.vars.client_ip}"
+	// windowSweepInterval is how often the mirror forgets idle clients.
+	windowSweepInterval = time.Minute
+)
+
+// windows holds the rate-limit mirrors by zone, so that a config reload keeps
+// the counts, exactly as caddy-ratelimit keeps its own zones in a UsagePool.
+var windows = caddy.NewUsagePool()
+
+// pooledWindow is a mirror with the goroutine that sweeps it.
+type pooledWindow struct {
+	*handlers.Window
+	stop chan struct{}
+}
+
+func newPooledWindow(limit handlers.RateLimit) *pooledWindow {
+	pw := &pooledWindow{Window: handlers.NewWindow(limit), stop: make(chan struct{})}
+	go func() {
+		ticker := time.NewTicker(windowSweepInterval)
+		defer ticker.Stop()
+		for {
+			select {
+			case now := <-ticker.C:
+				pw.Sweep(now)
+			case <-pw.stop:
+				return
+			}
+		}
+	}()
+	return pw
+}
+
+// Destruct stops the sweeper when the last config using the zone is gone.
+func (pw *pooledWindow) Destruct() error {
+	close(pw.stop)
+	return nil
+}
+
+// rateLimiter is the provisioned limiter of one handler: caddy-ratelimit
+// decides, and the mirror reports what is left.
+type rateLimiter struct {
+	limit   handlers.RateLimit
+	key     string
+	zone    string
+	decider *caddyrl.Handler
+	window  *pooledWindow
+	headers handlers.RateLimitHeaders
+}
+
+// policy returns the configured policy with its defaults.
+func (h *Handler) policy() (handlers.RateLimit, bool) {
+	p := RateLimitPolicy{}
+	if h.RateLimit != nil {
+		p = *h.RateLimit
+	}
+	if p.Off {
+		return handlers.RateLimit{}, false
+	}
+	limit := handlers.RateLimit{Events: p.Events, Window: time.Duration(p.Window)}
+	if limit.Events == 0 {
+		limit.Events = defaultEvents
+	}
+	if limit.Window == 0 {
+		limit.Window = defaultWindow
+	}
+	return limit, true
+}
+
+// provisionRateLimit sets up caddy-ratelimit with one zone for the policy,
+// and the mirror of that zone.
+func (h *Handler) provisionRateLimit(ctx caddy.Context, limit handlers.RateLimit) error {
+	key := h.RateLimitKey
+	if key == "" {
+		key = defaultRateLimitKey
+	}
+	// The zone name must be unique among all rate_limit zones of the
+	// server; the prefix keeps it apart from a user's own zones, and the
+	// policy in the name makes a changed policy start a fresh zone.
+	zone := fmt.Sprintf("discovery %d/%s %s %s", limit.Events, limit.Window, key, h.BaseURL)
+	decider := &caddyrl.Handler{
+		RateLimits: map[string]*caddyrl.RateLimit{
+			zone: {Key: key, MaxEvents: limit.Events, Window: caddy.Duration(limit.Window)},
+		},
+		Distributed: h.Distributed,
+	}
+	if err := decider.Provision(ctx); err != nil {
+		return fmt.Errorf("rate_limit: %w", err)
+	}
+	w, _, err := windows.LoadOrNew(zone, func() (caddy.Destructor, error) {
+		return newPooledWindow(limit), nil
+	})
+	if err != nil {
+		return fmt.Errorf("rate_limit: %w", err)
+	}
+	h.limiter = &rateLimiter{
+		limit:   limit,
+		key:     key,
+		zone:    zone,
+		decider: decider,
+		window:  w.(*pooledWindow),
+		headers: handlers.NewRateLimitHeaders(limit),
+	}
+	return nil
+}
+
+func (rl *rateLimiter) cleanup() error {
+	err := rl.decider.Cleanup()
+	if _, derr := windows.Delete(rl.zone); derr != nil {
+		err = errors.Join(err, derr)
+	}
+	return err
+}
+
+// serve passes an owned request through caddy-ratelimit. An allowed request
+// is recorded in the mirror and served with its RateLimit headers; a
+// refused one gets the 429 problem.
+func (h *Handler) serveLimited(w http.ResponseWriter, r *http.Request) error {
+	rl := h.limiter
+	err := rl.decider.ServeHTTP(w, r, caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
+		key := rl.key
+		if repl != nil {
+			key = repl.ReplaceAll(rl.key, "")
+		}
+		remaining, reset := rl.window.Record(key, time.Now())
+		rl.headers.Set(w.Header(), remaining, reset)
+		h.service.ServeHTTP(w, r)
+		return nil
+	}))
+	if err == nil {
+		return nil
+	}
+	var he caddyhttp.HandlerError
+	if !errors.As(err, &he) || he.StatusCode != http.StatusTooManyRequests {
+		return err
+	}
+	// caddy-ratelimit has set Retry-After in whole seconds, rounded up.
+	retryAfter, perr := strconv.Atoi(w.Header().Get("Retry-After"))
+	if perr != nil || retryAfter < 1 {
+		retryAfter = 1
+	}
+	h.service.RateLimited(w, r, rl.headers, retryAfter)
+	return nil
+}
