@@ -60,7 +60,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if !d.AllArgs(&v) {
 				return d.ArgErr()
 			}
-			on, err := parseSwitch(d, v)
+			on, err := parseSwitch(d, name, v)
 			if err != nil {
 				return err
 			}
@@ -111,15 +111,15 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	return nil
 }
 
-// parseSwitch reads an on|off argument.
-func parseSwitch(d *caddyfile.Dispenser, v string) (bool, error) {
+// parseSwitch reads the on|off argument v of subdirective name.
+func parseSwitch(d *caddyfile.Dispenser, name, v string) (bool, error) {
 	switch v {
 	case "on":
 		return true, nil
 	case "off":
 		return false, nil
 	}
-	return false, d.Errf("%s: expected on or off, got '%s'", d.Val(), v)
+	return false, d.Errf("%s: expected on or off, got '%s'", name, v)
 }
 
 func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {

@@ -87,12 +87,9 @@ type frontMatter struct {
 // insights/<slug>.md. Every problem found is reported, each naming its file
 // and field.
 func Load(fsys fs.FS) (*Site, error) {
-	site, err := loadProfile(fsys)
-	if err != nil {
-		return nil, err
-	}
-	insights, err := loadInsights(fsys)
-	if err != nil {
+	site, profileErr := loadProfile(fsys)
+	insights, insightsErr := loadInsights(fsys)
+	if err := errors.Join(profileErr, insightsErr); err != nil {
 		return nil, err
 	}
 	site.Insights = insights
@@ -232,9 +229,9 @@ func loadInsight(fsys fs.FS, name string) (Insight, error) {
 	v.text("title", fm.Title)
 	v.text("description", fm.Description)
 	v.text("date", fm.Date)
-	v.date("dateISO", fm.DateISO)
-	v.date("dateModifiedISO", fm.DateModifiedISO)
-	if fm.DateModifiedISO < fm.DateISO {
+	published := v.date("dateISO", fm.DateISO)
+	modified := v.date("dateModifiedISO", fm.DateModifiedISO)
+	if published && modified && fm.DateModifiedISO < fm.DateISO {
 		v.errorf("dateModifiedISO", "%q is before dateISO %q", fm.DateModifiedISO, fm.DateISO)
 	}
 	v.text("topic", fm.Topic)
@@ -348,14 +345,17 @@ func (v *validator) text(field, s string) {
 	}
 }
 
-func (v *validator) date(field, s string) {
+// date checks a YYYY-MM-DD date and reports whether it is one.
+func (v *validator) date(field, s string) bool {
 	if s == "" {
 		v.errorf(field, "is required")
-		return
+		return false
 	}
 	if _, err := time.Parse(time.DateOnly, s); err != nil {
 		v.errorf(field, "%q is not a date (YYYY-MM-DD)", s)
+		return false
 	}
+	return true
 }
 
 func (v *validator) email(field, s string) {

@@ -1,0 +1,257 @@
+package discovery
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+)
+
+func TestUnmarshalCaddyfile(t *testing.T) {
+	on, off := true, false
+	tests := []struct {
+		name    string
+		input   string
+		want    Handler
+		wantErr string // non-empty: the error must contain it
+	}{
+		{
+			name:  "bare directive",
+			input: `discovery`,
+		},
+		{
+			name:  "empty block",
+			input: `discovery { }`,
+		},
+		{
+			name: "base_url",
+			input: `discovery {
+				base_url https://example.com
+			}`,
+			want: Handler{BaseURL: "https://example.com"},
+		},
+		{
+			name: "content",
+			input: `discovery {
+				content /srv/discovery
+			}`,
+			want: Handler{Content: "/srv/discovery"},
+		},
+		{
+			name: "quoted content with a placeholder",
+			input: `discovery {
+				content "{env.CONTENT_DIR}/site one"
+			}`,
+			want: Handler{Content: "{env.CONTENT_DIR}/site one"},
+		},
+		{
+			name: "robots off",
+			input: `discovery {
+				robots off
+			}`,
+			want: Handler{Robots: &off},
+		},
+		{
+			name: "robots on",
+			input: `discovery {
+				robots on
+			}`,
+			want: Handler{Robots: &on},
+		},
+		{
+			name: "every subdirective",
+			input: `discovery {
+				base_url https://example.com
+				content  /srv/discovery
+				robots   off
+			}`,
+			want: Handler{BaseURL: "https://example.com", Content: "/srv/discovery", Robots: &off},
+		},
+		{
+			name:    "argument on the directive line",
+			input:   `discovery foo`,
+			wantErr: "wrong argument count or unexpected line ending after 'foo'",
+		},
+		{
+			name:    "argument before the block",
+			input:   `discovery foo { content /srv }`,
+			wantErr: "wrong argument count",
+		},
+		{
+			// A Caddyfile block closes on its own line: on the same line,
+			// "}" is one more argument of base_url.
+			name:    "one-line block",
+			input:   `discovery { base_url https://example.com }`,
+			wantErr: "wrong argument count or unexpected line ending after 'https://example.com'",
+		},
+		{
+			name: "base_url without an argument",
+			input: `discovery {
+				base_url
+			}`,
+			wantErr: "wrong argument count or unexpected line ending after 'base_url'",
+		},
+		{
+			name: "base_url with two arguments",
+			input: `discovery {
+				base_url https://a.example https://b.example
+			}`,
+			wantErr: "wrong argument count",
+		},
+		{
+			name: "content without an argument",
+			input: `discovery {
+				content
+			}`,
+			wantErr: "wrong argument count",
+		},
+		{
+			name: "robots without an argument",
+			input: `discovery {
+				robots
+			}`,
+			wantErr: "wrong argument count",
+		},
+		{
+			name: "repeated subdirective",
+			input: `discovery {
+				content /a
+				content /b
+			}`,
+			wantErr: "subdirective 'content' already specified",
+		},
+		{
+			name: "unknown subdirective",
+			input: `discovery {
+				root /srv
+			}`,
+			wantErr: "unrecognized subdirective 'root'",
+		},
+		{
+			name: "robots maybe",
+			input: `discovery {
+				robots maybe
+			}`,
+			wantErr: "robots: expected on or off, got 'maybe'",
+		},
+		{
+			name: "robots in capitals",
+			input: `discovery {
+				robots OFF
+			}`,
+			wantErr: "expected on or off",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var h Handler
+			err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(tt.input))
+			if tt.wantErr != "" {
+				if err == nil {
+					t.Fatalf("UnmarshalCaddyfile() error = nil, want one containing %q", tt.wantErr)
+				}
+				if !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("UnmarshalCaddyfile() error = %q, want it to contain %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("UnmarshalCaddyfile() error: %v", err)
+			}
+			if h.BaseURL != tt.want.BaseURL {
+				t.Errorf("BaseURL = %q, want %q", h.BaseURL, tt.want.BaseURL)
+			}
+			if h.Content != tt.want.Content {
+				t.Errorf("Content = %q, want %q", h.Content, tt.want.Content)
+			}
+			if got, want := boolPtrString(h.Robots), boolPtrString(tt.want.Robots); got != want {
+				t.Errorf("Robots = %s, want %s", got, want)
+			}
+		})
+	}
+}
+
+func boolPtrString(b *bool) string {
+	switch {
+	case b == nil:
+		return "nil"
+	case *b:
+		return "&true"
+	}
+	return "&false"
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name    string
+		baseURL string
+		wantErr bool
+	}{
+		{name: "unset", baseURL: ""},
+		{name: "https origin", baseURL: "https://example.com"},
+		{name: "http origin with a port", baseURL: "http://localhost:8080"},
+		{name: "trailing slash", baseURL: "https://example.com/"},
+		{name: "ftp scheme", baseURL: "ftp://x", wantErr: true},
+		{name: "with a path", baseURL: "https://example.com/path", wantErr: true},
+		{name: "with a query", baseURL: "https://example.com?a=b", wantErr: true},
+		{name: "with credentials", baseURL: "https://user@example.com", wantErr: true},
+		{name: "without a scheme", baseURL: "example.com", wantErr: true},
+		{name: "without a host", baseURL: "https://", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := Handler{BaseURL: tt.baseURL}
+			err := h.Validate()
+			if tt.wantErr {
+				if err == nil {
+					t.Fatalf("Validate() with base_url %q = nil, want an error", tt.baseURL)
+				}
+				if !strings.HasPrefix(err.Error(), "base_url: ") {
+					t.Errorf("Validate() error = %q, want it to name base_url", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Errorf("Validate() with base_url %q: %v", tt.baseURL, err)
+			}
+		})
+	}
+}
+
+func FuzzCaddyfile(f *testing.F) {
+	for _, seed := range []string{
+		`discovery`,
+		`discovery { }`,
+		`discovery { base_url https://example.com }`,
+		"discovery {\n\tcontent /srv/discovery\n}",
+		"discovery {\n\trobots off\n}",
+		"discovery {\n\trobots on\n}",
+		"discovery {\n\tbase_url https://example.com\n}",
+		"discovery {\n\tbase_url https://example.com\n\tcontent /srv\n\trobots off\n}",
+		`discovery foo`,
+		"discovery {\n\tbase_url\n}",
+		"discovery {\n\tbase_url a b\n}",
+		"discovery {\n\tcontent /a\n\tcontent /b\n}",
+		"discovery {\n\troot /srv\n}",
+		"discovery {\n\trobots maybe\n}",
+		"discovery {\n\trobots {\n\t}\n}",
+		"",
+		"{",
+		"}",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, input string) {
+		// NewTestDispenser calls log.Fatalf on input the lexer rejects, and
+		// first expands {$ENV} placeholders, which could turn lexable input
+		// into unlexable input; skip both so that only the parser is fuzzed.
+		if strings.Contains(input, "{$") {
+			t.Skip("environment placeholder")
+		}
+		if _, err := caddyfile.Tokenize([]byte(input), "Caddyfile"); err != nil {
+			t.Skip("not lexable")
+		}
+		var h Handler
+		_ = h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(input))
+	})
+}

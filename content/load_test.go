@@ -1,0 +1,786 @@
+package content
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// validProfile is the smallest profile.yaml that loads: every required field
+// and nothing else.
+const validProfile = `name: Ada Example
+tagline: Data engineer.
+about:
+  - Ada builds data platforms.
+contact:
+  form: /contact
+  phone: "+44 20 7946 0000"
+  email: ada@example.com
+  linkedin: https://www.linkedin.com/in/ada-example
+  x: https://x.com/adaexample
+  substack: https://adaexample.substack.com
+  youtube: https://www.youtube.com/@adaexample
+  companyBio: https://example.com/team/ada
+lastUpdated: "2026-01-02"
+pages:
+  insight: /insights/{slug}
+`
+
+// validInsight is an insight file that loads, without a readTime.
+const validInsight = `---
+title: A Title
+description: A description.
+date: January 2, 2026
+dateISO: "2026-01-02"
+dateModifiedISO: "2026-01-03"
+topic: Platforms
+---
+The body of the article.
+`
+
+// sampleReadTimes are the sample insights whose front matter sets readTime.
+var sampleReadTimes = map[string]string{
+	"making-public-sector-data-sharing-work": "6 min read",
+}
+
+func TestSample(t *testing.T) {
+	site, err := Sample()
+	if err != nil {
+		t.Fatalf("Sample() error: %v", err)
+	}
+	if got := len(site.Insights); got < 6 {
+		t.Errorf("len(Insights) = %d, want at least 6", got)
+	}
+	for _, field := range emptyFields("Profile", reflect.ValueOf(site.Profile)) {
+		t.Errorf("%s is empty", field)
+	}
+	for i, in := range site.Insights {
+		if !ValidSlug(in.Slug) {
+			t.Errorf("Insights[%d].Slug = %q, not a valid slug", i, in.Slug)
+		}
+		if in.ReadTime == "" {
+			t.Errorf("%s: ReadTime is empty", in.Slug)
+		}
+		want, ok := sampleReadTimes[in.Slug]
+		if !ok {
+			want = ReadTime(in.Body)
+		}
+		if in.ReadTime != want {
+			t.Errorf("%s: ReadTime = %q, want %q", in.Slug, in.ReadTime, want)
+		}
+		if i == 0 {
+			continue
+		}
+		prev := site.Insights[i-1]
+		if prev.DateISO < in.DateISO || (prev.DateISO == in.DateISO && prev.Slug >= in.Slug) {
+			t.Errorf("Insights not newest first: %s (%s) before %s (%s)",
+				prev.Slug, prev.DateISO, in.Slug, in.DateISO)
+		}
+	}
+	for slug := range sampleReadTimes {
+		if !hasInsight(site, slug) {
+			t.Errorf("sample has no insight %q", slug)
+		}
+	}
+}
+
+// emptyFields lists the paths of the zero strings, empty slices and empty
+// slice elements within v.
+func emptyFields(path string, v reflect.Value) []string {
+	switch v.Kind() {
+	case reflect.String:
+		if strings.TrimSpace(v.String()) == "" {
+			return []string{path}
+		}
+	case reflect.Slice:
+		if v.Len() == 0 {
+			return []string{path}
+		}
+		var empty []string
+		for i := range v.Len() {
+			empty = append(empty, emptyFields(path+"["+strconv.Itoa(i)+"]", v.Index(i))...)
+		}
+		return empty
+	case reflect.Struct:
+		var empty []string
+		for i := range v.NumField() {
+			empty = append(empty, emptyFields(path+"."+v.Type().Field(i).Name, v.Field(i))...)
+		}
+		return empty
+	}
+	return nil
+}
+
+func hasInsight(site *Site, slug string) bool {
+	for _, in := range site.Insights {
+		if in.Slug == slug {
+			return true
+		}
+	}
+	return false
+}
+
+// contentFS builds a content directory from file names and contents.
+func contentFS(files map[string]string) fstest.MapFS {
+	fsys := fstest.MapFS{}
+	for name, data := range files {
+		fsys[name] = &fstest.MapFile{Data: []byte(data)}
+	}
+	return fsys
+}
+
+func TestLoad(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		check func(t *testing.T, site *Site)
+	}{
+		{
+			name:  "without an insights directory",
+			files: map[string]string{"profile.yaml": validProfile},
+			check: func(t *testing.T, site *Site) {
+				if site.Insights == nil || len(site.Insights) != 0 {
+					t.Errorf("Insights = %#v, want a non-nil empty slice", site.Insights)
+				}
+			},
+		},
+		{
+			name: "ignores non-Markdown files, dot-files and directories",
+			files: map[string]string{
+				"profile.yaml":             validProfile,
+				"insights/x.md":            validInsight,
+				"insights/notes.txt":       "not an insight",
+				"insights/README":          "not an insight",
+				"insights/.draft.md":       "no front matter",
+				"insights/.DS_Store":       "\x00\x01",
+				"insights/drafts/bad.md":   "no front matter",
+				"insights/Not_A_Slug.html": "<p>",
+			},
+			check: func(t *testing.T, site *Site) {
+				if len(site.Insights) != 1 || site.Insights[0].Slug != "x" {
+					t.Errorf("Insights = %+v, want only x", site.Insights)
+				}
+			},
+		},
+		{
+			name: "sorts newest first, then by slug",
+			files: map[string]string{
+				"profile.yaml":  validProfile,
+				"insights/a.md": insightWith("dateISO", `"2024-01-01"`, "dateModifiedISO", `"2024-01-01"`),
+				"insights/b.md": insightWith("dateISO", `"2025-01-01"`, "dateModifiedISO", `"2025-01-01"`),
+				"insights/c.md": insightWith("dateISO", `"2024-01-01"`, "dateModifiedISO", `"2024-01-01"`),
+			},
+			check: func(t *testing.T, site *Site) {
+				var got []string
+				for _, in := range site.Insights {
+					got = append(got, in.Slug)
+				}
+				if want := []string{"b", "a", "c"}; !reflect.DeepEqual(got, want) {
+					t.Errorf("slugs = %q, want %q", got, want)
+				}
+			},
+		},
+		{
+			name: "front-matter readTime overrides the computed one",
+			files: map[string]string{
+				"profile.yaml":  validProfile,
+				"insights/x.md": insightWith("topic", "Platforms\nreadTime: 42 min read"),
+			},
+			check: func(t *testing.T, site *Site) {
+				if got := site.Insights[0].ReadTime; got != "42 min read" {
+					t.Errorf("ReadTime = %q, want %q", got, "42 min read")
+				}
+			},
+		},
+		{
+			name: "readTime is computed when absent",
+			files: map[string]string{
+				"profile.yaml":  validProfile,
+				"insights/x.md": validInsight + strings.Repeat("word ", 700),
+			},
+			check: func(t *testing.T, site *Site) {
+				if got := site.Insights[0].ReadTime; got != "4 min read" {
+					t.Errorf("ReadTime = %q, want %q", got, "4 min read")
+				}
+			},
+		},
+		{
+			name: "fills in defaults",
+			files: map[string]string{
+				"profile.yaml": strings.Replace(validProfile, "pages:\n  insight: /insights/{slug}\n", "", 1),
+			},
+			check: func(t *testing.T, site *Site) {
+				want := Pages{Home: "/", About: "/about", Insight: "/insights/{slug}"}
+				if site.Pages != want {
+					t.Errorf("Pages = %+v, want %+v", site.Pages, want)
+				}
+				if want := (ContentSignals{AITrain: true, Search: true, AIInput: true}); site.Signals != want {
+					t.Errorf("Signals = %+v, want %+v", site.Signals, want)
+				}
+				p := site.Profile
+				for name, list := range map[string][]string{
+					"KeyFacts": p.KeyFacts, "Recognition": p.Recognition, "Expertise": p.Expertise,
+					"Education": p.Education, "CompanyFacts": site.CompanyFacts, "Initiatives": site.Initiatives,
+				} {
+					if list == nil {
+						t.Errorf("%s is nil, want an empty slice", name)
+					}
+				}
+				if p.SiteStructure == nil {
+					t.Error("SiteStructure is nil, want an empty slice")
+				}
+			},
+		},
+		{
+			name: "content signals can be turned off",
+			files: map[string]string{
+				"profile.yaml": validProfile + "contentSignals:\n  aiTrain: false\n  search: true\n  aiInput: false\n",
+			},
+			check: func(t *testing.T, site *Site) {
+				if want := (ContentSignals{Search: true}); site.Signals != want {
+					t.Errorf("Signals = %+v, want %+v", site.Signals, want)
+				}
+			},
+		},
+		{
+			name: "accepts CRLF line endings and a byte order mark",
+			files: map[string]string{
+				"profile.yaml":  validProfile,
+				"insights/x.md": "\ufeff" + strings.ReplaceAll(validInsight, "\n", "\r\n"),
+			},
+			check: func(t *testing.T, site *Site) {
+				in := site.Insights[0]
+				if in.Title != "A Title" || in.Topic != "Platforms" {
+					t.Errorf("Title, Topic = %q, %q; want %q, %q", in.Title, in.Topic, "A Title", "Platforms")
+				}
+				if want := "The body of the article.\n"; in.Body != want {
+					t.Errorf("Body = %q, want %q", in.Body, want)
+				}
+			},
+		},
+		{
+			name: "accepts unquoted dates",
+			files: map[string]string{
+				"profile.yaml":  strings.Replace(validProfile, `"2026-01-02"`, "2026-01-02", 1),
+				"insights/x.md": insightWith("dateISO", "2026-01-02", "dateModifiedISO", "2026-01-02"),
+			},
+			check: func(t *testing.T, site *Site) {
+				if got := site.Profile.LastUpdated; got != "2026-01-02" {
+					t.Errorf("LastUpdated = %q, want %q", got, "2026-01-02")
+				}
+				if got := site.Insights[0].DateISO; got != "2026-01-02" {
+					t.Errorf("DateISO = %q, want %q", got, "2026-01-02")
+				}
+			},
+		},
+		{
+			name: "front matter closed at the end of the file keeps the body after it",
+			files: map[string]string{
+				"profile.yaml":  validProfile,
+				"insights/x.md": strings.TrimSuffix(validInsight, "\n"),
+			},
+			check: func(t *testing.T, site *Site) {
+				if want := "The body of the article."; site.Insights[0].Body != want {
+					t.Errorf("Body = %q, want %q", site.Insights[0].Body, want)
+				}
+			},
+		},
+		{
+			name: "a file of exactly MaxFileSize bytes",
+			files: map[string]string{
+				"profile.yaml":  validProfile,
+				"insights/x.md": validInsight + strings.Repeat("a", MaxFileSize-len(validInsight)),
+			},
+			check: func(t *testing.T, site *Site) {
+				if len(site.Insights) != 1 {
+					t.Errorf("len(Insights) = %d, want 1", len(site.Insights))
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			site, err := Load(contentFS(tt.files))
+			if err != nil {
+				t.Fatalf("Load() error: %v", err)
+			}
+			tt.check(t, site)
+		})
+	}
+}
+
+// insightWith returns validInsight with the front-matter values of the given
+// keys replaced: insightWith("title", "Other", "topic", "X").
+func insightWith(keyValues ...string) string {
+	lines := strings.Split(validInsight, "\n")
+	for i := 0; i+1 < len(keyValues); i += 2 {
+		key, value := keyValues[i], keyValues[i+1]
+		found := false
+		for j, line := range lines {
+			if strings.HasPrefix(line, key+":") {
+				lines[j] = key + ": " + value
+				found = true
+				break
+			}
+		}
+		if !found {
+			panic("insightWith: no front-matter key " + key)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// insightWithout returns validInsight without the front-matter line of key.
+func insightWithout(key string) string {
+	var kept []string
+	for _, line := range strings.Split(validInsight, "\n") {
+		if !strings.HasPrefix(line, key+":") {
+			kept = append(kept, line)
+		}
+	}
+	return strings.Join(kept, "\n")
+}
+
+func TestLoadErrors(t *testing.T) {
+	// profile returns validProfile with old replaced by new.
+	profile := func(old, new string) string {
+		t.Helper()
+		if !strings.Contains(validProfile, old) {
+			t.Fatalf("validProfile does not contain %q", old)
+		}
+		return strings.Replace(validProfile, old, new, 1)
+	}
+	withProfile := func(data string) map[string]string {
+		return map[string]string{"profile.yaml": data, "insights/x.md": validInsight}
+	}
+	withInsight := func(name, data string) map[string]string {
+		return map[string]string{"profile.yaml": validProfile, "insights/" + name: data}
+	}
+
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  []string // each must appear in the error message
+	}{
+		{
+			name:  "missing profile.yaml",
+			files: map[string]string{"insights/x.md": validInsight},
+			want:  []string{"profile.yaml: ", "file does not exist"},
+		},
+		{
+			name:  "empty profile.yaml",
+			files: withProfile(""),
+			want:  []string{"profile.yaml: is empty"},
+		},
+		{
+			name:  "profile.yaml is not a mapping",
+			files: withProfile("- a\n- b\n"),
+			want:  []string{"profile.yaml: ", "cannot unmarshal"},
+		},
+		{
+			name:  "profile.yaml with an unknown key",
+			files: withProfile(validProfile + "nickname: Ada\n"),
+			want:  []string{"profile.yaml: ", "field nickname not found"},
+		},
+		{
+			name:  "profile.yaml with an unknown contact key",
+			files: withProfile(profile("  form: /contact\n", "  form: /contact\n  fax: \"123\"\n")),
+			want:  []string{"profile.yaml: ", "field fax not found"},
+		},
+		{
+			name:  "missing name",
+			files: withProfile(profile("name: Ada Example\n", "")),
+			want:  []string{"profile.yaml: name: is required"},
+		},
+		{
+			name:  "blank tagline",
+			files: withProfile(profile("tagline: Data engineer.", `tagline: "  "`)),
+			want:  []string{"profile.yaml: tagline: is required"},
+		},
+		{
+			name:  "no about paragraph",
+			files: withProfile(profile("about:\n  - Ada builds data platforms.\n", "")),
+			want:  []string{"profile.yaml: about: must hold at least one paragraph"},
+		},
+		{
+			name:  "blank expertise item",
+			files: withProfile(validProfile + "expertise:\n  - Pipelines\n  - \"\"\n"),
+			want:  []string{"profile.yaml: expertise[1]: is required"},
+		},
+		{
+			name:  "bad contact.email",
+			files: withProfile(profile("email: ada@example.com", "email: ada.example.com")),
+			want:  []string{`profile.yaml: contact.email: "ada.example.com" is not an email address`},
+		},
+		{
+			name:  "contact.email with a display name",
+			files: withProfile(profile("email: ada@example.com", `email: "Ada <ada@example.com>"`)),
+			want:  []string{"profile.yaml: contact.email: ", "is not an email address"},
+		},
+		{
+			name:  "missing contact.phone",
+			files: withProfile(profile("  phone: \"+44 20 7946 0000\"\n", "")),
+			want:  []string{"profile.yaml: contact.phone: is required"},
+		},
+		{
+			name:  "contact.linkedin is not a URL",
+			files: withProfile(profile("linkedin: https://www.linkedin.com/in/ada-example", "linkedin: linkedin")),
+			want:  []string{`profile.yaml: contact.linkedin: "linkedin" is neither a path`},
+		},
+		{
+			name:  "contact.x with a scheme other than http(s)",
+			files: withProfile(profile("x: https://x.com/adaexample", "x: javascript:alert(1)")),
+			want:  []string{`profile.yaml: contact.x: "javascript:alert(1)" is neither a path`},
+		},
+		{
+			name:  "protocol-relative link",
+			files: withProfile(profile("form: /contact", "form: //evil.example")),
+			want:  []string{`profile.yaml: contact.form: "//evil.example" is neither a path`},
+		},
+		{
+			name:  "siteStructure entry without a desc and with a bad url",
+			files: withProfile(validProfile + "siteStructure:\n  - label: Home\n    url: home\n"),
+			want: []string{
+				`profile.yaml: siteStructure[0].url: "home" is neither a path`,
+				"profile.yaml: siteStructure[0].desc: is required",
+			},
+		},
+		{
+			name:  "lastUpdated is not a date",
+			files: withProfile(profile(`lastUpdated: "2026-01-02"`, "lastUpdated: yesterday")),
+			want:  []string{`profile.yaml: lastUpdated: "yesterday" is not a date (YYYY-MM-DD)`},
+		},
+		{
+			name:  "lastUpdated is not a calendar date",
+			files: withProfile(profile(`lastUpdated: "2026-01-02"`, `lastUpdated: "2026-02-30"`)),
+			want:  []string{`profile.yaml: lastUpdated: "2026-02-30" is not a date`},
+		},
+		{
+			name:  "pages.insight without {slug}",
+			files: withProfile(profile("insight: /insights/{slug}", "insight: /insights/")),
+			want:  []string{"profile.yaml: pages.insight: must contain the placeholder {slug}"},
+		},
+		{
+			name:  "pages.home is not a link",
+			files: withProfile(validProfile + "  home: example.com\n"),
+			want:  []string{`profile.yaml: pages.home: "example.com" is neither a path`},
+		},
+		{
+			name:  "profile.yaml over MaxFileSize",
+			files: withProfile(validProfile + "#" + strings.Repeat("a", MaxFileSize)),
+			want:  []string{"profile.yaml: larger than 1048576 bytes"},
+		},
+		{
+			name:  "insight file name is not a slug",
+			files: withInsight("Bad_Name.md", validInsight),
+			want:  []string{`insights/Bad_Name.md: file name: "Bad_Name" is not a slug`},
+		},
+		{
+			name:  "insight with no front matter",
+			files: withInsight("x.md", "# A Title\n\nThe body.\n"),
+			want:  []string{"insights/x.md: front matter: the file must begin with a line of three hyphens"},
+		},
+		{
+			name:  "empty insight file",
+			files: withInsight("x.md", ""),
+			want:  []string{"insights/x.md: front matter: the file must begin"},
+		},
+		{
+			name:  "insight with unclosed front matter",
+			files: withInsight("x.md", strings.Replace(validInsight, "\n---\n", "\n", 1)),
+			want:  []string{"insights/x.md: front matter: no closing line of three hyphens"},
+		},
+		{
+			name:  "insight with empty front matter",
+			files: withInsight("x.md", "---\n---\nThe body.\n"),
+			want:  []string{"insights/x.md: front matter: is empty"},
+		},
+		{
+			name:  "insight with blank front matter",
+			files: withInsight("x.md", "---\n\n---\nThe body.\n"),
+			want:  []string{"insights/x.md: front matter: is empty"},
+		},
+		{
+			name:  "unknown front-matter key",
+			files: withInsight("x.md", insightWith("topic", "Platforms\nauthor: Ada")),
+			want:  []string{"insights/x.md: front matter: ", "field author not found"},
+		},
+		{
+			name:  "duplicate front-matter key",
+			files: withInsight("x.md", insightWith("topic", "Platforms\ntitle: Again")),
+			want:  []string{"insights/x.md: front matter: ", `"title" already defined`},
+		},
+		{
+			name:  "missing title",
+			files: withInsight("x.md", insightWithout("title")),
+			want:  []string{"insights/x.md: title: is required"},
+		},
+		{
+			name:  "missing description",
+			files: withInsight("x.md", insightWithout("description")),
+			want:  []string{"insights/x.md: description: is required"},
+		},
+		{
+			name:  "missing topic",
+			files: withInsight("x.md", insightWithout("topic")),
+			want:  []string{"insights/x.md: topic: is required"},
+		},
+		{
+			name:  "dateISO is not a date",
+			files: withInsight("x.md", insightWith("dateISO", "2 January 2026")),
+			want:  []string{`insights/x.md: dateISO: "2 January 2026" is not a date (YYYY-MM-DD)`},
+		},
+		{
+			name:  "dateISO without zero padding",
+			files: withInsight("x.md", insightWith("dateISO", "2026-1-2")),
+			want:  []string{`insights/x.md: dateISO: "2026-1-2" is not a date`},
+		},
+		{
+			name:  "missing dateModifiedISO",
+			files: withInsight("x.md", insightWithout("dateModifiedISO")),
+			want:  []string{"insights/x.md: dateModifiedISO: is required"},
+		},
+		{
+			name:  "dateModifiedISO before dateISO",
+			files: withInsight("x.md", insightWith("dateModifiedISO", `"2025-12-31"`)),
+			want:  []string{`insights/x.md: dateModifiedISO: "2025-12-31" is before dateISO "2026-01-02"`},
+		},
+		{
+			name:  "blank readTime",
+			files: withInsight("x.md", insightWith("topic", "Platforms\nreadTime: \" \"")),
+			want:  []string{"insights/x.md: readTime: is required"},
+		},
+		{
+			name:  "empty body",
+			files: withInsight("x.md", strings.TrimSuffix(validInsight, "The body of the article.\n")),
+			want:  []string{"insights/x.md: body: is empty"},
+		},
+		{
+			name:  "blank body",
+			files: withInsight("x.md", strings.Replace(validInsight, "The body of the article.", " \t\n\n  ", 1)),
+			want:  []string{"insights/x.md: body: is empty"},
+		},
+		{
+			name:  "no body after front matter closed at the end of the file",
+			files: withInsight("x.md", strings.TrimSuffix(validInsight, "\nThe body of the article.\n")),
+			want:  []string{"insights/x.md: body: is empty"},
+		},
+		{
+			name:  "insight over MaxFileSize",
+			files: withInsight("x.md", validInsight+strings.Repeat("a", MaxFileSize-len(validInsight)+1)),
+			want:  []string{"insights/x.md: larger than 1048576 bytes"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			site, err := Load(contentFS(tt.files))
+			if err == nil {
+				t.Fatalf("Load() = %+v, nil; want an error", site)
+			}
+			if site != nil {
+				t.Errorf("Load() returned a site with error %v", err)
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("Load() error = %q\nwant it to contain %q", err, want)
+				}
+			}
+		})
+	}
+}
+
+func TestLoadReportsEveryError(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  []string
+	}{
+		{
+			name: "several fields of profile.yaml",
+			files: map[string]string{
+				"profile.yaml": strings.NewReplacer(
+					"name: Ada Example\n", "",
+					"email: ada@example.com", "email: nobody",
+					"insight: /insights/{slug}", "insight: /insights/",
+				).Replace(validProfile),
+			},
+			want: []string{
+				"profile.yaml: name: is required",
+				`profile.yaml: contact.email: "nobody" is not an email address`,
+				"profile.yaml: pages.insight: must contain the placeholder {slug}",
+			},
+		},
+		{
+			name: "several insight files and fields",
+			files: map[string]string{
+				"profile.yaml":        validProfile,
+				"insights/good.md":    validInsight,
+				"insights/Bad.md":     validInsight,
+				"insights/no-fm.md":   "The body.\n",
+				"insights/fields.md":  insightWith("title", `""`, "dateISO", "soon"),
+				"insights/unknown.md": insightWith("topic", "Platforms\ntags: [a]"),
+			},
+			want: []string{
+				`insights/Bad.md: file name: "Bad" is not a slug`,
+				"insights/no-fm.md: front matter: the file must begin",
+				"insights/fields.md: title: is required",
+				`insights/fields.md: dateISO: "soon" is not a date`,
+				"insights/unknown.md: front matter: ",
+				"field tags not found",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load(contentFS(tt.files))
+			if err == nil {
+				t.Fatal("Load() error = nil, want an error")
+			}
+			var joined interface{ Unwrap() []error }
+			if !errors.As(err, &joined) {
+				t.Errorf("Load() error %T does not join several errors", err)
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("Load() error = %q\nwant it to contain %q", err, want)
+				}
+			}
+			if strings.Contains(err.Error(), "insights/good.md") {
+				t.Errorf("Load() error = %q, names the valid insights/good.md", err)
+			}
+		})
+	}
+}
+
+func TestReadTime(t *testing.T) {
+	tests := []struct {
+		name  string
+		words int
+		want  string
+	}{
+		{name: "no words", words: 0, want: "1 min read"},
+		{name: "one minute", words: 200, want: "1 min read"},
+		{name: "rounds down below a half", words: 299, want: "1 min read"},
+		{name: "rounds half up", words: 300, want: "2 min read"},
+		{name: "five minutes", words: 1000, want: "5 min read"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := strings.Repeat("word \n", tt.words)
+			if got := ReadTime(body); got != tt.want {
+				t.Errorf("ReadTime(%d words) = %q, want %q", tt.words, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoadDir(t *testing.T) {
+	valid := t.TempDir()
+	writeFile(t, filepath.Join(valid, "profile.yaml"), validProfile)
+	writeFile(t, filepath.Join(valid, "insights", "x.md"), validInsight)
+	broken := t.TempDir()
+	writeFile(t, filepath.Join(broken, "profile.yaml"), validProfile)
+	writeFile(t, filepath.Join(broken, "insights", "x.md"), insightWithout("title"))
+	regular := filepath.Join(t.TempDir(), "profile.yaml")
+	writeFile(t, regular, validProfile)
+	missing := filepath.Join(t.TempDir(), "missing")
+
+	tests := []struct {
+		name string
+		dir  string
+		want []string // nil: no error
+	}{
+		{name: "valid directory", dir: valid},
+		{name: "nonexistent path", dir: missing, want: []string{"loading content: ", missing}},
+		{name: "regular file", dir: regular, want: []string{"loading content: " + regular + " is not a directory"}},
+		{name: "invalid content", dir: broken, want: []string{"loading content from " + broken + ": insights/x.md: title: is required"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			site, err := LoadDir(tt.dir)
+			if tt.want == nil {
+				if err != nil {
+					t.Fatalf("LoadDir() error: %v", err)
+				}
+				if len(site.Insights) != 1 || site.Insights[0].Slug != "x" {
+					t.Errorf("Insights = %+v, want only x", site.Insights)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("LoadDir() error = nil, want an error")
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("LoadDir() error = %q\nwant it to contain %q", err, want)
+				}
+			}
+		})
+	}
+}
+
+func writeFile(t *testing.T, name, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func FuzzFrontMatter(f *testing.F) {
+	for _, seed := range []string{
+		validInsight,
+		"\ufeff" + strings.ReplaceAll(validInsight, "\n", "\r\n"),
+		strings.TrimSuffix(validInsight, "\n"),
+		insightWith("topic", "Platforms\nreadTime: 3 min read"),
+		insightWith("dateModifiedISO", `"2025-12-31"`),
+		insightWith("topic", "Platforms\nauthor: Ada"),
+		"---\n---\nbody\n",
+		"---\n\n---\n",
+		"---\ntitle: [unclosed\n---\nbody\n",
+		"---\n&a [*a]\n---\nbody\n",
+		"no front matter",
+		"",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fsys := fstest.MapFS{
+			"profile.yaml":  {Data: []byte(validProfile)},
+			"insights/x.md": {Data: data},
+		}
+		site, err := Load(fsys)
+		if err != nil {
+			return
+		}
+		if len(site.Insights) != 1 || site.Insights[0].Slug != "x" {
+			t.Fatalf("Load() = %+v, want exactly one insight x", site.Insights)
+		}
+	})
+}
+
+// A missing or invalid date is reported once, not again as out of order;
+// and the profile's errors do not hide the insights'.
+func TestLoadReportsEachProblemOnce(t *testing.T) {
+	for name, files := range map[string]map[string]string{
+		"missing dateModifiedISO": {"profile.yaml": validProfile, "insights/x.md": insightWithout("dateModifiedISO")},
+		"invalid dateISO": {"profile.yaml": validProfile,
+			"insights/x.md": insightWith("dateISO", "soon", "dateModifiedISO", `"2026-01-03"`)},
+	} {
+		_, err := Load(contentFS(files))
+		if err == nil || strings.Contains(err.Error(), "is before dateISO") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	_, err := Load(contentFS(map[string]string{"profile.yaml": "", "insights/Bad.md": "x"}))
+	if err == nil || !strings.Contains(err.Error(), "profile.yaml: is empty") || !strings.Contains(err.Error(), "insights/Bad.md") {
+		t.Errorf("profile and insight errors: %v", err)
+	}
+}
