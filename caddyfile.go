@@ -30,6 +30,12 @@ func init() {
 //		rate_limit     <events> <window> | off
 //		rate_limit_key <placeholder>
 //		distributed    [<read_interval> [<write_interval>]]
+//		token_secret   <secret>
+//		token_ttl      <duration>
+//		cli_name       <name>
+//		deprecation    <date>
+//		sunset         <date>
+//		successor      <url>
 //	}
 //
 // Every subdirective is optional; a bare `discovery` serves the embedded
@@ -53,6 +59,36 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 		case "content":
 			if !d.AllArgs(&h.Content) {
+				return d.ArgErr()
+			}
+		case "cli_name":
+			if !d.AllArgs(&h.CLIName) {
+				return d.ArgErr()
+			}
+		case "token_secret":
+			if !d.AllArgs(&h.TokenSecret) {
+				return d.ArgErr()
+			}
+		case "token_ttl":
+			var v string
+			if !d.AllArgs(&v) {
+				return d.ArgErr()
+			}
+			ttl, err := caddy.ParseDuration(v)
+			if err != nil || ttl < time.Second {
+				return d.Errf("token_ttl: must be a duration of at least 1s, got '%s'", v)
+			}
+			h.TokenTTL = caddy.Duration(ttl)
+		case "deprecation":
+			if !d.AllArgs(&h.Deprecation) {
+				return d.ArgErr()
+			}
+		case "sunset":
+			if !d.AllArgs(&h.Sunset) {
+				return d.ArgErr()
+			}
+		case "successor":
+			if !d.AllArgs(&h.Successor) {
 				return d.ArgErr()
 			}
 		case "robots":

@@ -4,6 +4,8 @@
 package discovery
 
 import (
+	_ "embed"
+	"errors"
 	"fmt"
 	"net/http"
 	"runtime/debug"
@@ -21,6 +23,11 @@ import (
 func init() {
 	caddy.RegisterModule(Handler{})
 }
+
+// cliScript is the command-line client, served with the base URL built in.
+//
+//go:embed cli/discovery.mjs
+var cliScript []byte
 
 // ServiceName identifies the service in health reports.
 const ServiceName = "caddy-discovery"
@@ -48,6 +55,36 @@ type Handler struct {
 	// Robots serves /robots.txt with the content-usage signals when true or
 	// absent; false leaves /robots.txt to the next handler.
 	Robots *bool `json:"robots,omitempty"`
+
+	// CLIName names the command-line client, served at /cli/<name>.mjs.
+	// Default: discovery. Letters, digits, hyphens and underscores.
+	CLIName string `json:"cli_name,omitempty"`
+
+	// Deprecation, when set, announces that v1 is deprecated since this
+	// date (YYYY-MM-DD or RFC 3339): every versioned response then carries
+	// Deprecation (RFC 9745) and a Link to the versioning policy. Absent by
+	// default: v1 is not deprecated.
+	Deprecation string `json:"deprecation,omitempty"`
+
+	// Sunset is the date after which v1 may stop answering (RFC 8594
+	// Sunset header). It must not be before Deprecation.
+	Sunset string `json:"sunset,omitempty"`
+
+	// TokenSecret authenticates the anonymous access tokens and identity
+	// assertions (HMAC-SHA256), at least 32 bytes; use a placeholder such as
+	// {env.DISCOVERY_TOKEN_SECRET} rather than writing it into the config.
+	// Default: a random secret generated once and kept in Caddy's storage,
+	// so restarts and every instance sharing the storage accept each
+	// other's tokens. Changing it invalidates every token issued.
+	TokenSecret string `json:"token_secret,omitempty"`
+
+	// TokenTTL is the lifetime of access tokens. Default: 24h (expires_in
+	// 86400).
+	TokenTTL caddy.Duration `json:"token_ttl,omitempty"`
+
+	// Successor is the address of the next version, sent as a Link with
+	// rel="successor-version" while v1 is deprecated.
+	Successor string `json:"successor,omitempty"`
 
 	// RateLimit is the public rate-limit policy, enforced by caddy-ratelimit
 	// on every path the module owns (and on no other). Default: 120 requests
@@ -98,17 +135,41 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 
+	deprecation, sunset, err := h.versionDates()
+	if err != nil {
+		return err
+	}
+	if h.BaseURL != "" {
+		if _, err := handlers.NormalizeBaseURL(h.BaseURL); err != nil {
+			return fmt.Errorf("base_url: %w", err)
+		}
+	}
+	if h.CLIName != "" && !handlers.ValidCLIName(h.CLIName) {
+		return fmt.Errorf("cli_name: %q is not a name: use letters, digits, hyphens and underscores", h.CLIName)
+	}
+	secret, err := h.tokenSecret(ctx)
+	if err != nil {
+		return err
+	}
 	limit, limited := h.policy()
 	h.service, err = handlers.New(handlers.Config{
+		TokenSecret: secret,
+		TokenTTL:    time.Duration(h.TokenTTL),
 		Site:        site,
 		BaseURL:     h.BaseURL,
+		CLIName:     h.CLIName,
+		CLIScript:   cliScript,
+		Robots:      h.Robots == nil || *h.Robots,
+		Deprecation: deprecation,
+		Sunset:      sunset,
+		Successor:   h.Successor,
 		ServiceName: ServiceName,
 		Version:     Version,
 		RateLimit:   limit,
 		OnPanic:     h.logPanic,
 	})
 	if err != nil {
-		return fmt.Errorf("base_url: %w", err)
+		return err
 	}
 	if limited {
 		if err := h.provisionRateLimit(ctx, limit); err != nil {
@@ -118,6 +179,34 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger.Debug("discovery content loaded",
 		zap.String("content", h.Content), zap.Int("insights", len(site.Insights)))
 	return nil
+}
+
+// versionDates parses Deprecation and Sunset.
+func (h *Handler) versionDates() (deprecation, sunset time.Time, err error) {
+	parse := func(field, s string) (time.Time, error) {
+		if s == "" {
+			return time.Time{}, nil
+		}
+		for _, layout := range []string{time.DateOnly, time.RFC3339} {
+			if t, err := time.Parse(layout, s); err == nil {
+				return t, nil
+			}
+		}
+		return time.Time{}, fmt.Errorf("%s: %q is not a date (YYYY-MM-DD or RFC 3339)", field, s)
+	}
+	if deprecation, err = parse("deprecation", h.Deprecation); err != nil {
+		return
+	}
+	if sunset, err = parse("sunset", h.Sunset); err != nil {
+		return
+	}
+	if !sunset.IsZero() && !deprecation.IsZero() && sunset.Before(deprecation) {
+		err = fmt.Errorf("sunset: %s is before the deprecation date %s", h.Sunset, h.Deprecation)
+	}
+	if h.Successor != "" && !content.ValidLink(h.Successor) {
+		err = errors.Join(err, fmt.Errorf("successor: %q is not an absolute http(s) URL or a path", h.Successor))
+	}
+	return
 }
 
 // Validate checks the configuration.
@@ -134,6 +223,9 @@ func (h *Handler) Validate() error {
 		if rl.Window < 0 || (rl.Window > 0 && rl.Window < caddy.Duration(time.Second)) {
 			return fmt.Errorf("rate_limit: window must be at least 1s, got %s", time.Duration(rl.Window))
 		}
+	}
+	if h.TokenTTL != 0 && h.TokenTTL < caddy.Duration(time.Second) {
+		return fmt.Errorf("token_ttl: must be at least 1s, got %s", time.Duration(h.TokenTTL))
 	}
 	if d := h.Distributed; d != nil && (d.ReadInterval < 0 || d.WriteInterval < 0) {
 		return fmt.Errorf("distributed: intervals must be positive")

@@ -409,6 +409,11 @@ func TestBadConfigurationsFailToLoad(t *testing.T) {
 		{"base URL with a path", "base_url https://example.com/site", "base_url"},
 		{"base URL without a scheme", "base_url example.com", "base_url"},
 		{"unknown subdirective", "colour blue", "unrecognized subdirective 'colour'"},
+		{"deprecation not a date", "deprecation soon", "deprecation"},
+		{"sunset before deprecation", "deprecation 2027-01-01\n\t\tsunset 2026-01-01", "sunset"},
+		{"CLI name with a slash", "cli_name ../x", "cli_name"},
+		{"rate limit window too short", "rate_limit 10 10ms", "rate_limit"},
+		{"rate limit without a window", "rate_limit 10", "wrong argument count"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			caddytest.AssertLoadError(t, globalOptions+`

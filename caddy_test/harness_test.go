@@ -44,10 +44,17 @@ const globalOptions = `{
 // start separate Caddy processes (see startProcess) without another build.
 const runAsCaddy = "DISCOVERY_TEST_RUN_CADDY"
 
+// testBinary is this test executable (caddytest overwrites os.Args).
+var testBinary string
+
 func TestMain(m *testing.M) {
 	if os.Getenv(runAsCaddy) == "1" {
 		caddycmd.Main()
 		return
+	}
+	var err error
+	if testBinary, err = os.Executable(); err != nil {
+		panic(err)
 	}
 	// The harness skips every test when its TLS test certificates are
 	// missing; these tests use plain HTTP and must never be skipped.

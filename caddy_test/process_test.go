@@ -32,7 +32,7 @@ func startProcess(t *testing.T, name, url, caddyfile string) *process {
 		t.Fatal(err)
 	}
 	p := &process{url: url, log: new(bytes.Buffer)}
-	p.cmd = exec.Command(os.Args[0], "run", "--config", config, "--adapter", "caddyfile")
+	p.cmd = exec.Command(testBinary, "run", "--config", config, "--adapter", "caddyfile")
 	p.cmd.Env = append(os.Environ(),
 		runAsCaddy+"=1",
 		"XDG_DATA_HOME="+filepath.Join(dir, "data"),

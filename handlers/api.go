@@ -90,8 +90,9 @@ const APIVersion = "1"
 
 // links resolves the addresses a rendition publishes against one base URL.
 type links struct {
-	base string
-	cfg  *Config
+	base   string
+	cfg    *Config
+	routes []Route
 }
 
 // abs makes a content link absolute: a path beginning with "/" is taken
@@ -111,7 +112,7 @@ func (l links) insight(slug string) string {
 
 func (l links) index() apiIndex {
 	var endpoints []indexEndpoint
-	for _, rt := range routes {
+	for _, rt := range l.routes {
 		if rt.Versioned() {
 			endpoints = append(endpoints, indexEndpoint{rt.Method, rt.Path, rt.Description})
 		}

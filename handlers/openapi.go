@@ -55,8 +55,8 @@ func openAPIDocument(l links) object {
 	rateLimited := l.cfg.RateLimit.Events > 0
 	paths := object{}
 	used := map[int]bool{}
-	for i := range routes {
-		rt := &routes[i]
+	for i := range l.routes {
+		rt := &l.routes[i]
 		paths[rt.Path] = object{strings.ToLower(rt.Method): operation(rt, rateLimited)}
 		for _, status := range rt.problems() {
 			used[status] = true
@@ -111,6 +111,9 @@ func openAPIDocument(l links) object {
 		if rateLimited && c.Status == http.StatusTooManyRequests {
 			h["Retry-After"] = ref("headers", "Retry-After")
 		}
+		if c.Status == http.StatusUnauthorized {
+			h["WWW-Authenticate"] = object{"description": `Bearer error="invalid_token" with the address of the protected resource metadata (RFC 9728).`, "schema": object{"type": "string"}, "required": true}
+		}
 		if c.Status == http.StatusMethodNotAllowed {
 			h["Allow"] = object{"description": "The methods the endpoint accepts.", "schema": object{"type": "string"}, "required": true}
 		}
@@ -138,10 +141,17 @@ func openAPIDocument(l links) object {
 			{"name": tagDiscovery, "description": "Documents that describe the site and the API to agents and developers."},
 		},
 		"externalDocs": object{"description": "Developer portal", "url": l.developers()},
-		// Every operation works without credentials.
-		"security": []object{{}},
+		// Every operation works without credentials; a bearer token is
+		// optional and changes nothing.
+		"security": []object{{}, {"bearer": []string{}}},
 		"paths":    paths,
 		"components": object{
+			"securitySchemes": object{
+				"bearer": object{
+					"type": "http", "scheme": "bearer",
+					"description": "Optional anonymous token with the scope public:read, from POST /agent/register or /oauth/token. Opaque, not a JWT.",
+				},
+			},
 			"schemas":   componentSchemas,
 			"headers":   headers,
 			"responses": responses,
@@ -155,7 +165,8 @@ func operation(rt *Route, rateLimited bool) object {
 	if rt.Versioned() {
 		headers["API-Version"] = ref("headers", "API-Version")
 	}
-	if rt.Path != pathHealth {
+	cached := rt.Method == http.MethodGet && rt.Path != pathHealth
+	if cached {
 		headers["ETag"] = ref("headers", "ETag")
 	}
 	headers["Link"] = ref("headers", "Link")
@@ -163,22 +174,32 @@ func operation(rt *Route, rateLimited bool) object {
 		headers["RateLimit-Policy"] = ref("headers", "RateLimit-Policy")
 		headers["RateLimit"] = ref("headers", "RateLimit")
 	}
-	schema := object{"type": "object"}
-	if rt.Schema != "" {
+	schema := object{"type": "string"}
+	switch {
+	case rt.Schema != "":
 		schema = ref("schemas", rt.Schema)
+	case strings.HasPrefix(rt.MediaType, mediaJSON):
+		schema = object{"type": "object"}
 	}
+	mediaType, _, _ := strings.Cut(rt.MediaType, ";")
 	responses := object{
 		"200": object{
 			"description": rt.Summary + ".",
 			"headers":     headers,
-			"content":     object{rt.MediaType: object{"schema": schema}},
+			"content":     object{mediaType: object{"schema": schema}},
 		},
 	}
-	if rt.Path != pathHealth {
+	if cached {
 		responses["304"] = object{"description": "Not Modified: the If-None-Match header named the current ETag."}
 	}
 	for _, status := range rt.problems() {
 		responses[strconv.Itoa(status)] = ref("responses", problemResponses[status])
+	}
+	if rt.ErrorSchema != "" {
+		responses["400"] = object{
+			"description": "An RFC 6749 error: the request is missing a parameter, or its grant, assertion or scope is refused.",
+			"content":     object{mediaJSON: object{"schema": ref("schemas", rt.ErrorSchema)}},
+		}
 	}
 	op := object{
 		"operationId": rt.OperationID,
@@ -186,6 +207,15 @@ func operation(rt *Route, rateLimited bool) object {
 		"description": rt.Description,
 		"tags":        []string{rt.Tag},
 		"responses":   responses,
+	}
+	if rt.RequestSchema != "" {
+		op["requestBody"] = object{
+			"required": true,
+			"content":  object{rt.RequestMediaType: object{"schema": ref("schemas", rt.RequestSchema)}},
+		}
+	}
+	if rt.Method == http.MethodPost {
+		op["security"] = []object{{}} // the token endpoints take no credentials
 	}
 	if strings.Contains(rt.Path, "{slug}") {
 		op["parameters"] = []object{{
@@ -201,7 +231,11 @@ func operation(rt *Route, rateLimited bool) object {
 
 // problems are the statuses of the route's problem responses.
 func (rt *Route) problems() []int {
-	return append(append([]int{}, commonProblems...), rt.Problems...)
+	problems := append(append([]int{}, commonProblems...), rt.Problems...)
+	if rt.Method == http.MethodGet {
+		problems = append(problems, http.StatusUnauthorized) // a bad bearer token
+	}
+	return problems
 }
 
 func ref(kind, name string) object {

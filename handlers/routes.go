@@ -29,7 +29,25 @@ type Route struct {
 	// Problems are the statuses of the problem responses beyond the ones
 	// every route can give (404, 405, 429, 500).
 	Problems []int
+	// Listed is where /llms.txt lists the route: listMain, listOptional, or
+	// not at all.
+	Listed listing
+	// RequestMediaType and RequestSchema describe a POST body; the request
+	// body is optional when RequestSchema is empty.
+	RequestMediaType string
+	RequestSchema    string
+	// ErrorSchema, when set, names the schema of the 400 response instead of
+	// Problem (the OAuth token endpoint answers RFC 6749 errors).
+	ErrorSchema string
 }
+
+type listing int
+
+const (
+	listNone listing = iota
+	listMain
+	listOptional
+)
 
 // Versioned reports whether the route is part of the versioned JSON API.
 func (rt Route) Versioned() bool { return isAPIPath(rt.Path) }
@@ -45,13 +63,20 @@ func (rt Route) allow() string {
 const (
 	tagAPI       = "API"
 	tagDiscovery = "Discovery"
+	tagAuth      = "Authentication"
 
 	cacheAPI      = "public, max-age=300"
 	cacheDocument = "public, max-age=3600"
 	cacheNever    = "no-store"
 
-	mediaJSON    = "application/json"
-	mediaProblem = "application/problem+json"
+	mediaJSON     = "application/json"
+	mediaProblem  = "application/problem+json"
+	mediaText     = "text/plain; charset=utf-8"
+	mediaMarkdown = "text/markdown; charset=utf-8"
+	mediaHTML     = "text/html; charset=utf-8"
+	mediaJS       = "text/javascript; charset=utf-8"
+	mediaLinkset  = `application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"`
+	mediaJWKSet   = "application/jwk-set+json"
 )
 
 // Paths of the routes that code refers to by name.
@@ -62,6 +87,18 @@ const (
 	pathInsights = "/api/v1/insights"
 	pathInsight  = "/api/v1/insights/{slug}"
 	pathOpenAPI  = "/openapi.json"
+
+	pathLLMs       = "/llms.txt"
+	pathLLMsFull   = "/llms-full.txt"
+	pathRobots     = "/robots.txt"
+	pathAuth       = "/auth.md"
+	pathDevelopers = "/developers"
+	pathCatalog    = "/.well-known/api-catalog"
+	pathPRM        = "/.well-known/oauth-protected-resource"
+	pathASM        = "/.well-known/oauth-authorization-server"
+	pathJWKS       = "/.well-known/jwks.json"
+	// pathCLI holds the configured CLI name in place of {cli}.
+	pathCLI = "/cli/{cli}.mjs"
 )
 
 // routes is the route table, in the order documents list it.
@@ -70,25 +107,25 @@ var routes = []Route{
 		Path: pathIndex, Method: http.MethodGet, OperationID: "getApiIndex", Tag: tagAPI,
 		Summary:     "API index",
 		Description: "Lists the API's endpoints, its authentication, rate-limit and versioning policies, and the addresses of its documentation.",
-		MediaType:   mediaJSON, Schema: "ApiIndex", CacheControl: cacheAPI,
+		MediaType:   mediaJSON, Schema: "ApiIndex", CacheControl: cacheAPI, Listed: listMain,
 	},
 	{
 		Path: pathHealth, Method: http.MethodGet, OperationID: "getHealth", Tag: tagAPI,
 		Summary:     "Service health",
 		Description: "Reports that the service is up, with its name, version and the time of the check.",
-		MediaType:   mediaJSON, Schema: "Health", CacheControl: cacheNever,
+		MediaType:   mediaJSON, Schema: "Health", CacheControl: cacheNever, Listed: listMain,
 	},
 	{
 		Path: pathProfile, Method: http.MethodGet, OperationID: "getProfile", Tag: tagAPI,
 		Summary:     "Profile of the site's subject",
 		Description: "Biography, key facts, recognition, expertise, education, contact links and site structure of the profile subject.",
-		MediaType:   mediaJSON, Schema: "Profile", CacheControl: cacheAPI,
+		MediaType:   mediaJSON, Schema: "Profile", CacheControl: cacheAPI, Listed: listMain,
 	},
 	{
 		Path: pathInsights, Method: http.MethodGet, OperationID: "listInsights", Tag: tagAPI,
 		Summary:     "List published insights",
 		Description: "Every published insight article, newest first, with its summary fields and canonical URL.",
-		MediaType:   mediaJSON, Schema: "InsightList", CacheControl: cacheAPI,
+		MediaType:   mediaJSON, Schema: "InsightList", CacheControl: cacheAPI, Listed: listMain,
 	},
 	{
 		Path: pathInsight, Method: http.MethodGet, OperationID: "getInsight", Tag: tagAPI,
@@ -100,8 +137,98 @@ var routes = []Route{
 	{
 		Path: pathOpenAPI, Method: http.MethodGet, OperationID: "getOpenApi", Tag: tagDiscovery,
 		Summary:     "OpenAPI description",
-		Description: "This machine-readable OpenAPI 3.1 description of every endpoint.",
-		MediaType:   mediaJSON, CacheControl: cacheDocument,
+		Description: "The machine-readable OpenAPI 3.1 description of every endpoint.",
+		MediaType:   mediaJSON, CacheControl: cacheDocument, Listed: listMain,
+	},
+	{
+		Path: pathDevelopers, Method: http.MethodGet, OperationID: "getDeveloperPortal", Tag: tagDiscovery,
+		Summary:     "Developer portal",
+		Description: "One HTML page documenting every endpoint with examples, authentication, rate limits, errors, versioning, MCP and the CLI.",
+		MediaType:   mediaHTML, CacheControl: cacheDocument, Listed: listMain,
+	},
+	{
+		Path: pathAuth, Method: http.MethodGet, OperationID: "getAuthNotes", Tag: tagDiscovery,
+		Summary:     "Authentication notes",
+		Description: "Markdown notes for agents: no key is needed; how to get the optional anonymous bearer token and what it grants.",
+		MediaType:   mediaMarkdown, CacheControl: cacheDocument, Listed: listMain,
+	},
+	{
+		Path: pathCLI, Method: http.MethodGet, OperationID: "getCli", Tag: tagDiscovery,
+		Summary:     "Command-line client",
+		Description: "The official zero-dependency Node.js client, with this site's address built in: node <file> profile | insights [slug] | health.",
+		MediaType:   mediaJS, CacheControl: cacheDocument, Listed: listMain,
+	},
+	{
+		Path: pathLLMsFull, Method: http.MethodGet, OperationID: "getLlmsFullTxt", Tag: tagDiscovery,
+		Summary:     "Full text for agents",
+		Description: "Biography, company facts, initiatives and every insight in full, as one plain-text document.",
+		MediaType:   mediaText, CacheControl: cacheDocument, Listed: listMain,
+	},
+	{
+		Path: pathLLMs, Method: http.MethodGet, OperationID: "getLlmsTxt", Tag: tagDiscovery,
+		Summary:     "Site index for agents",
+		Description: "The llms.txt index: what the site is, when to use which interface, and links to every resource.",
+		MediaType:   mediaText, CacheControl: cacheDocument,
+	},
+	{
+		Path: pathCatalog, Method: http.MethodGet, OperationID: "getApiCatalog", Tag: tagDiscovery,
+		Summary:     "API catalog",
+		Description: "The RFC 9727 API catalog: a linkset pointing at the API's description, documentation and status.",
+		MediaType:   mediaLinkset, Schema: "ApiCatalog", CacheControl: cacheDocument, Listed: listOptional,
+	},
+	{
+		Path: pathPRM, Method: http.MethodGet, OperationID: "getProtectedResourceMetadata", Tag: tagDiscovery,
+		Summary:     "OAuth protected resource metadata",
+		Description: "RFC 9728 metadata of the API as a protected resource: its authorization server, scope and bearer methods.",
+		MediaType:   mediaJSON, Schema: "ProtectedResourceMetadata", CacheControl: cacheDocument, Listed: listOptional,
+	},
+	{
+		Path: pathASM, Method: http.MethodGet, OperationID: "getAuthorizationServerMetadata", Tag: tagDiscovery,
+		Summary:     "OAuth authorization server metadata",
+		Description: "RFC 8414 metadata of the token endpoint: the grants, scope and client authentication it supports.",
+		MediaType:   mediaJSON, Schema: "AuthorizationServerMetadata", CacheControl: cacheDocument, Listed: listOptional,
+	},
+	{
+		Path: pathJWKS, Method: http.MethodGet, OperationID: "getJwks", Tag: tagDiscovery,
+		Summary:     "JSON Web Key Set",
+		Description: "The empty key set: access tokens are opaque, so there are no public keys to verify them with.",
+		MediaType:   mediaJWKSet, Schema: "JWKSet", CacheControl: cacheDocument,
+	},
+	{
+		Path: pathRegister, Method: http.MethodPost, OperationID: "registerAgent", Tag: tagAuth,
+		Summary:     "Register for an anonymous token",
+		Description: "Issues an anonymous bearer token with the scope public:read. No body. The token is optional and grants nothing beyond unauthenticated access.",
+		MediaType:   mediaJSON, Schema: "TokenResponse", CacheControl: cacheNever,
+		Problems: []int{http.StatusRequestEntityTooLarge},
+	},
+	{
+		Path: pathIdentity, Method: http.MethodPost, OperationID: "createAgentIdentity", Tag: tagAuth,
+		Summary:     "Register an anonymous agent identity",
+		Description: `Takes {"type":"anonymous"} and returns an identity assertion (a short-lived JWT) and a claim token; exchange the assertion at /oauth/token.`,
+		MediaType:   mediaJSON, Schema: "IdentityResponse", CacheControl: cacheNever,
+		RequestMediaType: mediaJSON, RequestSchema: "IdentityRequest",
+		Problems: []int{http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType},
+	},
+	{
+		Path: pathIdentityClaim, Method: http.MethodPost, OperationID: "claimAgentIdentity", Tag: tagAuth,
+		Summary:     "Claim an identity (not required)",
+		Description: "States that claiming is not required for this site, and why.",
+		MediaType:   mediaJSON, Schema: "ClaimResponse", CacheControl: cacheNever,
+		Problems: []int{http.StatusRequestEntityTooLarge},
+	},
+	{
+		Path: pathToken, Method: http.MethodPost, OperationID: "issueToken", Tag: tagAuth,
+		Summary:     "OAuth token endpoint",
+		Description: "Issues the public:read bearer for the client_credentials grant (no client authentication) or the JWT-bearer grant with an identity assertion of this service. Errors follow RFC 6749.",
+		MediaType:   mediaJSON, Schema: "TokenResponse", CacheControl: cacheNever,
+		RequestMediaType: "application/x-www-form-urlencoded", RequestSchema: "TokenRequest", ErrorSchema: "OAuthError",
+		Problems: []int{http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType},
+	},
+	{
+		Path: pathRobots, Method: http.MethodGet, OperationID: "getRobotsTxt", Tag: tagDiscovery,
+		Summary:     "robots.txt with content signals",
+		Description: "Crawler rules with the site's content-usage signals (contentsignals.org).",
+		MediaType:   mediaText, CacheControl: cacheDocument, Listed: listOptional,
 	},
 }
 

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/handlers/token"
 )
 
 // PolicyName is the name of the public rate-limit policy.
@@ -32,6 +33,21 @@ type Config struct {
 	BaseURL string
 	// CLIName names the CLI script: /cli/<CLIName>.mjs.
 	CLIName string
+	// CLIScript is the CLI's source, with the placeholders
+	// "__DISCOVERY_BASE_URL__" and "__DISCOVERY_VERSION__".
+	CLIScript []byte
+	// Robots serves /robots.txt.
+	Robots bool
+	// Deprecation, Sunset and Successor, when set, announce the end of v1 on
+	// every versioned response (RFC 9745, RFC 8594).
+	Deprecation time.Time
+	Sunset      time.Time
+	Successor   string
+	// TokenSecret authenticates access tokens and identity assertions; at
+	// least token.MinSecretLen bytes.
+	TokenSecret []byte
+	// TokenTTL is the lifetime of access tokens; 0 means 24 hours.
+	TokenTTL time.Duration
 	// ServiceName and Version identify the service in health reports.
 	ServiceName string
 	Version     string
@@ -43,6 +59,16 @@ type Config struct {
 	// OnPanic, if set, is told of a panic while serving r; the client gets
 	// a 500 internal_error problem either way.
 	OnPanic func(r *http.Request, v any)
+}
+
+// DefaultTokenTTL is the lifetime of access tokens unless configured.
+const DefaultTokenTTL = 24 * time.Hour
+
+func (c *Config) tokenTTLSeconds() int {
+	if c.TokenTTL <= 0 {
+		return int(DefaultTokenTTL / time.Second)
+	}
+	return int(math.Ceil(c.TokenTTL.Seconds()))
 }
 
 // RateLimit is a number of events allowed per sliding window.
@@ -58,6 +84,11 @@ func (rl RateLimit) windowSeconds() int {
 // Service answers the paths the discovery module owns.
 type Service struct {
 	cfg Config
+	// routes is the route table of this configuration: the CLI path holds
+	// the CLI name, and /robots.txt is left out when it is off.
+	routes []Route
+	// byPath finds the routes with fixed paths.
+	byPath map[string]*Route
 	// fixed is the one rendition when BaseURL is set.
 	fixed *rendition
 	// byBase caches renditions for request-derived base URLs.
@@ -80,7 +111,20 @@ func New(cfg Config) (*Service, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Service{cfg: cfg, byBase: make(map[string]*rendition)}
+	if !ValidCLIName(cfg.CLIName) {
+		return nil, fmt.Errorf("CLI name %q: use letters, digits, hyphens and underscores", cfg.CLIName)
+	}
+	s := &Service{cfg: cfg, byBase: make(map[string]*rendition), byPath: make(map[string]*Route)}
+	for _, rt := range routes {
+		if rt.Path == pathRobots && !cfg.Robots {
+			continue
+		}
+		rt.Path = strings.Replace(rt.Path, "{cli}", cfg.CLIName, 1)
+		s.routes = append(s.routes, rt)
+	}
+	for i := range s.routes {
+		s.byPath[s.routes[i].Path] = &s.routes[i]
+	}
 	if cfg.BaseURL != "" {
 		base, err := NormalizeBaseURL(cfg.BaseURL)
 		if err != nil {
@@ -116,20 +160,20 @@ func (s *Service) Owns(path string) bool {
 	if isAPIPath(path) {
 		return true
 	}
-	_, ok := ownedDocuments[path]
+	_, ok := s.byPath[path]
 	return ok
 }
 
-// ownedDocuments are the owned paths outside the API.
-var ownedDocuments = func() map[string]bool {
-	m := make(map[string]bool)
-	for _, rt := range routes {
-		if !rt.Versioned() {
-			m[rt.Path] = true
+// ValidCLIName reports whether name can name the CLI script: 1 to 64
+// letters, digits, hyphens and underscores.
+func ValidCLIName(name string) bool {
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
 		}
 	}
-	return m
-}()
+	return name != "" && len(name) <= 64
+}
 
 // Base returns the base URL for r: the configured one, or the request's
 // scheme and host.
@@ -180,16 +224,18 @@ type document struct {
 	contentType  []string
 	etag         []string
 	cacheControl []string
+	headers      http.Header // extra headers, such as the portal's CSP
 }
 
-func newDocument(rt *Route, mediaType string, body []byte) *document {
+func newDocument(rt *Route, body []byte) *document {
 	sum := sha256.Sum256(body)
 	return &document{
 		route:        rt,
 		body:         body,
-		contentType:  []string{mediaType},
+		contentType:  []string{rt.MediaType},
 		etag:         []string{`"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`},
 		cacheControl: []string{rt.CacheControl},
+		headers:      documentHeaders[rt.MediaType],
 	}
 }
 
@@ -198,56 +244,59 @@ type rendition struct {
 	links
 	docs map[string]*document
 	// link is the Link header every response carries (RFC 9727 and
-	// RFC 8631 relations).
-	link []string
+	// RFC 8631 relations); apiLink adds the deprecation relations for the
+	// versioned responses when v1 is deprecated.
+	link, apiLink []string
+	// deprecation and sunset are the RFC 9745 and RFC 8594 fields, if set.
+	deprecation, sunset []string
+	// tokens issues and verifies tokens; assertions name this base URL.
+	tokens *token.Issuer
 }
 
 func (s *Service) render(base string) (*rendition, error) {
-	l := links{base: base, cfg: &s.cfg}
+	l := links{base: base, cfg: &s.cfg, routes: s.routes}
 	rd := &rendition{
 		links: l,
 		docs:  make(map[string]*document),
-		link: []string{fmt.Sprintf(`<%s/.well-known/api-catalog>; rel="api-catalog", <%s>; rel="service-desc"; type="%s", <%s>; rel="service-doc"; type="text/html"`,
-			base, l.openAPI(), mediaJSON, l.developers())},
+		link: []string{fmt.Sprintf(`<%s>; rel="api-catalog", <%s>; rel="service-desc"; type="%s", <%s>; rel="service-doc"; type="text/html"`,
+			base+pathCatalog, l.openAPI(), mediaJSON, l.developers())},
 	}
 	var err error
-	addJSON := func(path string, v any) {
-		body, e := json.Marshal(v)
-		if e != nil {
-			err = errors.Join(err, fmt.Errorf("rendering %s: %w", path, e))
-			return
-		}
-		rt := routeFor(path)
-		rd.docs[path] = newDocument(rt, rt.MediaType, body)
+	rd.tokens, err = token.NewIssuer(token.Config{Secret: s.cfg.TokenSecret, TTL: s.cfg.TokenTTL, Issuer: base, Now: s.cfg.Now})
+	if err != nil {
+		return nil, fmt.Errorf("tokens: %w", err)
 	}
-	addJSON(pathIndex, l.index())
-	addJSON(pathProfile, l.profile())
-	addJSON(pathInsights, l.insights())
-	insightRoute := routeFor(pathInsight)
+	rd.apiLink = rd.link
+	if d := s.cfg.Deprecation; !d.IsZero() {
+		rd.deprecation = []string{"@" + strconv.FormatInt(d.Unix(), 10)}
+		apiLink := rd.link[0] + fmt.Sprintf(`, <%s#versioning>; rel="deprecation"; type="text/html"`, l.developers())
+		if s.cfg.Successor != "" {
+			apiLink += fmt.Sprintf(`, <%s>; rel="successor-version"`, s.cfg.Successor)
+		}
+		rd.apiLink = []string{apiLink}
+	}
+	if t := s.cfg.Sunset; !t.IsZero() {
+		rd.sunset = []string{t.UTC().Format(http.TimeFormat)}
+	}
+	for i := range s.routes {
+		rt := &s.routes[i]
+		body, ok, err := l.renderDocument(rt)
+		if err != nil {
+			return nil, fmt.Errorf("rendering %s: %w", rt.Path, err)
+		}
+		if ok {
+			rd.docs[rt.Path] = newDocument(rt, body)
+		}
+	}
+	insightRoute := s.byPath[pathInsight]
 	for _, in := range s.cfg.Site.Insights {
-		body, e := json.Marshal(l.insightDocument(in))
-		if e != nil {
-			return nil, e
+		body, err := json.Marshal(l.insightDocument(in))
+		if err != nil {
+			return nil, err
 		}
-		rd.docs[InsightPath(in.Slug)] = newDocument(insightRoute, mediaJSON, body)
+		rd.docs[InsightPath(in.Slug)] = newDocument(insightRoute, body)
 	}
-	openapi, e := json.MarshalIndent(openAPIDocument(l), "", "  ")
-	if e != nil {
-		return nil, e
-	}
-	rd.docs[pathOpenAPI] = newDocument(routeFor(pathOpenAPI), mediaJSON, openapi)
-	return rd, err
-}
-
-// routeFor returns the route with the given path; the route table is fixed,
-// so a missing route is a programming error caught by every test.
-func routeFor(path string) *Route {
-	for i := range routes {
-		if routes[i].Path == path {
-			return &routes[i]
-		}
-	}
-	panic("handlers: no route " + path)
+	return rd, nil
 }
 
 // Headers every owned response carries. Header names are set as map keys so
@@ -267,9 +316,17 @@ func (rd *rendition) setCommonHeaders(h http.Header, r *http.Request) {
 	h["X-Content-Type-Options"] = valueNoSniff
 	h["Access-Control-Allow-Origin"] = valueAnyOrigin
 	h["Access-Control-Expose-Headers"] = valueExposed
-	h["Link"] = rd.link
 	if isAPIPath(r.URL.Path) {
 		h["API-Version"] = valueAPIVersion
+		h["Link"] = rd.apiLink
+		if rd.deprecation != nil {
+			h["Deprecation"] = rd.deprecation
+		}
+		if rd.sunset != nil {
+			h["Sunset"] = rd.sunset
+		}
+	} else {
+		h["Link"] = rd.link
 	}
 }
 
@@ -309,10 +366,12 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case doc != nil:
 		rt = doc.route
+	case s.byPath[path] != nil && s.byPath[path].Method == http.MethodPost:
+		rt = s.byPath[path]
 	case path == pathHealth:
-		rt = routeFor(pathHealth)
+		rt = s.byPath[pathHealth]
 	case strings.HasPrefix(path, insightPrefix) && !strings.Contains(path[len(insightPrefix):], "/"):
-		rt = routeFor(pathInsight)
+		rt = s.byPath[pathInsight]
 	default:
 		WriteProblem(w, r, NewProblem(rd.base, CodeNotFound, r,
 			"The requested API endpoint does not exist."))
@@ -334,6 +393,24 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	if rt.Method == http.MethodPost {
+		// The token endpoints take no bearer: a client's own credentials
+		// there are ignored, as no client authentication is used.
+		switch rt.Path {
+		case pathRegister:
+			s.serveRegister(w, r, rd)
+		case pathIdentity:
+			s.serveIdentity(w, r, rd)
+		case pathIdentityClaim:
+			s.serveClaim(w, r, rd)
+		case pathToken:
+			s.serveToken(w, r, rd)
+		}
+		return
+	}
+	if !s.checkAuthorization(w, r, rd) {
+		return
+	}
 	switch {
 	case doc != nil:
 		serveDocument(w, r, doc)
@@ -401,6 +478,9 @@ func serveDocument(w http.ResponseWriter, r *http.Request, doc *document) {
 	h["Content-Type"] = doc.contentType
 	h["Cache-Control"] = doc.cacheControl
 	h["ETag"] = doc.etag
+	for k, v := range doc.headers {
+		h[k] = v
+	}
 	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatches(inm, doc.etag[0]) {
 		w.WriteHeader(http.StatusNotModified)
 		return

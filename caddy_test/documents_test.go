@@ -1,0 +1,340 @@
+package caddytest
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// demoSite is the root Caddyfile that `make run` serves, moved to the test
+// ports: the module in front of the static example site.
+func demoSite(t testing.TB) string {
+	t.Helper()
+	raw, err := os.ReadFile("../Caddyfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	site := string(raw)
+	site = site[strings.Index(site, "http://localhost:8080"):]
+	site = strings.Replace(site, "http://localhost:8080", "http://localhost:9080", 1)
+	site = strings.Replace(site, "root * site", "root * ../site", 1)
+	site = strings.Replace(site, "\tdiscovery\n", "\tdiscovery {\n\t\trate_limit 100000 60s\n\t}\n", 1)
+	return site
+}
+
+// documentPaths are the GET documents outside /api/v1 with their media types.
+var documentPaths = map[string]string{
+	"/openapi.json":                           "application/json",
+	"/llms.txt":                               "text/plain; charset=utf-8",
+	"/llms-full.txt":                          "text/plain; charset=utf-8",
+	"/robots.txt":                             "text/plain; charset=utf-8",
+	"/auth.md":                                "text/markdown; charset=utf-8",
+	"/developers":                             "text/html; charset=utf-8",
+	"/cli/discovery.mjs":                      "text/javascript; charset=utf-8",
+	"/.well-known/api-catalog":                `application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"`,
+	"/.well-known/oauth-protected-resource":   "application/json",
+	"/.well-known/oauth-authorization-server": "application/json",
+	"/.well-known/jwks.json":                  "application/jwk-set+json",
+}
+
+func TestDocumentsServeAndValidate(t *testing.T) {
+	s := startCaddy(t, sampleSite)
+	for path, mediaType := range documentPaths {
+		t.Run(path, func(t *testing.T) {
+			r := s.get(path)
+			if r.StatusCode != http.StatusOK || r.Header.Get("Content-Type") != mediaType {
+				t.Fatalf("status %d, Content-Type %q, want %q", r.StatusCode, r.Header.Get("Content-Type"), mediaType)
+			}
+			s.validate(r)
+			if r.Header.Get("API-Version") != "" {
+				t.Errorf("API-Version on a document outside /api/v1")
+			}
+			etag := r.Header.Get("ETag")
+			if r304 := s.get(path, "If-None-Match", etag); r304.StatusCode != http.StatusNotModified {
+				t.Errorf("If-None-Match: %d", r304.StatusCode)
+			}
+			if head := s.do(http.MethodHead, base+path, nil); head.StatusCode != http.StatusOK || len(head.body) != 0 ||
+				!strings.Contains(head.Header.Get("Link"), `/.well-known/api-catalog>; rel="api-catalog"`) {
+				t.Errorf("HEAD: %d, %d bytes, Link %q", head.StatusCode, len(head.body), head.Header.Get("Link"))
+			}
+			if strings.HasPrefix(mediaType, "application/") {
+				var v map[string]any
+				if err := json.Unmarshal(r.body, &v); err != nil {
+					t.Errorf("not a JSON object: %v", err)
+				}
+			}
+		})
+	}
+}
+
+var (
+	llmsItem = regexp.MustCompile(`^- \[([^\]]+)\]\((https?://[^)\s]+)\)(: .+)?$`)
+)
+
+// TestLLMsTxtShape checks /llms.txt against the llmstxt.org rules the
+// reference parser applies.
+func TestLLMsTxtShape(t *testing.T) {
+	s := startCaddy(t, sampleSite)
+	lines := strings.Split(strings.TrimRight(string(s.get("/llms.txt").body), "\n"), "\n")
+	if !strings.HasPrefix(lines[0], "# ") || lines[1] != "" || !strings.HasPrefix(lines[2], "> ") || lines[3] != "" {
+		t.Fatalf("the head must be an H1, a blank line and a > summary:\n%s", strings.Join(lines[:4], "\n"))
+	}
+	var sections []string
+	items := map[string]int{}
+	for i, line := range lines[4:] {
+		switch {
+		case strings.HasPrefix(line, "## "):
+			sections = append(sections, strings.TrimPrefix(line, "## "))
+		case strings.HasPrefix(line, "#"):
+			t.Errorf("line %d: only H1 and H2 headings are allowed: %q", i+5, line)
+		case line == "":
+		case len(sections) == 0:
+			// guidance prose before the first section
+		default:
+			if !llmsItem.MatchString(line) {
+				t.Errorf("line %d in %q is not a link item: %q", i+5, sections[len(sections)-1], line)
+			}
+			items[sections[len(sections)-1]]++
+		}
+	}
+	if len(sections) == 0 || sections[len(sections)-1] != "Optional" {
+		t.Errorf("sections %v: the last must be Optional", sections)
+	}
+	body := string(s.get("/llms.txt").body)
+	for _, want := range []string{base + "/api/v1)", base + "/openapi.json)", base + "/developers)", base + "/auth.md)",
+		base + "/cli/discovery.mjs)", base + "/llms-full.txt)", base + "/insights/the-case-for-a-boring-data-platform)"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/llms.txt does not link %s", strings.TrimSuffix(want, ")"))
+		}
+	}
+	if items["Insights"] < 6 {
+		t.Errorf("%d insight items", items["Insights"])
+	}
+	for _, interfaceName := range []string{"JSON API", "MCP", "command-line", "llms-full.txt"} {
+		if !strings.Contains(strings.Join(lines[4:8], " "), interfaceName) {
+			t.Errorf("the guidance does not say when to use %s", interfaceName)
+		}
+	}
+}
+
+func TestLLMsFullTxt(t *testing.T) {
+	s := startCaddy(t, sampleSite)
+	full := string(s.get("/llms-full.txt").body)
+	var insights struct{ Items []struct{ Title, URL, DateISO string } }
+	if err := json.Unmarshal(s.get("/api/v1/insights").body, &insights); err != nil {
+		t.Fatal(err)
+	}
+	for _, section := range []string{"## Biography", "## Key facts", "## Recognition", "## Expertise", "## Education", "## Company", "## Initiatives"} {
+		if !strings.Contains(full, "\n"+section+"\n") {
+			t.Errorf("no %q section", section)
+		}
+	}
+	parts := strings.Split(full, "\n---\n")
+	if len(parts) != len(insights.Items)+1 {
+		t.Fatalf("%d parts separated by ---, want %d", len(parts), len(insights.Items)+1)
+	}
+	for i, in := range insights.Items {
+		part := parts[i+1]
+		if !strings.HasPrefix(part, "\n## "+in.Title+"\n") || !strings.Contains(part, "URL: "+in.URL+"\n") ||
+			!strings.Contains(part, in.DateISO) {
+			t.Errorf("insight %q is not under its own heading with its URL and dates", in.Title)
+		}
+		var doc struct{ Content string }
+		slug := in.URL[strings.LastIndex(in.URL, "/")+1:]
+		_ = json.Unmarshal(s.get("/api/v1/insights/"+slug).body, &doc)
+		firstParagraph := strings.SplitN(doc.Content, "\n\n", 2)[0]
+		if !strings.Contains(part, firstParagraph) {
+			t.Errorf("insight %q is not there in full", in.Title)
+		}
+	}
+}
+
+func TestRobotsTxt(t *testing.T) {
+	s := startCaddy(t, sampleSite)
+	var groupLines []string
+	for _, line := range strings.Split(string(s.get("/robots.txt").body), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		field, value, ok := strings.Cut(line, ":")
+		if !ok {
+			t.Errorf("not a field: %q", line)
+		}
+		groupLines = append(groupLines, strings.ToLower(field)+":"+strings.TrimSpace(value))
+	}
+	want := []string{"user-agent:*", "content-signal:ai-train=yes, search=yes, ai-input=yes", "allow:/"}
+	if strings.Join(groupLines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("robots.txt fields %q, want %q", groupLines, want)
+	}
+
+	s = startCaddy(t, `
+http://localhost:9080 {
+	discovery {
+		robots off
+	}
+	respond "the site's own robots.txt" 200
+}
+`)
+	if r := s.get("/robots.txt"); string(r.body) != "the site's own robots.txt" {
+		t.Errorf("robots off: %q", r.body)
+	}
+	if strings.Contains(string(s.get("/llms.txt").body), "/robots.txt") {
+		t.Error("robots off: /llms.txt still links /robots.txt")
+	}
+}
+
+func TestAuthMarkdown(t *testing.T) {
+	s := startCaddy(t, sampleSite)
+	auth := string(s.get("/auth.md").body)
+	for _, want := range []string{"## Discover", "## Pick a method", "## Register", "## Claim", "## Exchange the assertion",
+		"## Use the access token", "## Errors", "## Not supported", "POST " + base + "/agent/register",
+		"Authorization: Bearer", "public:read", "86400", "invalid_token", "client_credentials",
+		"urn:ietf:params:oauth:grant-type:jwt-bearer", base + "/.well-known/oauth-protected-resource",
+		"User-account creation", "write APIs"} {
+		if !strings.Contains(auth, want) {
+			t.Errorf("/auth.md lacks %q", want)
+		}
+	}
+}
+
+func TestWellKnownDocuments(t *testing.T) {
+	s := startCaddy(t, sampleSite)
+	prm := s.get("/.well-known/oauth-protected-resource").json(t)
+	if prm["resource"] != base || !equalStrings(prm["authorization_servers"], base) ||
+		!equalStrings(prm["scopes_supported"], "public:read") || !equalStrings(prm["bearer_methods_supported"], "header") ||
+		prm["resource_documentation"] != base+"/developers" {
+		t.Errorf("protected resource metadata %v", prm)
+	}
+	asm := s.get("/.well-known/oauth-authorization-server").json(t)
+	if asm["issuer"] != base || asm["token_endpoint"] != base+"/oauth/token" ||
+		!equalStrings(asm["grant_types_supported"], "client_credentials", "urn:ietf:params:oauth:grant-type:jwt-bearer") ||
+		!equalStrings(asm["token_endpoint_auth_methods_supported"], "none") ||
+		asm["jwks_uri"] != base+"/.well-known/jwks.json" || asm["service_documentation"] == nil {
+		t.Errorf("authorization server metadata %v", asm)
+	}
+	if _, ok := asm["response_types_supported"]; ok {
+		t.Error("response_types_supported is present without an authorization endpoint")
+	}
+	if jwks := string(s.get("/.well-known/jwks.json").body); jwks != `{"keys":[]}` {
+		t.Errorf("JWKS %s", jwks)
+	}
+	var catalog struct {
+		Linkset []map[string]json.RawMessage `json:"linkset"`
+	}
+	if err := json.Unmarshal(s.get("/.well-known/api-catalog").body, &catalog); err != nil || len(catalog.Linkset) != 1 {
+		t.Fatalf("api-catalog: %v %v", err, catalog)
+	}
+	entry := catalog.Linkset[0]
+	if string(entry["anchor"]) != `"`+base+`/api/v1"` {
+		t.Errorf("anchor %s", entry["anchor"])
+	}
+	for rel, href := range map[string]string{"service-desc": "/openapi.json", "service-doc": "/developers", "status": "/api/v1/health"} {
+		var links []struct{ Href, Type string }
+		if err := json.Unmarshal(entry[rel], &links); err != nil || len(links) != 1 || links[0].Href != base+href || links[0].Type == "" {
+			t.Errorf("%s: %s", rel, entry[rel])
+		}
+	}
+}
+
+func equalStrings(v any, want ...string) bool {
+	list, ok := v.([]any)
+	if !ok || len(list) != len(want) {
+		return false
+	}
+	for i := range want {
+		if list[i] != want[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestEveryPublishedLinkResolves follows every address the documents and
+// the API publish on the demo site that `make run` serves.
+func TestEveryPublishedLinkResolves(t *testing.T) {
+	s := startCaddy(t, demoSite(t))
+	urls := map[string]string{}
+	absolute := regexp.MustCompile(regexp.QuoteMeta(base) + `[^\s"'<>)\]\\&` + "`" + `]*`)
+	href := regexp.MustCompile(`href="(` + regexp.QuoteMeta(base) + `[^"]*)"`)
+	for _, source := range []string{"/llms.txt", "/llms-full.txt", "/auth.md", "/developers", "/robots.txt", "/api/v1", "/api/v1/profile",
+		"/api/v1/insights", "/.well-known/api-catalog", "/.well-known/oauth-protected-resource", "/.well-known/oauth-authorization-server"} {
+		r := s.get(source)
+		if r.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d", source, r.StatusCode)
+		}
+		found := absolute.FindAllString(string(r.body), -1)
+		if source == "/developers" { // only its links; its examples show addresses in passing
+			found = nil
+			for _, m := range href.FindAllStringSubmatch(string(r.body), -1) {
+				found = append(found, m[1])
+			}
+		}
+		for _, u := range found {
+			u = strings.TrimRight(u, ".,:;")
+			if !strings.Contains(u, "{") && !strings.Contains(u, "<") {
+				urls[u] = source
+			}
+		}
+	}
+	if len(urls) < 30 {
+		t.Fatalf("only %d addresses found", len(urls))
+	}
+	for u, source := range urls {
+		r := s.do(http.MethodGet, strings.Split(u, "#")[0], nil)
+		// POST-only endpoints are published as addresses, not pages.
+		if r.StatusCode != http.StatusOK && !(r.StatusCode == http.StatusMethodNotAllowed && isPostEndpoint(u)) {
+			t.Errorf("%s (from %s): %d", u, source, r.StatusCode)
+		}
+	}
+}
+
+func isPostEndpoint(u string) bool {
+	for _, p := range []string{"/agent/register", "/agent/identity", "/agent/identity/claim", "/oauth/token", "/mcp"} {
+		if u == base+p {
+			return true
+		}
+	}
+	return false
+}
+
+func TestVersioningSignals(t *testing.T) {
+	s := startCaddy(t, sampleSite)
+	for _, h := range []string{"Deprecation", "Sunset"} {
+		if v := s.get("/api/v1").Header.Get(h); v != "" {
+			t.Errorf("%s %q while v1 is not deprecated", h, v)
+		}
+	}
+	s = startCaddy(t, `
+http://localhost:9080 {
+	discovery {
+		rate_limit 100000 60s
+		deprecation 2027-01-01
+		sunset 2027-07-01
+		successor https://example.com/api/v2
+	}
+}
+`)
+	deprecated, _ := time.Parse(time.DateOnly, "2027-01-01")
+	for _, path := range apiPaths {
+		r := s.get(path)
+		s.validate(r)
+		if r.Header.Get("Deprecation") != "@"+strconv.FormatInt(deprecated.Unix(), 10) ||
+			r.Header.Get("Sunset") != "Thu, 01 Jul 2027 00:00:00 GMT" {
+			t.Errorf("%s: Deprecation %q, Sunset %q", path, r.Header.Get("Deprecation"), r.Header.Get("Sunset"))
+		}
+		link := r.Header.Get("Link")
+		if !strings.Contains(link, `<`+base+`/developers#versioning>; rel="deprecation"`) ||
+			!strings.Contains(link, `<https://example.com/api/v2>; rel="successor-version"`) {
+			t.Errorf("%s: Link %q", path, link)
+		}
+	}
+	if r := s.get("/llms.txt"); r.Header.Get("Deprecation") != "" {
+		t.Error("Deprecation on a document outside the versioned API")
+	}
+}

@@ -1,0 +1,263 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// renderDocument renders the body of a route whose response is the same for
+// every request, for one base URL. ok is false for the routes answered per
+// request (health, one insight by slug, the POST endpoints).
+func (l links) renderDocument(rt *Route) (body []byte, ok bool, err error) {
+	var v any
+	switch rt.OperationID {
+	case "getApiIndex":
+		v = l.index()
+	case "getProfile":
+		v = l.profile()
+	case "listInsights":
+		v = l.insights()
+	case "getOpenApi":
+		body, err = json.MarshalIndent(openAPIDocument(l), "", "  ")
+		return body, true, err
+	case "getApiCatalog":
+		v = l.apiCatalog()
+	case "getProtectedResourceMetadata":
+		v = l.protectedResourceMetadata()
+	case "getAuthorizationServerMetadata":
+		v = l.authorizationServerMetadata()
+	case "getJwks":
+		v = map[string][]any{"keys": {}}
+	case "getLlmsTxt":
+		return l.llmsTxt(), true, nil
+	case "getLlmsFullTxt":
+		return l.llmsFullTxt(), true, nil
+	case "getRobotsTxt":
+		return l.robotsTxt(), true, nil
+	case "getAuthNotes":
+		return l.authMarkdown(), true, nil
+	case "getDeveloperPortal":
+		body, err = l.developerPortal()
+		return body, true, err
+	case "getCli":
+		return l.cliScript(), true, nil
+	default:
+		return nil, false, nil
+	}
+	body, err = json.Marshal(v)
+	return body, true, err
+}
+
+// url is the address of the route with the given operation.
+func (l links) url(operationID string) string {
+	for _, rt := range l.routes {
+		if rt.OperationID == operationID {
+			return l.base + rt.Path
+		}
+	}
+	return ""
+}
+
+// link is one entry of an RFC 9264 linkset.
+type link struct {
+	Href string `json:"href"`
+	Type string `json:"type,omitempty"`
+}
+
+func (l links) apiCatalog() any {
+	return map[string]any{"linkset": []map[string]any{{
+		"anchor":       l.base + pathIndex,
+		"service-desc": []link{{l.openAPI(), mediaJSON}},
+		"service-doc":  []link{{l.developers(), "text/html"}},
+		"status":       []link{{l.base + pathHealth, mediaJSON}},
+	}}}
+}
+
+func (l links) protectedResourceMetadata() any {
+	return map[string]any{
+		"resource":                 l.base,
+		"resource_name":            l.cfg.Site.Profile.Name + " public discovery API",
+		"authorization_servers":    []string{l.base},
+		"scopes_supported":         []string{tokenScope},
+		"bearer_methods_supported": []string{"header"},
+		"resource_documentation":   l.developers(),
+	}
+}
+
+func (l links) authorizationServerMetadata() any {
+	return map[string]any{
+		"issuer":                                l.base,
+		"token_endpoint":                        l.base + pathToken,
+		"grant_types_supported":                 []string{grantClientCredentials, grantJWTBearer},
+		"token_endpoint_auth_methods_supported": []string{"none"},
+		"scopes_supported":                      []string{tokenScope},
+		"jwks_uri":                              l.base + pathJWKS,
+		"service_documentation":                 l.base + pathAuth,
+	}
+}
+
+// The OAuth vocabulary the metadata and /auth.md publish.
+const (
+	tokenScope             = "public:read"
+	pathToken              = "/oauth/token"
+	pathMCP                = "/mcp"
+	pathRegister           = "/agent/register"
+	pathIdentity           = "/agent/identity"
+	pathIdentityClaim      = "/agent/identity/claim"
+	grantClientCredentials = "client_credentials"
+	grantJWTBearer         = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+)
+
+// llmsLink writes one llms.txt list item. The reference parser reads a
+// title up to the first "]" and a URL up to the first ")", so neither may
+// contain them.
+func llmsLink(b *bytes.Buffer, title, url, note string) {
+	title = strings.NewReplacer("[", "(", "]", ")", "\n", " ").Replace(title)
+	url = strings.NewReplacer(")", "%29", " ", "%20").Replace(url)
+	fmt.Fprintf(b, "- [%s](%s)", title, url)
+	if note = oneLine(note); note != "" {
+		fmt.Fprintf(b, ": %s", note)
+	}
+	b.WriteByte('\n')
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// llmsTxt renders /llms.txt in the llmstxt.org shape: H1, a one-line
+// summary, guidance, then H2 sections of link items, the last "Optional".
+func (l links) llmsTxt() []byte {
+	p := l.cfg.Site.Profile
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# %s\n\n> %s\n\n", oneLine(p.Name), oneLine(p.Tagline))
+	fmt.Fprintf(&b, "Public, read-only facts about %s and their published insights, for agents and people. No API key is needed. "+
+		"Use the JSON API under %s for structured facts; the MCP server at %s when your agent speaks MCP; "+
+		"the command-line client at %s from a terminal or script; and %s to read everything as plain text in one request.\n",
+		oneLine(p.Name), l.base+pathIndex, l.base+pathMCP, l.url("getCli"), l.base+pathLLMsFull)
+
+	b.WriteString("\n## API and developer resources\n\n")
+	for _, rt := range l.routes {
+		if rt.Listed == listMain && !strings.Contains(rt.Path, "{") {
+			llmsLink(&b, rt.Summary, l.base+rt.Path, rt.Description)
+		}
+	}
+	if len(p.SiteStructure) > 0 {
+		b.WriteString("\n## Profile\n\n")
+		for _, sl := range p.SiteStructure {
+			llmsLink(&b, sl.Label, l.abs(sl.URL), sl.Desc)
+		}
+	}
+	if len(l.cfg.Site.Insights) > 0 {
+		b.WriteString("\n## Insights\n\n")
+		for _, in := range l.cfg.Site.Insights {
+			llmsLink(&b, in.Title, l.insight(in.Slug), in.Description+" ("+in.Topic+", "+in.Date+"; JSON: "+l.base+InsightPath(in.Slug)+")")
+		}
+	}
+	b.WriteString("\n## Optional\n\n")
+	for _, rt := range l.routes {
+		if rt.Listed == listOptional {
+			llmsLink(&b, rt.Summary, l.base+rt.Path, rt.Description)
+		}
+	}
+	return b.Bytes()
+}
+
+// llmsFullTxt renders /llms-full.txt: the profile in prose and lists, then
+// every insight in full under its own heading, separated by "---".
+func (l links) llmsFullTxt() []byte {
+	site := l.cfg.Site
+	p := site.Profile
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# %s\n\n> %s\n\nSource: %s\nLast updated: %s\n", p.Name, oneLine(p.Tagline), l.base+pathProfile, p.LastUpdated)
+	section := func(title string, items []string, bullets bool) {
+		if len(items) == 0 {
+			return
+		}
+		fmt.Fprintf(&b, "\n## %s\n\n", title)
+		for _, it := range items {
+			if bullets {
+				fmt.Fprintf(&b, "- %s\n", oneLine(it))
+			} else {
+				fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(it))
+			}
+		}
+	}
+	section("Biography", p.About, false)
+	section("Key facts", p.KeyFacts, true)
+	section("Recognition", p.Recognition, true)
+	section("Expertise", p.Expertise, true)
+	section("Education", p.Education, true)
+	section("Company", site.CompanyFacts, true)
+	section("Initiatives", site.Initiatives, true)
+	c := l.profile().Contact
+	section("Contact", []string{
+		"Contact form: " + c.Form, "Email: " + c.Email, "Phone: " + c.Phone, "LinkedIn: " + c.LinkedIn,
+		"X: " + c.X, "Substack: " + c.Substack, "YouTube: " + c.YouTube, "Company bio: " + c.CompanyBio,
+	}, true)
+	for _, in := range site.Insights {
+		fmt.Fprintf(&b, "\n---\n\n## %s\n\nURL: %s\nPublished: %s (%s)\nUpdated: %s\nTopic: %s\nRead time: %s\n\n%s\n\n%s\n",
+			oneLine(in.Title), l.insight(in.Slug), in.Date, in.DateISO, in.DateModifiedISO, in.Topic, in.ReadTime,
+			oneLine(in.Description), strings.TrimSpace(demoteHeadings(in.Body)))
+	}
+	return b.Bytes()
+}
+
+// demoteHeadings moves every ATX heading of a Markdown body one level down,
+// outside fenced code, so that it nests under the insight's own heading.
+func demoteHeadings(md string) string {
+	lines := strings.Split(md, "\n")
+	fenced := false
+	for i, line := range lines {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"):
+			fenced = !fenced
+		case !fenced && strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "######"):
+			lines[i] = "#" + line
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// robotsTxt renders /robots.txt with the content signals.
+func (l links) robotsTxt() []byte {
+	yesNo := func(b bool) string {
+		if b {
+			return "yes"
+		}
+		return "no"
+	}
+	s := l.cfg.Site.Signals
+	return fmt.Appendf(nil, `# Content signals (https://contentsignals.org) say how this site's content may be used:
+#   search    building a search index and showing links and excerpts in results
+#   ai-input  giving content to AI models as input for answers (retrieval, grounding)
+#   ai-train  training or fine-tuning AI models
+# Agents: the public API is described at %s and %s.
+User-agent: *
+Content-Signal: ai-train=%s, search=%s, ai-input=%s
+Allow: /
+`, l.base+pathLLMs, l.openAPI(), yesNo(s.AITrain), yesNo(s.Search), yesNo(s.AIInput))
+}
+
+// cliScript is the CLI with this base URL and version built in.
+func (l links) cliScript() []byte {
+	return []byte(strings.NewReplacer(
+		`"__DISCOVERY_BASE_URL__"`, jsString(l.base),
+		`"__DISCOVERY_VERSION__"`, jsString(l.cfg.Version),
+	).Replace(string(l.cfg.CLIScript)))
+}
+
+// jsString is s as a JavaScript string literal (JSON is a subset).
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// slugExample is a published slug for examples, or a placeholder.
+func (l links) slugExample() string {
+	if len(l.cfg.Site.Insights) > 0 {
+		return l.cfg.Site.Insights[0].Slug
+	}
+	return "an-insight"
+}

@@ -1,0 +1,136 @@
+package handlers
+
+import (
+	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/base64"
+	"encoding/json"
+	"html/template"
+	"net/http"
+	"path"
+	"strings"
+)
+
+//go:embed portal/developers.html
+var portalHTML string
+
+//go:embed portal/style.css
+var portalCSS string
+
+var portalTemplate = template.Must(template.New("developers").Parse(portalHTML))
+
+// portalCSP is the Content-Security-Policy of the portal: nothing but its
+// own inline style, allowed by hash.
+var portalCSP = func() string {
+	sum := sha256.Sum256([]byte(portalCSS))
+	return "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) +
+		"'; img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+}()
+
+// documentHeaders are the extra headers of some documents.
+var documentHeaders = map[string]http.Header{
+	mediaHTML: {
+		"Content-Security-Policy": {portalCSP},
+		"Referrer-Policy":         {"no-referrer"},
+	},
+}
+
+type portalEndpoint struct {
+	ID, Method, Path, Description, MediaType, Example, Response string
+}
+
+type portalDocument struct{ Title, URL, Description string }
+
+// maxExampleLines cuts long example responses on the portal.
+const maxExampleLines = 24
+
+// developerPortal renders /developers from the route table, the problem
+// codes and the content.
+func (l links) developerPortal() ([]byte, error) {
+	p := l.cfg.Site.Profile
+	slug := l.slugExample()
+	var endpoints []portalEndpoint
+	var documents []portalDocument
+	for i := range l.routes {
+		rt := &l.routes[i]
+		example := l.base + strings.Replace(rt.Path, "{slug}", slug, 1)
+		ep := portalEndpoint{
+			ID: "op-" + rt.OperationID, Method: rt.Method, Path: rt.Path,
+			Description: rt.Description, MediaType: rt.MediaType, Example: example,
+		}
+		if rt.Versioned() || rt.Schema != "" {
+			ep.Response = l.exampleResponse(rt, slug)
+		}
+		endpoints = append(endpoints, ep)
+		if rt.Tag == tagDiscovery && rt.Method == http.MethodGet && rt.Path != pathDevelopers {
+			documents = append(documents, portalDocument{rt.Summary, example, rt.Description})
+		}
+	}
+	problemExample, _ := json.MarshalIndent(&Problem{
+		Type: l.developers() + "#" + CodeNotFound.Anchor(), Title: CodeNotFound.Title, Status: CodeNotFound.Status,
+		Detail: "No published insight has the slug \"no-such-insight\".", Instance: l.base + InsightPath("no-such-insight"),
+		Code: CodeNotFound.Code, Hint: "List the published insights and their slugs at " + l.base + pathInsights + ".",
+	}, "", "  ")
+	problems := make([]ProblemCode, len(ProblemCodes))
+	for i, c := range ProblemCodes {
+		c.Hint = strings.ReplaceAll(c.Hint, "{base}", l.base)
+		problems[i] = c
+	}
+	versionStatus := "v1 is current and not deprecated."
+	if !l.cfg.Deprecation.IsZero() {
+		versionStatus = "v1 is deprecated since " + l.cfg.Deprecation.UTC().Format("2 January 2006") + "."
+		if !l.cfg.Sunset.IsZero() {
+			versionStatus += " It will be removed after " + l.cfg.Sunset.UTC().Format("2 January 2006") + "."
+		}
+		if l.cfg.Successor != "" {
+			versionStatus += " Its successor is " + l.cfg.Successor + "."
+		}
+	}
+	mcp := l.url("mcp")
+	cli := l.url("getCli")
+	var b bytes.Buffer
+	err := portalTemplate.Execute(&b, map[string]any{
+		"Name": p.Name, "Tagline": strings.TrimSuffix(p.Tagline, "."), "Base": l.base, "Home": l.abs(l.cfg.Site.Pages.Home),
+		"Slug": slug, "Scope": tokenScope, "Style": template.CSS(portalCSS),
+		"Endpoints": endpoints, "Problems": problems, "ProblemExample": string(problemExample),
+		"RateLimit": l.cfg.rateLimitSummary(), "Limited": l.cfg.RateLimit.Events > 0,
+		"PolicyExample": NewRateLimitHeaders(l.cfg.RateLimit).policy[0],
+		"VersionStatus": versionStatus, "OpenAPIVersion": OpenAPIVersion,
+		"MCP": mcp, "CLI": cli, "CLIFile": path.Base(cli), "CLIName": l.cfg.CLIName,
+		"Documents": documents,
+	})
+	return b.Bytes(), err
+}
+
+// exampleResponse is the response body of a JSON route, indented and cut.
+func (l links) exampleResponse(rt *Route, slug string) string {
+	var v any
+	switch {
+	case rt.Path == pathHealth:
+		v = health{"ok", l.cfg.ServiceName, l.cfg.Version, APIVersion, l.base + pathHealth, "2026-01-01T00:00:00Z"}
+	case rt.Path == pathInsight && len(l.cfg.Site.Insights) > 0:
+		v = l.insightDocument(l.cfg.Site.Insights[0])
+	case rt.OperationID == "getOpenApi" || rt.Path == pathDevelopers:
+		return ""
+	default:
+		body, ok, err := l.renderDocument(rt)
+		if !ok || err != nil || json.Unmarshal(body, &v) != nil {
+			return ""
+		}
+	}
+	body, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(string(body), "\n")
+	for i, line := range lines {
+		if len(line) > 120 {
+			lines[i] = line[:strings.LastIndex(line[:117], " ")+1] + "…"
+		}
+	}
+	if len(lines) > maxExampleLines {
+		lines = append(lines[:maxExampleLines], "  …")
+	}
+	return strings.Join(lines, "\n")
+}

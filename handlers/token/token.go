@@ -1,0 +1,421 @@
+// Package token issues and verifies the service's stateless credentials: opaque
+// access tokens and the short-lived identity assertions of the auth.md agent
+// registration flow. Both are authenticated with HMAC-SHA256 under keys derived
+// from one secret, so every instance sharing the secret accepts every other
+// instance's tokens without a database.
+package token
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Scope is the only scope the service grants: read access to the public API.
+const Scope = "public:read"
+
+// MinSecretLen is the minimum secret length in bytes: the full strength of
+// HMAC-SHA256's 256-bit key.
+const MinSecretLen = 32
+
+// The sentinel errors, for errors.Is. None of them carries token bytes, so
+// they are safe to log and to show to clients.
+var (
+	// ErrMalformed means the input is not a well-formed token, header or
+	// assertion of a version this package understands.
+	ErrMalformed = errors.New("token: malformed")
+	// ErrSignature means the MAC does not match: forged, tampered with, or
+	// issued under another secret.
+	ErrSignature = errors.New("token: invalid signature")
+	// ErrExpired means the token was genuine but its lifetime has ended.
+	ErrExpired = errors.New("token: expired")
+	// ErrForeign means a genuinely signed assertion is meant for another
+	// issuer or audience, or is not an anonymous registration.
+	ErrForeign = errors.New("token: issued for another audience or type")
+	// ErrNotBearer means the Authorization header uses another scheme.
+	ErrNotBearer = errors.New("token: authorization scheme is not Bearer")
+)
+
+const (
+	accessPrefix    = "dsc_"
+	accessVersion   = 1
+	maxAccessLen    = 512  // longest token string VerifyAccessToken reads
+	maxHeaderLen    = 4096 // longest Authorization header or assertion read
+	nonceLen        = 16
+	fixedAccessLen  = 1 + 1 + 8 + nonceLen + sha256.Size // all but the scope
+	registrationPfx = "anon_"
+	claimPfx        = "clm_"
+	anonymous       = "anonymous"
+)
+
+// b64 rejects non-canonical encodings (stray bits in the last character).
+// With isBase64URL, which rejects the CR and LF the decoder would skip, a
+// token has exactly one accepted spelling.
+var b64 = base64.RawURLEncoding.Strict()
+
+// isBase64URL reports whether s uses only the unpadded base64url alphabet.
+func isBase64URL(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// assertionHeader is the fixed JOSE header of every assertion, pre-encoded.
+var assertionHeader = b64.EncodeToString([]byte(`{"alg":"HS256","typ":"JWT"}`))
+
+// Config configures an Issuer.
+type Config struct {
+	// Secret keys every MAC; at least MinSecretLen bytes. Instances that must
+	// accept each other's tokens share it. Keep it out of logs and config dumps.
+	Secret []byte
+	// TTL is the access token lifetime, at least one second; 0 means 24h.
+	TTL time.Duration
+	// AssertionTTL is the identity assertion lifetime, at least one second;
+	// 0 means 10m. Short, because an assertion is only exchanged once.
+	AssertionTTL time.Duration
+	// Issuer is the service's base URL, e.g. "https://example.com", without a
+	// trailing slash, query or fragment. It is the iss of assertions, and
+	// Issuer+"/oauth/token" is their aud.
+	Issuer string
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Issuer issues and verifies access tokens and identity assertions. It is
+// safe for concurrent use.
+type Issuer struct {
+	issuer       string
+	audience     string
+	ttl          time.Duration
+	assertionTTL time.Duration
+	now          func() time.Time
+	assertionKey []byte
+	access       sync.Pool // of *macState keyed for access tokens
+}
+
+// macState is a keyed HMAC with scratch space, pooled so that verifying a
+// token does not allocate.
+type macState struct {
+	mac hash.Hash
+	enc [maxAccessLen]byte         // the base64 text, copied from the string
+	raw [maxAccessLen * 3 / 4]byte // the decoded token
+	sum [sha256.Size]byte
+}
+
+// NewIssuer checks cfg, applies defaults and derives the keys. Separate keys
+// for access tokens and assertions mean neither can be passed off as the other.
+func NewIssuer(cfg Config) (*Issuer, error) {
+	if len(cfg.Secret) < MinSecretLen {
+		return nil, fmt.Errorf("secret must be at least %d bytes, got %d", MinSecretLen, len(cfg.Secret))
+	}
+	ttl, err := lifetime("ttl", cfg.TTL, 24*time.Hour)
+	if err != nil {
+		return nil, err
+	}
+	assertionTTL, err := lifetime("assertion_ttl", cfg.AssertionTTL, 10*time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	u, err := url.Parse(cfg.Issuer)
+	if err != nil || u.Scheme == "" || u.Host == "" || strings.HasSuffix(cfg.Issuer, "/") ||
+		strings.ContainsAny(cfg.Issuer, "?#") {
+		return nil, fmt.Errorf("issuer %q must be an absolute URL without trailing slash, query or fragment", cfg.Issuer)
+	}
+	i := &Issuer{
+		issuer:       cfg.Issuer,
+		audience:     cfg.Issuer + "/oauth/token",
+		ttl:          ttl,
+		assertionTTL: assertionTTL,
+		now:          cfg.Now,
+		assertionKey: deriveKey(cfg.Secret, "identity-assertion v1"),
+	}
+	if i.now == nil {
+		i.now = time.Now
+	}
+	accessKey := deriveKey(cfg.Secret, "access-token v1")
+	i.access.New = func() any { return &macState{mac: hmac.New(sha256.New, accessKey)} }
+	return i, nil
+}
+
+func lifetime(name string, d, def time.Duration) (time.Duration, error) {
+	switch {
+	case d == 0:
+		return def, nil
+	case d < time.Second:
+		return 0, fmt.Errorf("%s must be at least 1s, got %s", name, d)
+	}
+	return d, nil
+}
+
+func deriveKey(secret []byte, label string) []byte {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte(label))
+	return m.Sum(nil)
+}
+
+// NewSecret returns MinSecretLen random bytes, for a secret generated once and
+// kept in storage.
+func NewSecret() ([]byte, error) {
+	return randomBytes(MinSecretLen)
+}
+
+func randomBytes(n int) ([]byte, error) {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		return nil, fmt.Errorf("reading random bytes: %w", err)
+	}
+	return b, nil
+}
+
+func randomString(prefix string, n int) (string, error) {
+	b, err := randomBytes(n)
+	if err != nil {
+		return "", err
+	}
+	return prefix + b64.EncodeToString(b), nil
+}
+
+// Claims is what a verified access token says.
+type Claims struct {
+	Scope   string
+	Expires time.Time
+}
+
+// IssueAccessToken returns a new access token for Scope and its lifetime in
+// whole seconds (expires_in). The token is "dsc_" and the unpadded base64url
+// encoding of: version 1, scope length, scope, expiry as big-endian Unix
+// seconds, 16 random bytes (so no two tokens are equal), and an HMAC-SHA256 of
+// all of that. It is deliberately not a JWT: clients must treat it as opaque.
+func (i *Issuer) IssueAccessToken() (token string, expiresIn int, err error) {
+	expires := i.now().Add(i.ttl).Unix()
+	b := make([]byte, 0, fixedAccessLen+len(Scope))
+	b = append(b, accessVersion, byte(len(Scope)))
+	b = append(b, Scope...)
+	b = binary.BigEndian.AppendUint64(b, uint64(expires))
+	b = b[:len(b)+nonceLen]
+	if _, err := rand.Read(b[len(b)-nonceLen:]); err != nil {
+		return "", 0, fmt.Errorf("reading random bytes: %w", err)
+	}
+	s := i.access.Get().(*macState)
+	s.mac.Reset()
+	s.mac.Write(b)
+	b = s.mac.Sum(b)
+	i.access.Put(s)
+	return accessPrefix + b64.EncodeToString(b), int(i.ttl / time.Second), nil
+}
+
+// VerifyAccessToken checks a token and returns its claims. The MAC is checked,
+// in constant time, before expiry or scope are read, so unauthenticated bytes
+// never influence anything but the ErrMalformed/ErrSignature outcome. It does
+// not allocate on the success path and never panics.
+func (i *Issuer) VerifyAccessToken(token string) (Claims, error) {
+	if len(token) > maxAccessLen || !strings.HasPrefix(token, accessPrefix) ||
+		!isBase64URL(token[len(accessPrefix):]) {
+		return Claims{}, ErrMalformed
+	}
+	s := i.access.Get().(*macState)
+	defer i.access.Put(s)
+	// Decode from a copy in the pooled buffer: converting the string to a
+	// byte slice would allocate.
+	n, err := b64.Decode(s.raw[:], s.enc[:copy(s.enc[:], token[len(accessPrefix):])])
+	if err != nil || n < fixedAccessLen {
+		return Claims{}, ErrMalformed
+	}
+	b := s.raw[:n]
+	scopeLen := int(b[1])
+	if b[0] != accessVersion || n != fixedAccessLen+scopeLen {
+		return Claims{}, ErrMalformed
+	}
+	body, mac := b[:n-sha256.Size], b[n-sha256.Size:]
+	s.mac.Reset()
+	s.mac.Write(body)
+	if !hmac.Equal(s.mac.Sum(s.sum[:0]), mac) {
+		return Claims{}, ErrSignature
+	}
+	// Only Scope is ever issued; a signed token naming another scope comes
+	// from a newer version and is refused rather than guessed at.
+	if string(body[2:2+scopeLen]) != Scope {
+		return Claims{}, ErrMalformed
+	}
+	expires := time.Unix(int64(binary.BigEndian.Uint64(body[2+scopeLen:])), 0)
+	if !i.now().Before(expires) {
+		return Claims{}, ErrExpired
+	}
+	return Claims{Scope: Scope, Expires: expires}, nil
+}
+
+// ParseAuthorization extracts the token from an Authorization header value in
+// the RFC 6750 §2.1 form "Bearer <token68>". The scheme is case-insensitive and
+// surrounding spaces and tabs are tolerated; anything else is refused rather
+// than repaired, so a mangled header is reported instead of half-used. The
+// token is a substring of header (no allocation).
+func ParseAuthorization(header string) (token string, err error) {
+	if len(header) > maxHeaderLen {
+		return "", ErrMalformed
+	}
+	h := strings.Trim(header, " \t")
+	if h == "" {
+		return "", ErrMalformed
+	}
+	scheme, rest := h, ""
+	if sep := strings.IndexAny(h, " \t"); sep >= 0 {
+		scheme, rest = h[:sep], strings.TrimLeft(h[sep:], " \t")
+	}
+	if !strings.EqualFold(scheme, "Bearer") {
+		return "", ErrNotBearer
+	}
+	token = rest
+	if !isToken68(token) {
+		return "", ErrMalformed
+	}
+	return token, nil
+}
+
+// isToken68 reports whether s matches [A-Za-z0-9-._~+/]+=* (RFC 7235).
+func isToken68(s string) bool {
+	body := strings.TrimRight(s, "=")
+	if body == "" {
+		return false
+	}
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case c == '-', c == '.', c == '_', c == '~', c == '+', c == '/':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// Identity is a fresh anonymous registration (auth.md "Register" step).
+type Identity struct {
+	// RegistrationID is "anon_" and 22 random base64url characters.
+	RegistrationID   string
+	RegistrationType string // always "anonymous"
+	// Assertion is an HS256 JWT the agent exchanges at the token endpoint
+	// with the jwt-bearer grant (RFC 7523).
+	Assertion        string
+	AssertionExpires time.Time
+	// ClaimToken is "clm_" and 32 random base64url characters. It is never
+	// verified: claiming a registration is never required here.
+	ClaimToken        string
+	ClaimTokenExpires time.Time // same as AssertionExpires
+}
+
+// assertionClaims are the JWT claims of an identity assertion.
+type assertionClaims struct {
+	Iss              string `json:"iss"`
+	Aud              string `json:"aud"`
+	Sub              string `json:"sub"`
+	Iat              int64  `json:"iat"`
+	Exp              int64  `json:"exp"`
+	Jti              string `json:"jti"`
+	RegistrationType string `json:"registration_type"`
+}
+
+// NewAnonymousIdentity registers a new anonymous agent. Nothing is stored: the
+// signed assertion is the registration.
+func (i *Issuer) NewAnonymousIdentity() (Identity, error) {
+	sub, err := randomString(registrationPfx, 16)
+	if err != nil {
+		return Identity{}, err
+	}
+	jti, err := randomString("", 16)
+	if err != nil {
+		return Identity{}, err
+	}
+	claim, err := randomString(claimPfx, 24)
+	if err != nil {
+		return Identity{}, err
+	}
+	now := i.now()
+	expires := time.Unix(now.Add(i.assertionTTL).Unix(), 0)
+	payload, err := json.Marshal(assertionClaims{
+		Iss: i.issuer, Aud: i.audience, Sub: sub, Iat: now.Unix(), Exp: expires.Unix(),
+		Jti: jti, RegistrationType: anonymous,
+	})
+	if err != nil {
+		return Identity{}, fmt.Errorf("encoding assertion: %w", err)
+	}
+	signingInput := assertionHeader + "." + b64.EncodeToString(payload)
+	return Identity{
+		RegistrationID:    sub,
+		RegistrationType:  anonymous,
+		Assertion:         signingInput + "." + b64.EncodeToString(i.signAssertion(signingInput)),
+		AssertionExpires:  expires,
+		ClaimToken:        claim,
+		ClaimTokenExpires: expires,
+	}, nil
+}
+
+func (i *Issuer) signAssertion(signingInput string) []byte {
+	m := hmac.New(sha256.New, i.assertionKey)
+	m.Write([]byte(signingInput))
+	return m.Sum(nil)
+}
+
+// VerifyAssertion checks an identity assertion this issuer made and returns
+// its registration id. Only alg HS256 is accepted, whatever else the header
+// claims ("none" and algorithm confusion are the classic JWT forgeries), and
+// the signature is checked in constant time before any claim is read. It never
+// panics.
+func (i *Issuer) VerifyAssertion(jwt string) (registrationID string, err error) {
+	if len(jwt) > maxHeaderLen || strings.Count(jwt, ".") != 2 {
+		return "", ErrMalformed
+	}
+	headerSeg, rest, _ := strings.Cut(jwt, ".")
+	payloadSeg, sigSeg, _ := strings.Cut(rest, ".")
+	if !isBase64URL(headerSeg) || !isBase64URL(payloadSeg) || !isBase64URL(sigSeg) {
+		return "", ErrMalformed
+	}
+	var header struct {
+		Alg  string          `json:"alg"`
+		Typ  *string         `json:"typ"`
+		Crit json.RawMessage `json:"crit"`
+	}
+	if !decodeJSON(headerSeg, &header) || header.Alg != "HS256" ||
+		(header.Typ != nil && !strings.EqualFold(*header.Typ, "JWT")) || header.Crit != nil {
+		return "", ErrMalformed
+	}
+	sig, err := b64.DecodeString(sigSeg)
+	if err != nil || len(sig) != sha256.Size {
+		return "", ErrMalformed
+	}
+	if !hmac.Equal(i.signAssertion(jwt[:len(headerSeg)+1+len(payloadSeg)]), sig) {
+		return "", ErrSignature
+	}
+	var c assertionClaims
+	if !decodeJSON(payloadSeg, &c) {
+		return "", ErrMalformed
+	}
+	if c.Iss != i.issuer || c.Aud != i.audience || c.RegistrationType != anonymous ||
+		!strings.HasPrefix(c.Sub, registrationPfx) {
+		return "", ErrForeign
+	}
+	if !i.now().Before(time.Unix(c.Exp, 0)) {
+		return "", ErrExpired
+	}
+	return c.Sub, nil
+}
+
+// decodeJSON decodes one base64url segment holding a JSON object into v.
+func decodeJSON(seg string, v any) bool {
+	raw, err := b64.DecodeString(seg)
+	return err == nil && json.Unmarshal(raw, v) == nil
+}
