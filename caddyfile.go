@@ -32,6 +32,7 @@ func init() {
 //		distributed    [<read_interval> [<write_interval>]]
 //		token_secret   <secret>
 //		token_ttl      <duration>
+//		mcp_host_check on|off
 //		cli_name       <name>
 //		deprecation    <date>
 //		sunset         <date>
@@ -101,6 +102,16 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return err
 			}
 			h.Robots = &on
+		case "mcp_host_check":
+			var v string
+			if !d.AllArgs(&v) {
+				return d.ArgErr()
+			}
+			on, err := parseSwitch(d, name, v)
+			if err != nil {
+				return err
+			}
+			h.MCPHostCheck = &on
 		case "rate_limit":
 			args := d.RemainingArgs()
 			switch {

@@ -70,6 +70,13 @@ type Handler struct {
 	// Sunset header). It must not be before Deprecation.
 	Sunset string `json:"sunset,omitempty"`
 
+	// MCPHostCheck protects the MCP endpoint from DNS rebinding when Caddy
+	// listens on a loopback address: a request there must name a loopback
+	// host or the host of base_url. A Caddy on 127.0.0.1 behind a tunnel or
+	// proxy works when base_url names the public host; false turns the
+	// check off. Default: true.
+	MCPHostCheck *bool `json:"mcp_host_check,omitempty"`
+
 	// TokenSecret authenticates the anonymous access tokens and identity
 	// assertions (HMAC-SHA256), at least 32 bytes; use a placeholder such as
 	// {env.DISCOVERY_TOKEN_SECRET} rather than writing it into the config.
@@ -160,6 +167,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		CLIName:     h.CLIName,
 		CLIScript:   cliScript,
 		Robots:      h.Robots == nil || *h.Robots,
+		MCPAnyHost:  h.MCPHostCheck != nil && !*h.MCPHostCheck,
 		Deprecation: deprecation,
 		Sunset:      sunset,
 		Successor:   h.Successor,

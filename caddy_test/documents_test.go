@@ -20,8 +20,8 @@ func demoSite(t testing.TB) string {
 		t.Fatal(err)
 	}
 	site := string(raw)
-	site = site[strings.Index(site, "http://localhost:8080"):]
-	site = strings.Replace(site, "http://localhost:8080", "http://localhost:9080", 1)
+	site = site[strings.Index(site, "http://:8080"):]
+	site = strings.Replace(site, "http://:8080", "http://:9080", 1)
 	site = strings.Replace(site, "root * site", "root * ../site", 1)
 	site = strings.Replace(site, "\tdiscovery\n", "\tdiscovery {\n\t\trate_limit 100000 60s\n\t}\n", 1)
 	return site

@@ -28,6 +28,8 @@ func (l links) renderDocument(rt *Route) (body []byte, ok bool, err error) {
 		v = l.protectedResourceMetadata()
 	case "getAuthorizationServerMetadata":
 		v = l.authorizationServerMetadata()
+	case "getMcpServerCard", "getWellKnownMcpServerCard":
+		v = l.serverCard()
 	case "getJwks":
 		v = map[string][]any{"keys": {}}
 	case "getLlmsTxt":

@@ -37,6 +37,7 @@ type object = map[string]any
 var problemResponses = map[int]string{
 	http.StatusBadRequest:            "BadRequest",
 	http.StatusUnauthorized:          "InvalidToken",
+	http.StatusForbidden:             "Forbidden",
 	http.StatusNotFound:              "NotFound",
 	http.StatusMethodNotAllowed:      "MethodNotAllowed",
 	http.StatusRequestEntityTooLarge: "PayloadTooLarge",

@@ -51,6 +51,9 @@ var (
 	CodeInvalidToken = ProblemCode{"invalid_token", http.StatusUnauthorized, "Invalid Token",
 		"An Authorization header was sent, but its bearer token is malformed, expired or was not issued by this service.",
 		"Omit the Authorization header (no token is needed), or obtain a fresh token with POST /agent/register."}
+	CodeForbidden = ProblemCode{"forbidden", http.StatusForbidden, "Forbidden",
+		"The MCP endpoint refused a browser request from another site's origin, or a Host header that is not this server's name.",
+		"Call the MCP endpoint from an MCP client or a server (they send no Origin header), at the site's own address."}
 	CodeNotFound = ProblemCode{"not_found", http.StatusNotFound, "Not Found",
 		"The requested API endpoint does not exist, or the insight with that slug does not exist.",
 		"Check the path against the machine-readable description at {base}/openapi.json."}
@@ -73,7 +76,7 @@ var (
 
 // ProblemCodes lists every problem code, in status order.
 var ProblemCodes = []ProblemCode{
-	CodeBadRequest, CodeInvalidToken, CodeNotFound, CodeMethodNotAllowed,
+	CodeBadRequest, CodeInvalidToken, CodeForbidden, CodeNotFound, CodeMethodNotAllowed,
 	CodePayloadTooLarge, CodeUnsupportedMediaType, CodeRateLimited, CodeInternalError,
 }
 

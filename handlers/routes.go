@@ -64,6 +64,7 @@ const (
 	tagAPI       = "API"
 	tagDiscovery = "Discovery"
 	tagAuth      = "Authentication"
+	tagMCP       = "MCP"
 
 	cacheAPI      = "public, max-age=300"
 	cacheDocument = "public, max-age=3600"
@@ -88,15 +89,17 @@ const (
 	pathInsight  = "/api/v1/insights/{slug}"
 	pathOpenAPI  = "/openapi.json"
 
-	pathLLMs       = "/llms.txt"
-	pathLLMsFull   = "/llms-full.txt"
-	pathRobots     = "/robots.txt"
-	pathAuth       = "/auth.md"
-	pathDevelopers = "/developers"
-	pathCatalog    = "/.well-known/api-catalog"
-	pathPRM        = "/.well-known/oauth-protected-resource"
-	pathASM        = "/.well-known/oauth-authorization-server"
-	pathJWKS       = "/.well-known/jwks.json"
+	pathLLMs                = "/llms.txt"
+	pathLLMsFull            = "/llms-full.txt"
+	pathRobots              = "/robots.txt"
+	pathAuth                = "/auth.md"
+	pathDevelopers          = "/developers"
+	pathCatalog             = "/.well-known/api-catalog"
+	pathPRM                 = "/.well-known/oauth-protected-resource"
+	pathASM                 = "/.well-known/oauth-authorization-server"
+	pathJWKS                = "/.well-known/jwks.json"
+	pathServerCard          = "/mcp/server-card"
+	pathWellKnownServerCard = "/.well-known/mcp/server-card.json"
 	// pathCLI holds the configured CLI name in place of {cli}.
 	pathCLI = "/cli/{cli}.mjs"
 )
@@ -139,6 +142,26 @@ var routes = []Route{
 		Summary:     "OpenAPI description",
 		Description: "The machine-readable OpenAPI 3.1 description of every endpoint.",
 		MediaType:   mediaJSON, CacheControl: cacheDocument, Listed: listMain,
+	},
+	{
+		Path: pathMCP, Method: http.MethodPost, OperationID: "mcp", Tag: tagMCP,
+		Summary:     "MCP server",
+		Description: "Model Context Protocol over Streamable HTTP (JSON-RPC 2.0, stateless, no authentication): tools for the profile, the insights, a search and the health check, and the insights as resources. Not a REST resource: connect with an MCP client.",
+		MediaType:   mediaJSON, Schema: "JSONRPCResponse", CacheControl: cacheNever, Listed: listMain,
+		RequestMediaType: mediaJSON, RequestSchema: "JSONRPCMessage",
+		Problems: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusRequestEntityTooLarge},
+	},
+	{
+		Path: pathServerCard, Method: http.MethodGet, OperationID: "getMcpServerCard", Tag: tagMCP,
+		Summary:     "MCP server card",
+		Description: "The MCP server card: the server's name, version, transport, protocol versions and capabilities.",
+		MediaType:   "application/mcp-server-card+json", Schema: "ServerCard", CacheControl: cacheDocument,
+	},
+	{
+		Path: pathWellKnownServerCard, Method: http.MethodGet, OperationID: "getWellKnownMcpServerCard", Tag: tagMCP,
+		Summary:     "MCP server card (well-known address)",
+		Description: "The same server card at the address scanners probe.",
+		MediaType:   mediaJSON, Schema: "ServerCard", CacheControl: cacheDocument, Listed: listOptional,
 	},
 	{
 		Path: pathDevelopers, Method: http.MethodGet, OperationID: "getDeveloperPortal", Tag: tagDiscovery,
@@ -236,6 +259,9 @@ var routes = []Route{
 // all of it, so an unknown path there is a 404 problem, not the next
 // handler's page.
 const apiPrefix = "/api/"
+
+// mcpPrefix is owned too: an unknown address under /mcp is a 404 problem.
+const mcpPrefix = "/mcp/"
 
 func isAPIPath(p string) bool {
 	return p == pathIndex || strings.HasPrefix(p, apiPrefix)

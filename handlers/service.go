@@ -18,6 +18,7 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/handlers/token"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // PolicyName is the name of the public rate-limit policy.
@@ -46,6 +47,9 @@ type Config struct {
 	// TokenSecret authenticates access tokens and identity assertions; at
 	// least token.MinSecretLen bytes.
 	TokenSecret []byte
+	// MCPAnyHost turns off the MCP endpoint's Host check on loopback
+	// listeners (DNS rebinding protection).
+	MCPAnyHost bool
 	// TokenTTL is the lifetime of access tokens; 0 means 24 hours.
 	TokenTTL time.Duration
 	// ServiceName and Version identify the service in health reports.
@@ -157,7 +161,7 @@ func NormalizeBaseURL(raw string) (string, error) {
 // Owns reports whether the service answers path; every other path belongs
 // to the next handler.
 func (s *Service) Owns(path string) bool {
-	if isAPIPath(path) {
+	if isAPIPath(path) || strings.HasPrefix(path, mcpPrefix) {
 		return true
 	}
 	_, ok := s.byPath[path]
@@ -251,6 +255,11 @@ type rendition struct {
 	deprecation, sunset []string
 	// tokens issues and verifies tokens; assertions name this base URL.
 	tokens *token.Issuer
+	// origin is the base URL's origin, the one browser origin /mcp accepts.
+	origin      string
+	valueOrigin []string
+	// mcp is the stateless MCP handler, built once per rendition.
+	mcp http.Handler
 }
 
 func (s *Service) render(base string) (*rendition, error) {
@@ -266,6 +275,16 @@ func (s *Service) render(base string) (*rendition, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tokens: %w", err)
 	}
+	rd.origin = originOf(base)
+	rd.valueOrigin = []string{rd.origin}
+	server := l.mcpServer()
+	rd.mcp = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
+		Stateless:    true,
+		JSONResponse: true,
+		// hostAllowed does this check, knowing the configured base URL.
+		DisableLocalhostProtection: true,
+		MaxRequestBodyBytes:        MaxBodySize,
+	})
 	rd.apiLink = rd.link
 	if d := s.cfg.Deprecation; !d.IsZero() {
 		rd.deprecation = []string{"@" + strconv.FormatInt(d.Unix(), 10)}
@@ -308,13 +327,20 @@ var (
 	valueExposed     = []string{"API-Version, RateLimit, RateLimit-Policy, Retry-After, ETag, Link, Location, WWW-Authenticate, Deprecation, Sunset"}
 	valueAPIVersion  = []string{APIVersion}
 	valuePreflightMx = []string{"86400"}
-	valueAllowedHdrs = []string{"Authorization, Content-Type, If-None-Match, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID"}
+	valueAllowedHdrs = []string{"Accept, Authorization, Content-Type, If-None-Match, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id, Last-Event-ID"}
+	valueVaryOrigin  = []string{"Origin"}
 )
 
 // setCommonHeaders sets the headers every owned response carries.
 func (rd *rendition) setCommonHeaders(h http.Header, r *http.Request) {
 	h["X-Content-Type-Options"] = valueNoSniff
-	h["Access-Control-Allow-Origin"] = valueAnyOrigin
+	if r.URL.Path == pathMCP {
+		// Browsers may call the MCP endpoint only from the site itself.
+		h["Access-Control-Allow-Origin"] = rd.valueOrigin
+		h["Vary"] = valueVaryOrigin
+	} else {
+		h["Access-Control-Allow-Origin"] = valueAnyOrigin
+	}
 	h["Access-Control-Expose-Headers"] = valueExposed
 	if isAPIPath(r.URL.Path) {
 		h["API-Version"] = valueAPIVersion
@@ -395,8 +421,13 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	if rt.Method == http.MethodPost {
 		// The token endpoints take no bearer: a client's own credentials
-		// there are ignored, as no client authentication is used.
+		// there are ignored, as no client authentication is used. /mcp is a
+		// public endpoint like the API and checks it.
 		switch rt.Path {
+		case pathMCP:
+			if s.checkAuthorization(w, r, rd) {
+				s.serveMCP(w, r, rd)
+			}
 		case pathRegister:
 			s.serveRegister(w, r, rd)
 		case pathIdentity:

@@ -18,6 +18,9 @@ func newTestService(t testing.TB, cfg Config) *Service {
 		t.Fatal(err)
 	}
 	cfg.Site = site
+	if cfg.TokenSecret == nil {
+		cfg.TokenSecret = []byte(strings.Repeat("s", 32))
+	}
 	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
