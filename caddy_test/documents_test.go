@@ -125,7 +125,9 @@ func TestLLMsTxtShape(t *testing.T) {
 func TestLLMsFullTxt(t *testing.T) {
 	s := startCaddy(t, sampleSite)
 	full := string(s.get("/llms-full.txt").body)
-	var insights struct{ Items []struct{ Title, URL, DateISO string } }
+	var insights struct {
+		Items []struct{ Title, URL, DateISO string }
+	}
 	if err := json.Unmarshal(s.get("/api/v1/insights").body, &insights); err != nil {
 		t.Fatal(err)
 	}

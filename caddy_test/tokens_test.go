@@ -264,7 +264,9 @@ func TestTokensAcrossInstancesAndRestarts(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer resp.Body.Close()
-		var tok struct{ AccessToken string `json:"access_token"` }
+		var tok struct {
+			AccessToken string `json:"access_token"`
+		}
 		if err := json.NewDecoder(resp.Body).Decode(&tok); err != nil || tok.AccessToken == "" {
 			t.Fatalf("register at %s: %d %v", p.url, resp.StatusCode, err)
 		}
