@@ -19,9 +19,9 @@ run: build ## serve the root Caddyfile with the sample content on http://localho
 	@echo "  curl http://localhost:8080/openapi.json"
 	$(CADDY) run --config Caddyfile --adapter caddyfile
 
-test: tools vet unit ## everything CI runs: vet, gofmt, all tests with -race, the OpenAPI lint
+test: tools vet unit ## everything CI runs: vet, gofmt, all tests with -race (real Caddy, node, chromium), the OpenAPI lint
 
-tools: ## install the Node tools the tests run (Redocly CLI), pinned by package-lock.json
+tools: ## install the Node packages the tests run (Redocly CLI, MCP SDK and conformance suite, Node 22), pinned by package-lock.json
 	npm ci --no-audit --no-fund
 
 vet: ## go vet and gofmt
@@ -30,6 +30,8 @@ vet: ## go vet and gofmt
 
 unit: ## the Go tests, with the race detector, including the fuzz seed corpora
 	$(GO) test -race -count=1 ./...
+	# Allocation counts are only meaningful without the race detector.
+	$(GO) test -count=1 -run 'Alloc' ./handlers/...
 
 lint: vet ## staticcheck on top of vet
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1 ./...
