@@ -272,7 +272,57 @@ func (s *Service) serveMCP(w http.ResponseWriter, r *http.Request, rd *rendition
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
-	rd.mcp.ServeHTTP(w, r)
+	rw := &rpcErrorWriter{ResponseWriter: w}
+	rd.mcp.ServeHTTP(rw, r)
+	rw.finish()
+}
+
+// rpcErrorWriter turns the SDK's plain-text transport errors (a bad Accept
+// header, a message that is JSON but not JSON-RPC) into JSON-RPC error
+// objects, the format MCP clients parse; everything else passes through.
+type rpcErrorWriter struct {
+	http.ResponseWriter
+	status int
+	text   bytes.Buffer
+}
+
+func (w *rpcErrorWriter) WriteHeader(status int) {
+	if status >= 400 && strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
+		w.status = status
+		return
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *rpcErrorWriter) Write(b []byte) (int, error) {
+	if w.status != 0 {
+		return w.text.Write(b)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *rpcErrorWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok && w.status == 0 {
+		f.Flush()
+	}
+}
+
+func (w *rpcErrorWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// finish writes the error object of an intercepted error: -32600, Invalid
+// Request, with the SDK's explanation.
+func (w *rpcErrorWriter) finish() {
+	if w.status == 0 {
+		return
+	}
+	msg, _ := json.Marshal(strings.TrimSpace(w.text.String()))
+	h := w.Header()
+	h.Del("X-Content-Type-Options")
+	h["X-Content-Type-Options"] = valueNoSniff
+	h["Content-Type"] = valueJSONType
+	h.Del("Content-Length")
+	w.ResponseWriter.WriteHeader(w.status)
+	_, _ = fmt.Fprintf(w.ResponseWriter, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":%s}}`, msg)
 }
 
 // hostAllowed protects a server on a loopback listener from DNS rebinding:

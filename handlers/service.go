@@ -229,17 +229,24 @@ type document struct {
 	etag         []string
 	cacheControl []string
 	headers      http.Header // extra headers, such as the portal's CSP
+	// encodings are the precompressed forms, preferred first; vary is set
+	// when there are any.
+	encodings     []encoding
+	contentLength []string
 }
 
 func newDocument(rt *Route, body []byte) *document {
 	sum := sha256.Sum256(body)
+	etag := `"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`
 	return &document{
-		route:        rt,
-		body:         body,
-		contentType:  []string{rt.MediaType},
-		etag:         []string{`"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`},
-		cacheControl: []string{rt.CacheControl},
-		headers:      documentHeaders[rt.MediaType],
+		route:         rt,
+		body:          body,
+		contentType:   []string{rt.MediaType},
+		etag:          []string{etag},
+		cacheControl:  []string{rt.CacheControl},
+		headers:       documentHeaders[rt.MediaType],
+		encodings:     compress(body, etag),
+		contentLength: []string{strconv.Itoa(len(body))},
 	}
 }
 
@@ -322,13 +329,14 @@ func (s *Service) render(base string) (*rendition, error) {
 // that they keep the specification's spelling (Go would canonicalise
 // API-Version to Api-Version).
 var (
-	valueNoSniff     = []string{"nosniff"}
-	valueAnyOrigin   = []string{"*"}
-	valueExposed     = []string{"API-Version, RateLimit, RateLimit-Policy, Retry-After, ETag, Link, Location, WWW-Authenticate, Deprecation, Sunset"}
-	valueAPIVersion  = []string{APIVersion}
-	valuePreflightMx = []string{"86400"}
-	valueAllowedHdrs = []string{"Accept, Authorization, Content-Type, If-None-Match, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id, Last-Event-ID"}
-	valueVaryOrigin  = []string{"Origin"}
+	valueNoSniff      = []string{"nosniff"}
+	valueAnyOrigin    = []string{"*"}
+	valueExposed      = []string{"API-Version, RateLimit, RateLimit-Policy, Retry-After, ETag, Link, Location, WWW-Authenticate, Deprecation, Sunset"}
+	valueAPIVersion   = []string{APIVersion}
+	valuePreflightMx  = []string{"86400"}
+	valueAllowedHdrs  = []string{"Accept, Authorization, Content-Type, If-None-Match, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id, Last-Event-ID"}
+	valueVaryOrigin   = []string{"Origin"}
+	valueVaryEncoding = []string{"Accept-Encoding"}
 )
 
 // setCommonHeaders sets the headers every owned response carries.
@@ -504,19 +512,38 @@ func preflight(w http.ResponseWriter, rt *Route) {
 
 // serveDocument writes a precomputed document, or 304 when the client's
 // If-None-Match names its ETag.
+// A precompressed form is chosen when the client accepts it; its ETag
+// differs from the identity form's, as RFC 9110 asks of representations.
 func serveDocument(w http.ResponseWriter, r *http.Request, doc *document) {
 	h := w.Header()
 	h["Content-Type"] = doc.contentType
 	h["Cache-Control"] = doc.cacheControl
-	h["ETag"] = doc.etag
 	for k, v := range doc.headers {
 		h[k] = v
 	}
-	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatches(inm, doc.etag[0]) {
+	body, etag, length := doc.body, doc.etag, doc.contentLength
+	if len(doc.encodings) > 0 {
+		h["Vary"] = valueVaryEncoding
+		if ae := r.Header.Get("Accept-Encoding"); ae != "" {
+			for i := range doc.encodings {
+				if e := &doc.encodings[i]; acceptsEncoding(ae, e.name) {
+					body, etag, length = e.body, e.etag, e.contentLength
+					h["Content-Encoding"] = e.contentCoding
+					break
+				}
+			}
+		}
+	}
+	h["ETag"] = etag
+	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatches(inm, etag[0]) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	writeBody(w, r, http.StatusOK, doc.body)
+	h["Content-Length"] = length
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
 }
 
 func writeBody(w http.ResponseWriter, r *http.Request, status int, body []byte) {

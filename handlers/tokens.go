@@ -86,6 +86,10 @@ func readBody(w http.ResponseWriter, r *http.Request, rd *rendition, want string
 		WriteProblem(w, r, p)
 		return nil, false
 	}
+	if len(r.Header["Content-Type"]) > 1 {
+		WriteProblem(w, r, NewProblem(rd.base, CodeBadRequest, r, "The request has more than one Content-Type header."))
+		return nil, false
+	}
 	if want != "" && (len(body) > 0 || r.Header.Get("Content-Type") != "") {
 		mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 		if err != nil || mediaType != want {
