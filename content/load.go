@@ -12,10 +12,15 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -31,13 +36,18 @@ const (
 //go:embed sample
 var sampleFS embed.FS
 
-// Sample loads the embedded sample content.
-func Sample() (*Site, error) {
+// SampleFS is the embedded sample content directory.
+func SampleFS() fs.FS {
 	sub, err := fs.Sub(sampleFS, "sample")
 	if err != nil {
-		return nil, err
+		panic(err) // "sample" is a valid, embedded directory name
 	}
-	return Load(sub)
+	return sub
+}
+
+// Sample loads the embedded sample content.
+func Sample() (*Site, error) {
+	return Load(SampleFS())
 }
 
 // LoadDir loads the content directory dir.
@@ -182,23 +192,30 @@ func loadInsights(fsys fs.FS) ([]Insight, error) {
 		}
 		return nil, fmt.Errorf("insights: %w", err)
 	}
-	insights := []Insight{}
-	var errs []error
+	var names []string
 	for _, e := range entries {
 		name := e.Name()
-		if e.IsDir() || strings.HasPrefix(name, ".") || path.Ext(name) != ".md" {
-			continue
+		if !e.IsDir() && !strings.HasPrefix(name, ".") && path.Ext(name) == ".md" {
+			names = append(names, "insights/"+name)
 		}
-		in, err := loadInsight(fsys, "insights/"+name)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		insights = append(insights, in)
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	// Parsing dominates loading a large directory: spread it over the CPUs.
+	loaded := make([]Insight, len(names))
+	errs := make([]error, len(names))
+	next := atomic.Int64{}
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(names)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(names); i = int(next.Add(1) - 1) {
+				loaded[i], errs[i] = loadInsight(fsys, names[i])
+			}
+		})
 	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	insights := append([]Insight{}, loaded...)
 	sort.Slice(insights, func(i, j int) bool {
 		if insights[i].DateISO != insights[j].DateISO {
 			return insights[i].DateISO > insights[j].DateISO
@@ -264,7 +281,22 @@ func loadInsight(fsys fs.FS, name string) (Insight, error) {
 // ReadTime estimates how long body takes to read at WordsPerMinute, rounded
 // to the nearest minute and at least one: "5 min read".
 func ReadTime(body string) string {
-	words := len(strings.Fields(body))
+	words, inWord := 0, false
+	for i := 0; i < len(body); {
+		var space bool
+		if c := body[i]; c < utf8.RuneSelf {
+			space = c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v'
+			i++
+		} else {
+			r, size := utf8.DecodeRuneInString(body[i:])
+			space = unicode.IsSpace(r)
+			i += size
+		}
+		if !space && !inWord {
+			words++
+		}
+		inWord = !space
+	}
 	minutes := int(math.Round(float64(words) / WordsPerMinute))
 	return strconv.Itoa(max(minutes, 1)) + " min read"
 }
@@ -272,7 +304,9 @@ func ReadTime(body string) string {
 // splitFrontMatter separates the YAML header, fenced by lines of "---", from
 // the Markdown body.
 func splitFrontMatter(data []byte) (header []byte, body string, err error) {
-	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	if bytes.IndexByte(data, '\r') >= 0 {
+		data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	}
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	if !bytes.HasPrefix(data, []byte("---\n")) {
 		return nil, "", errors.New("front matter: the file must begin with a line of three hyphens (---)")
@@ -296,7 +330,13 @@ func readLimited(fsys fs.FS, name string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", name, unwrapPathError(err))
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	// Read in one allocation when the size is known.
+	buf := bytes.NewBuffer(nil)
+	if info, err := f.Stat(); err == nil && info.Size() <= MaxFileSize {
+		buf.Grow(int(info.Size()) + bytes.MinRead)
+	}
+	_, err = buf.ReadFrom(io.LimitReader(f, MaxFileSize+1))
+	data := buf.Bytes()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, unwrapPathError(err))
 	}

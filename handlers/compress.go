@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -13,45 +14,73 @@ import (
 // encoding's overhead eats the gain.
 const minCompressSize = 1024
 
-// encoding is one precompressed representation of a document.
+// encoding is one compressed representation of a document. It is made
+// once, by the first request that accepts it, and served from memory after
+// that: a site of thousands of insights need not compress them all at load.
 type encoding struct {
-	name          string   // the Content-Encoding token
-	body          []byte   // the compressed bytes
-	etag          []string // the identity ETag with a suffix per encoding
-	contentLength []string
+	name          string
 	contentCoding []string
+	once          sync.Once
+	body          []byte   // nil when compression does not pay
+	etag          []string // the identity ETag with the coding as suffix
+	contentLength []string
+}
+
+// The codings, in the order the module prefers them.
+var codings = []struct {
+	name     string
+	compress func([]byte) []byte
+}{
+	{"zstd", func(b []byte) []byte { return zstdEncoder.EncodeAll(b, make([]byte, 0, len(b)/3)) }},
+	{"gzip", func(b []byte) []byte {
+		var buf bytes.Buffer
+		zw := gzipWriters.Get().(*gzip.Writer)
+		zw.Reset(&buf)
+		_, _ = zw.Write(b)
+		_ = zw.Close()
+		gzipWriters.Put(zw)
+		return buf.Bytes()
+	}},
 }
 
 // zstdEncoder is shared by every document: EncodeAll is safe for concurrent
-// use, and one encoder keeps its tables once.
+// use.
 var zstdEncoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBetterCompression), zstd.WithEncoderConcurrency(1))
 
-// compress precomputes the zstd and gzip forms of body (in the order the
-// module prefers them) where they are smaller by a tenth or more.
-func compress(body []byte, etag string) []encoding {
+var gzipWriters = sync.Pool{New: func() any {
+	zw, _ := gzip.NewWriterLevel(nil, gzip.BestCompression)
+	return zw
+}}
+
+// newEncodings prepares the compressed forms of a body worth compressing.
+func newEncodings(body []byte) []encoding {
 	if len(body) < minCompressSize {
 		return nil
 	}
-	var out []encoding
-	add := func(name string, compressed []byte) {
-		if len(compressed) > len(body)*9/10 {
+	out := make([]encoding, len(codings))
+	for i, c := range codings {
+		out[i].name = c.name
+		out[i].contentCoding = []string{c.name}
+	}
+	return out
+}
+
+// get returns the compressed form, making it on first use; nil when it
+// would not be a tenth smaller than the identity form.
+func (e *encoding) get(i int, identity []byte, etag string) *encoding {
+	e.once.Do(func() {
+		compressed := codings[i].compress(identity)
+		if len(compressed) > len(identity)*9/10 {
 			return
 		}
-		out = append(out, encoding{
-			name:          name,
-			body:          compressed,
-			etag:          []string{strings.TrimSuffix(etag, `"`) + "-" + name + `"`},
-			contentLength: []string{strconv.Itoa(len(compressed))},
-			contentCoding: []string{name},
-		})
+		e.body = compressed
+		e.etag = []string{strings.TrimSuffix(etag, `"`) + "-" + e.name + `"`}
+		e.contentLength = []string{strconv.Itoa(len(compressed))}
+	})
+	if e.body == nil {
+		return nil
 	}
-	add("zstd", zstdEncoder.EncodeAll(body, make([]byte, 0, len(body)/3)))
-	var gz bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
-	_, _ = zw.Write(body)
-	_ = zw.Close()
-	add("gzip", gz.Bytes())
-	return out
+	return e
 }
 
 // acceptsEncoding reports whether an Accept-Encoding header value admits

@@ -229,8 +229,8 @@ type document struct {
 	etag         []string
 	cacheControl []string
 	headers      http.Header // extra headers, such as the portal's CSP
-	// encodings are the precompressed forms, preferred first; vary is set
-	// when there are any.
+	// encodings are the compressed forms, preferred first, made on first
+	// use; the response varies on Accept-Encoding when there are any.
 	encodings     []encoding
 	contentLength []string
 }
@@ -245,7 +245,7 @@ func newDocument(rt *Route, body []byte) *document {
 		etag:          []string{etag},
 		cacheControl:  []string{rt.CacheControl},
 		headers:       documentHeaders[rt.MediaType],
-		encodings:     compress(body, etag),
+		encodings:     newEncodings(body),
 		contentLength: []string{strconv.Itoa(len(body))},
 	}
 }
@@ -526,7 +526,10 @@ func serveDocument(w http.ResponseWriter, r *http.Request, doc *document) {
 		h["Vary"] = valueVaryEncoding
 		if ae := r.Header.Get("Accept-Encoding"); ae != "" {
 			for i := range doc.encodings {
-				if e := &doc.encodings[i]; acceptsEncoding(ae, e.name) {
+				if !acceptsEncoding(ae, doc.encodings[i].name) {
+					continue
+				}
+				if e := doc.encodings[i].get(i, doc.body, doc.etag[0]); e != nil {
 					body, etag, length = e.body, e.etag, e.contentLength
 					h["Content-Encoding"] = e.contentCoding
 					break
