@@ -46,6 +46,13 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	if d.NextArg() {
 		return d.ArgErr()
 	}
+	// Most subdirectives take one word; these are stored as they are.
+	words := map[string]*string{
+		"base_url": &h.BaseURL, "content": &h.Content, "rate_limit_key": &h.RateLimitKey,
+		"token_secret": &h.TokenSecret, "cli_name": &h.CLIName,
+		"deprecation": &h.Deprecation, "sunset": &h.Sunset, "successor": &h.Successor,
+	}
+	switches := map[string]**bool{"robots": &h.Robots, "mcp_host_check": &h.MCPHostCheck}
 	seen := make(map[string]bool)
 	for d.NextBlock(0) {
 		name := d.Val()
@@ -53,23 +60,25 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			return d.Errf("subdirective '%s' already specified", name)
 		}
 		seen[name] = true
+		if field, ok := words[name]; ok {
+			if !d.AllArgs(field) {
+				return d.ArgErr()
+			}
+			continue
+		}
+		if field, ok := switches[name]; ok {
+			var v string
+			if !d.AllArgs(&v) {
+				return d.ArgErr()
+			}
+			on, err := parseSwitch(d, name, v)
+			if err != nil {
+				return err
+			}
+			*field = &on
+			continue
+		}
 		switch name {
-		case "base_url":
-			if !d.AllArgs(&h.BaseURL) {
-				return d.ArgErr()
-			}
-		case "content":
-			if !d.AllArgs(&h.Content) {
-				return d.ArgErr()
-			}
-		case "cli_name":
-			if !d.AllArgs(&h.CLIName) {
-				return d.ArgErr()
-			}
-		case "token_secret":
-			if !d.AllArgs(&h.TokenSecret) {
-				return d.ArgErr()
-			}
 		case "token_ttl":
 			var v string
 			if !d.AllArgs(&v) {
@@ -80,38 +89,6 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("token_ttl: must be a duration of at least 1s, got '%s'", v)
 			}
 			h.TokenTTL = caddy.Duration(ttl)
-		case "deprecation":
-			if !d.AllArgs(&h.Deprecation) {
-				return d.ArgErr()
-			}
-		case "sunset":
-			if !d.AllArgs(&h.Sunset) {
-				return d.ArgErr()
-			}
-		case "successor":
-			if !d.AllArgs(&h.Successor) {
-				return d.ArgErr()
-			}
-		case "robots":
-			var v string
-			if !d.AllArgs(&v) {
-				return d.ArgErr()
-			}
-			on, err := parseSwitch(d, name, v)
-			if err != nil {
-				return err
-			}
-			h.Robots = &on
-		case "mcp_host_check":
-			var v string
-			if !d.AllArgs(&v) {
-				return d.ArgErr()
-			}
-			on, err := parseSwitch(d, name, v)
-			if err != nil {
-				return err
-			}
-			h.MCPHostCheck = &on
 		case "rate_limit":
 			args := d.RemainingArgs()
 			switch {
@@ -128,10 +105,6 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				}
 				h.RateLimit = &RateLimitPolicy{Events: events, Window: caddy.Duration(window)}
 			default:
-				return d.ArgErr()
-			}
-		case "rate_limit_key":
-			if !d.AllArgs(&h.RateLimitKey) {
 				return d.ArgErr()
 			}
 		case "distributed":

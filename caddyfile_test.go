@@ -1,10 +1,14 @@
 package discovery
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	caddyrl "github.com/mholt/caddy-ratelimit"
 )
 
 func TestUnmarshalCaddyfile(t *testing.T) {
@@ -51,6 +55,51 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 			}`,
 			want: Handler{Robots: &off},
 		},
+		{
+			name: "every subdirective",
+			input: `discovery {
+				base_url https://example.com
+				content /srv/c
+				robots off
+				rate_limit 300 2m
+				rate_limit_key {http.request.header.CF-Connecting-IP}
+				distributed 2s 3s
+				token_secret {env.SECRET}
+				token_ttl 1h
+				mcp_host_check off
+				cli_name site-cli
+				deprecation 2027-01-01
+				sunset 2027-07-01
+				successor https://example.com/api/v2
+			}`,
+			want: Handler{
+				BaseURL: "https://example.com", Content: "/srv/c", Robots: &off,
+				RateLimit:    &RateLimitPolicy{Events: 300, Window: caddy.Duration(2 * time.Minute)},
+				RateLimitKey: "{http.request.header.CF-Connecting-IP}",
+				Distributed:  &caddyrl.DistributedRateLimiting{ReadInterval: caddy.Duration(2 * time.Second), WriteInterval: caddy.Duration(3 * time.Second)},
+				TokenSecret:  "{env.SECRET}", TokenTTL: caddy.Duration(time.Hour), MCPHostCheck: &off,
+				CLIName: "site-cli", Deprecation: "2027-01-01", Sunset: "2027-07-01", Successor: "https://example.com/api/v2",
+			},
+		},
+		{
+			name:  "rate_limit off",
+			input: "discovery {\n rate_limit off\n}",
+			want:  Handler{RateLimit: &RateLimitPolicy{Off: true}},
+		},
+		{
+			name:  "distributed with defaults",
+			input: "discovery {\n distributed\n}",
+			want:  Handler{Distributed: &caddyrl.DistributedRateLimiting{}},
+		},
+		{name: "rate_limit with one number", input: "discovery {\n rate_limit 10\n}", wantErr: "wrong argument count"},
+		{name: "rate_limit of zero", input: "discovery {\n rate_limit 0 1m\n}", wantErr: "events must be a positive integer"},
+		{name: "rate_limit window too short", input: "discovery {\n rate_limit 5 500ms\n}", wantErr: "at least 1s"},
+		{name: "rate_limit window not a duration", input: "discovery {\n rate_limit 5 soon\n}", wantErr: "window"},
+		{name: "distributed with three intervals", input: "discovery {\n distributed 1s 1s 1s\n}", wantErr: "wrong argument count"},
+		{name: "distributed with a bad interval", input: "discovery {\n distributed fast\n}", wantErr: "not a positive duration"},
+		{name: "token_ttl too short", input: "discovery {\n token_ttl 10ms\n}", wantErr: "token_ttl"},
+		{name: "mcp_host_check maybe", input: "discovery {\n mcp_host_check maybe\n}", wantErr: "mcp_host_check: expected on or off"},
+		{name: "cli_name without a name", input: "discovery {\n cli_name\n}", wantErr: "wrong argument count"},
 		{
 			name: "robots on",
 			input: `discovery {
@@ -158,28 +207,16 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 			if err != nil {
 				t.Fatalf("UnmarshalCaddyfile() error: %v", err)
 			}
-			if h.BaseURL != tt.want.BaseURL {
-				t.Errorf("BaseURL = %q, want %q", h.BaseURL, tt.want.BaseURL)
-			}
-			if h.Content != tt.want.Content {
-				t.Errorf("Content = %q, want %q", h.Content, tt.want.Content)
-			}
-			if got, want := boolPtrString(h.Robots), boolPtrString(tt.want.Robots); got != want {
-				t.Errorf("Robots = %s, want %s", got, want)
+			// The JSON config is what Caddy runs: compare every field.
+			got, _ := json.Marshal(&h)
+			want, _ := json.Marshal(&tt.want)
+			if string(got) != string(want) {
+				t.Errorf("config %s, want %s", got, want)
 			}
 		})
 	}
 }
 
-func boolPtrString(b *bool) string {
-	switch {
-	case b == nil:
-		return "nil"
-	case *b:
-		return "&true"
-	}
-	return "&false"
-}
 
 func TestValidate(t *testing.T) {
 	tests := []struct {
