@@ -4,7 +4,7 @@ GO      ?= go
 CADDY   := bin/caddy
 XCADDY  := $(GO) tool -modfile=tools/go.mod xcaddy
 
-.PHONY: help build run test vet unit lint tools xcaddy bench fuzz clean
+.PHONY: help build run test vet unit lint tools xcaddy bench bench-go fuzz clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -43,7 +43,11 @@ xcaddy: ## build bin/caddy-xcaddy with the line in xcaddy.txt and check it has t
 	bin/caddy-xcaddy list-modules | grep -x 'http.handlers.discovery'
 	bin/caddy-xcaddy list-modules | grep -x 'http.handlers.rate_limit'
 
-bench: ## Go benchmarks of the request hot path
+bench: build ## load benchmark (bench/run.sh: discovery vs respond vs file_server under wrk), then bench-go
+	bench/run.sh
+	$(MAKE) --no-print-directory bench-go
+
+bench-go: ## Go benchmarks of the request hot path
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 clean: ## remove build output

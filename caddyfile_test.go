@@ -217,7 +217,6 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 	}
 }
 
-
 func TestValidate(t *testing.T) {
 	tests := []struct {
 		name    string
