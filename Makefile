@@ -24,8 +24,9 @@ test: tools vet unit ## everything CI runs: vet, gofmt, all tests with -race (re
 tools: ## install the Node packages the tests run (Redocly CLI, MCP SDK and conformance suite, Node 22), pinned by package-lock.json
 	npm ci --no-audit --no-fund
 
-vet: ## go vet and gofmt
+vet: ## go vet, gofmt and ESLint on the JavaScript (the CLI, its tests, the demo site)
 	$(GO) vet ./...
+	npx --no-install eslint .
 	@test -z "$$(gofmt -l . | grep -v '^tools/')" || { gofmt -l . ; echo "gofmt would change the files above"; exit 1; }
 
 unit: ## the Go tests, with the race detector, including the fuzz seed corpora

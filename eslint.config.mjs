@@ -1,0 +1,27 @@
+// Lint for the project's JavaScript: the CLI (Node, no dependencies), its
+// tests and the MCP client test (Node), and the demo site's script (browser).
+import js from "@eslint/js";
+import globals from "globals";
+
+export default [
+  js.configs.recommended,
+  {
+    files: ["cli/**/*.mjs", "caddy_test/**/*.mjs", "bench/**/*.mjs", "eslint.config.mjs"],
+    languageOptions: { ecmaVersion: 2023, sourceType: "module", globals: globals.node },
+  },
+  {
+    files: ["site/**/*.js"],
+    languageOptions: { ecmaVersion: 2022, sourceType: "script", globals: globals.browser },
+    rules: {
+      // The functions are called from the pages' inline scripts.
+      "no-unused-vars": ["error", { varsIgnorePattern: "^render" }],
+    },
+  },
+  {
+    rules: {
+      eqeqeq: ["error", "always", { null: "ignore" }],
+      "no-var": "error",
+      "prefer-const": "error",
+    },
+  },
+];
