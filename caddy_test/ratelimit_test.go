@@ -61,10 +61,10 @@ func TestRateLimitCountdownAndRefusal(t *testing.T) {
 			s.validate(r)
 		}
 	}
-	for _, path := range []string{"/api/v1/profile", "/openapi.json", "/api/v1/nope", "/api/v1/insights/Bad"} {
+	for _, path := range []string{"/api/v1/profile", "/openapi.json", "/llms.txt", "/.well-known/api-catalog", "/api/v1/nope", "/api/v1/insights/Bad"} {
 		r := s.get(path)
 		p := s.validateProblem(r, http.StatusTooManyRequests, "rate_limited")
-		if path == "/api/v1/profile" || path == "/openapi.json" {
+		if path != "/api/v1/nope" {
 			s.validate(r)
 		}
 		retryAfter, err := strconv.Atoi(r.Header.Get("Retry-After"))
