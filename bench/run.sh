@@ -1,0 +1,556 @@
+#!/usr/bin/env bash
+# Load benchmark of the discovery module against Caddy's own static handlers.
+#
+# The same documents, byte for byte and with the same Content-Type, are served
+# three ways and loaded with wrk, alternating between the variants:
+#
+#   discovery    the module, rate limiting on with a quota the run never uses
+#                up (rate_limit 2000000 60s), base_url set so every document
+#                is rendered at provision;
+#   respond      Caddy's `respond` with the body embedded in the Caddyfile;
+#   file_server  Caddy's `file_server` reading the body from a temp root;
+#
+# plus the 429 path: the module with `rate_limit 1 60s` after one request has
+# used the quota, compared with the discovery success path of /api/v1/profile.
+#
+# It prints a table (medians over the rounds) and PASS/MISS against the
+# targets, and exits 0 either way: these are measurements, not tests. It exits
+# non-zero only when something failed to run (wrk missing and not installable,
+# a server that did not start, a response that was not the expected 200/429,
+# variants that did not serve identical bytes).
+#
+# Usage: bench/run.sh   (after `make build`; `make bench` does both)
+#
+# Settings (environment):
+#   CADDY                  the binary to test           (default: bin/caddy)
+#   BENCH_ROUNDS           measured rounds              (default: 3)
+#   BENCH_DURATION         seconds per measurement      (default: 5)
+#   BENCH_WARMUP           seconds of warm-up per pair  (default: 2)
+#   BENCH_CONNECTIONS      wrk connections              (default: 32)
+#   BENCH_THREADS          wrk threads                  (default: 2)
+#   BENCH_PROFILE_DIR      if set: enable the admin endpoint on the discovery
+#                          instances only (localhost:8199, and localhost:8198
+#                          for the 429 instance) and save a CPU profile of each
+#                          discovery measurement of round 1 there; inspect with
+#                          `go tool pprof -top bin/caddy <file>`
+#   BENCH_KEEP             if 1: keep the temp dir (configs, bodies, logs, raw
+#                          wrk output) and print where it is
+#
+# Ports: 8101-8104 for the servers, 8198-8199 for the optional admin endpoints.
+set -euo pipefail
+# Say where an unexpected failure happened instead of exiting silently.
+set -E
+trap 'echo "bench: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BENCH_DIR="$ROOT/bench"
+CADDY=${CADDY:-$ROOT/bin/caddy}
+ROUNDS=${BENCH_ROUNDS:-3}
+DURATION=${BENCH_DURATION:-5}
+WARMUP=${BENCH_WARMUP:-2}
+CONNECTIONS=${BENCH_CONNECTIONS:-32}
+THREADS=${BENCH_THREADS:-2}
+PROFILE_DIR=${BENCH_PROFILE_DIR:-}
+
+PORT_DISCOVERY=8101
+PORT_RESPOND=8102
+PORT_FILES=8103
+PORT_LIMITED=8104
+PORT_ADMIN_DISCOVERY=8199
+PORT_ADMIN_LIMITED=8198
+
+# The documents measured. The insight listing is also the parent path of the
+# single insight, which matters for file_server (see write_file_root).
+DOCS=(
+	/api/v1/profile
+	/api/v1/insights
+	/api/v1/insights/the-case-for-a-boring-data-platform
+	/llms-full.txt
+)
+VARIANTS=(discovery respond file_server)
+# The 429 path is measured on this document, against discovery's success path.
+LIMITED_DOC=/api/v1/profile
+
+# Targets.
+TARGET_VS_RESPOND=1.0
+TARGET_VS_FILES=1.5
+TARGET_LIMITED=1.0
+TARGET_P99_US=5000
+
+# Every wrk and curl request asks for the identity encoding, so compression
+# never enters the comparison (no variant has `encode`, this makes sure).
+ACCEPT_ENCODING='Accept-Encoding: identity'
+
+TMP=""
+LOAD_START=""
+PIDS=()
+
+die() {
+	echo "bench: $*" >&2
+	exit 1
+}
+
+log() {
+	echo "bench: $*" >&2
+}
+
+# cleanup stops every Caddy this script started (by pid, nothing else) and
+# removes the temp dir. It runs on every exit, including failures.
+cleanup() {
+	local pid
+	for pid in "${PIDS[@]}"; do
+		kill "$pid" 2>/dev/null || true
+	done
+	for pid in "${PIDS[@]}"; do
+		wait "$pid" 2>/dev/null || true
+	done
+	if [ -n "$TMP" ] && [ -d "$TMP" ]; then
+		if [ "${BENCH_KEEP:-0}" = 1 ]; then
+			log "kept $TMP"
+		else
+			rm -rf "$TMP"
+		fi
+	fi
+}
+
+# need makes sure a command exists, installing its Debian package when it
+# does not: CI machines start fresh, and wrk is rarely preinstalled.
+APT_UPDATED=""
+need() {
+	local cmd=$1 pkg=$2 sudo=""
+	command -v "$cmd" >/dev/null 2>&1 && return
+	command -v apt-get >/dev/null 2>&1 || die "$cmd is missing and there is no apt-get to install $pkg"
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	log "$cmd is missing; installing $pkg with apt-get"
+	if ! $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$pkg" >&2; then
+		if [ -z "$APT_UPDATED" ]; then
+			$sudo apt-get update -qq >&2 || die "apt-get update failed"
+			APT_UPDATED=1
+		fi
+		$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$pkg" >&2 || die "could not install $pkg"
+	fi
+	command -v "$cmd" >/dev/null 2>&1 || die "$pkg is installed but $cmd is still not on PATH"
+}
+
+# port_free fails when something already listens on 127.0.0.1:port, so that a
+# stray server can never answer in place of the one under test.
+port_free() {
+	! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+# global_options is the same global block for every instance, so that the
+# variants differ only in their site block. admin is off unless profiling,
+# and then only on the discovery instances.
+global_options() {
+	local admin=$1
+	cat <<-EOF
+		{
+			admin $admin
+			auto_https off
+			persist_config off
+			default_bind 127.0.0.1
+		}
+	EOF
+}
+
+admin_for() { # admin_for <port>: the admin setting of a discovery instance
+	if [ -n "$PROFILE_DIR" ]; then echo "localhost:$1"; else echo off; fi
+}
+
+# start_caddy runs one Caddy in the background with its own data and config
+# dirs under the temp dir (the module keeps its token secret in storage), and
+# waits until it answers on its port. Its log goes to a file, as a production
+# Caddy's would: caddy-ratelimit logs every refusal at INFO, which is part of
+# the cost of the 429 path (a default run writes about 100 MB there).
+start_caddy() {
+	local name=$1 port=$2 config=$3 pid i
+	port_free "$port" || die "port $port is already in use"
+	mkdir -p "$TMP/$name/data" "$TMP/$name/config"
+	"$CADDY" validate --adapter caddyfile --config "$config" >"$TMP/$name/validate.log" 2>&1 ||
+		die "the $name config does not load:"$'\n'"$(tail -n 20 "$TMP/$name/validate.log")"
+	XDG_DATA_HOME="$TMP/$name/data" XDG_CONFIG_HOME="$TMP/$name/config" \
+		"$CADDY" run --adapter caddyfile --config "$config" >"$TMP/$name/caddy.log" 2>&1 &
+	pid=$!
+	PIDS+=("$pid")
+	for i in $(seq 100); do
+		if ! kill -0 "$pid" 2>/dev/null; then
+			die "$name exited at start:"$'\n'"$(tail -n 20 "$TMP/$name/caddy.log")"
+		fi
+		# Any HTTP answer means the listener is up.
+		if curl -s -o /dev/null "http://127.0.0.1:$port/" 2>/dev/null; then
+			return
+		fi
+		sleep 0.1
+	done
+	die "$name did not answer on port $port within 10 s:"$'\n'"$(tail -n 20 "$TMP/$name/caddy.log")"
+}
+
+port_of() {
+	case $1 in
+	discovery) echo "$PORT_DISCOVERY" ;;
+	respond) echo "$PORT_RESPOND" ;;
+	file_server) echo "$PORT_FILES" ;;
+	limited) echo "$PORT_LIMITED" ;;
+	esac
+}
+
+# slug_of turns a path into a file-name-safe label.
+slug_of() {
+	local s=${1#/}
+	echo "${s//\//_}"
+}
+
+# fetch <variant> <path> <out prefix>: GET the document, leaving the body in
+# <prefix>.body and the response head in <prefix>.head; prints the status and
+# the Content-Type.
+fetch() {
+	local port
+	port=$(port_of "$1")
+	curl -sS -H "$ACCEPT_ENCODING" -o "$3.body" -D "$3.head" \
+		-w '%{http_code} %{content_type}\n' "http://127.0.0.1:$port$2"
+}
+
+# start_discovery starts (a) and the 429 instance. base_url makes the module
+# render every document at provision, as in production.
+start_discovery() {
+	{
+		global_options "$(admin_for "$PORT_ADMIN_DISCOVERY")"
+		cat <<-EOF
+			http://:$PORT_DISCOVERY {
+				discovery {
+					base_url http://localhost:$PORT_DISCOVERY
+					# caddy-ratelimit keeps one 24-byte slot per allowed event per
+					# key, so the quota is sized to the run, not to infinity: with
+					# the rounds alternating, no 60 s window sees 2 million
+					# discovery requests at the rates two cores reach. Every run
+					# is checked for refusals anyway.
+					rate_limit 2000000 60s
+				}
+			}
+		EOF
+	} >"$TMP/discovery.Caddyfile"
+	start_caddy discovery "$PORT_DISCOVERY" "$TMP/discovery.Caddyfile"
+
+	{
+		global_options "$(admin_for "$PORT_ADMIN_LIMITED")"
+		cat <<-EOF
+			http://:$PORT_LIMITED {
+				discovery {
+					base_url http://localhost:$PORT_LIMITED
+					rate_limit 1 60s
+				}
+			}
+		EOF
+	} >"$TMP/limited.Caddyfile"
+	start_caddy limited "$PORT_LIMITED" "$TMP/limited.Caddyfile"
+}
+
+# capture_documents fetches every document from discovery: its bytes and
+# Content-Type are what the other variants serve.
+capture_documents() {
+	local doc out status ctype
+	mkdir -p "$TMP/docs"
+	for doc in "${DOCS[@]}"; do
+		out="$TMP/docs/$(slug_of "$doc")"
+		read -r status ctype < <(fetch discovery "$doc" "$out")
+		[ "$status" = 200 ] || die "discovery answered $doc with $status, want 200"
+		[ -s "$out.body" ] || die "discovery answered $doc with an empty body"
+		echo "$ctype" >"$out.ctype"
+	done
+}
+
+# header_lines sets each document's Content-Type with one `header` handler per
+# distinct type (a path matcher listing its documents), identical for respond
+# and file_server. Setting it explicitly also keeps respond from running
+# json.Valid over the body on every request to guess it, which the module
+# never does either.
+header_lines() {
+	local i=0 ctype doc paths
+	while IFS= read -r ctype; do
+		paths=""
+		for doc in "${DOCS[@]}"; do
+			if [ "$(cat "$TMP/docs/$(slug_of "$doc").ctype")" = "$ctype" ]; then
+				paths+=" $doc"
+			fi
+		done
+		printf '\t@ct%d path%s\n' "$i" "$paths"
+		printf '\theader @ct%d Content-Type "%s"\n' "$i" "${ctype//\"/\\\"}"
+		i=$((i + 1))
+	done < <(cat "$TMP"/docs/*.ctype | sort -u)
+}
+
+# start_respond serves each body with `respond`, embedded in the Caddyfile as
+# a heredoc, so it is in memory like the module's. The closing marker sits at
+# column 0 so no indentation is stripped; the newline before it is not part
+# of the body, hence the extra echo. Caddyfile or placeholder processing that
+# changed a byte would be caught by the identity check before measuring.
+start_respond() {
+	local doc body marker=BENCH_BODY_END_7f3a
+	{
+		global_options off
+		echo "http://:$PORT_RESPOND {"
+		header_lines
+		for doc in "${DOCS[@]}"; do
+			body="$TMP/docs/$(slug_of "$doc").body"
+			if grep -q "$marker" "$body"; then die "the body of $doc contains the heredoc marker"; fi
+			echo "	respond $doc <<$marker"
+			cat "$body"
+			echo
+			echo "$marker 200"
+		done
+		echo "}"
+	} >"$TMP/respond.Caddyfile"
+	start_caddy respond "$PORT_RESPOND" "$TMP/respond.Caddyfile"
+}
+
+# write_file_root writes each body under the file_server root at its URL
+# path. /api/v1/insights is both a document and the parent of the single
+# insight, and a file cannot also be a directory: such a document becomes the
+# directory's index file (`index _document`). That costs file_server one more
+# stat for that document only; the alternative, a rewrite, would add a handler
+# and a matcher to every request.
+write_file_root() {
+	local doc other target dir_doc
+	mkdir -p "$TMP/www"
+	for doc in "${DOCS[@]}"; do
+		dir_doc=0
+		for other in "${DOCS[@]}"; do
+			case $other in "$doc"/*) dir_doc=1 ;; esac
+		done
+		if [ "$dir_doc" = 1 ]; then target="$TMP/www$doc/_document"; else target="$TMP/www$doc"; fi
+		mkdir -p "$(dirname "$target")"
+		cp "$TMP/docs/$(slug_of "$doc").body" "$target"
+	done
+}
+
+# start_file_server serves the same bodies from disk. Canonical-URI redirects
+# are off so that the directory document is served at its path, without a
+# trailing slash, like the other variants.
+start_file_server() {
+	write_file_root
+	{
+		global_options off
+		echo "http://:$PORT_FILES {"
+		header_lines
+		cat <<-EOF
+			file_server {
+				root $TMP/www
+				index _document
+				disable_canonical_uris
+			}
+		EOF
+		echo "}"
+	} >"$TMP/file_server.Caddyfile"
+	start_caddy file_server "$PORT_FILES" "$TMP/file_server.Caddyfile"
+}
+
+# check_identical runs before each document is measured: every variant must
+# answer 200 with the bytes and Content-Type captured from discovery.
+check_identical() {
+	local doc=$1 variant want_ctype status ctype out
+	want_ctype=$(cat "$TMP/docs/$(slug_of "$doc").ctype")
+	for variant in "${VARIANTS[@]}"; do
+		out="$TMP/check/$variant-$(slug_of "$doc")"
+		read -r status ctype < <(fetch "$variant" "$doc" "$out")
+		[ "$status" = 200 ] || die "$variant answered $doc with $status, want 200"
+		[ "$ctype" = "$want_ctype" ] || die "$variant served $doc as '$ctype', discovery as '$want_ctype'"
+		cmp -s "$out.body" "$TMP/docs/$(slug_of "$doc").body" ||
+			die "$variant served different bytes for $doc (see $out.body; BENCH_KEEP=1 keeps it)"
+	done
+}
+
+# check_limited makes sure the 429 instance refuses before it is measured.
+# The first request of a window is allowed (the quota is one), so a 200 is
+# accepted once, which also (re)fills the window for the next 60 s.
+check_limited() {
+	local status ctype out="$TMP/check/limited"
+	read -r status ctype < <(fetch limited "$LIMITED_DOC" "$out")
+	if [ "$status" = 200 ]; then
+		read -r status ctype < <(fetch limited "$LIMITED_DOC" "$out")
+	fi
+	[ "$status" = 429 ] || die "the rate-limited instance answered $status after its quota was used, want 429"
+	[ "$ctype" = application/problem+json ] || die "the 429 came as '$ctype', want application/problem+json"
+}
+
+# field <name> <BENCH line>: one value of report.lua's line.
+field() {
+	local kv
+	for kv in $2; do
+		case $kv in "$1"=*) echo "${kv#*=}" && return ;; esac
+	done
+	die "no $1 in wrk's report: $2"
+}
+
+# measure <round> <variant> <doc> <seconds> <expected status>: one wrk run.
+# Round 0 is the warm-up and is not recorded.
+measure() {
+	local round=$1 variant=$2 doc=$3 seconds=$4 want=$5 port out line requests status_errors prof_pid=""
+	port=$(port_of "$variant")
+	out="$TMP/wrk/$round-$variant-$(slug_of "$doc").txt"
+	if [ -n "$PROFILE_DIR" ] && [ "$round" = 1 ] && { [ "$variant" = discovery ] || [ "$variant" = limited ]; }; then
+		local admin=$PORT_ADMIN_DISCOVERY
+		[ "$variant" = limited ] && admin=$PORT_ADMIN_LIMITED
+		# A profile a second shorter than the run, so it sees load only.
+		curl -sS -o "$PROFILE_DIR/$variant-$(slug_of "$doc").pprof" \
+			"http://localhost:$admin/debug/pprof/profile?seconds=$((seconds > 1 ? seconds - 1 : 1))" &
+		prof_pid=$!
+	fi
+	wrk -t"$THREADS" -c"$CONNECTIONS" -d"${seconds}s" --timeout 5s \
+		-H "$ACCEPT_ENCODING" -s "$BENCH_DIR/report.lua" \
+		"http://127.0.0.1:$port$doc" >"$out" 2>&1 || die "wrk failed on $variant $doc:"$'\n'"$(cat "$out")"
+	if [ -n "$prof_pid" ]; then wait "$prof_pid" || die "could not fetch the CPU profile of $variant $doc"; fi
+	line=$(grep '^BENCH ' "$out") || die "wrk printed no report for $variant $doc:"$'\n'"$(cat "$out")"
+	requests=$(field requests "$line")
+	status_errors=$(field status_errors "$line")
+	[ "$requests" -gt 0 ] || die "wrk completed no request on $variant $doc"
+	[ "$(field connect_errors "$line")" = 0 ] || die "wrk could not connect to $variant:"$'\n'"$(cat "$out")"
+	[ "$(field timeouts "$line")" = 0 ] || die "requests to $variant $doc timed out:"$'\n'"$(cat "$out")"
+	if [ "$want" = 200 ]; then
+		[ "$status_errors" = 0 ] ||
+			die "$variant answered $status_errors requests for $doc with an error status (a 429 means the quota is too small for this machine)"
+	else
+		# At most one request per window can be allowed, and only when the
+		# window that check_limited filled ran out during the run.
+		[ $((requests - status_errors)) -le 1 ] ||
+			die "the rate-limited instance allowed $((requests - status_errors)) of $requests requests, want 429s"
+	fi
+	if [ "$round" -gt 0 ]; then
+		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$variant" "$doc" "$round" \
+			"$(field rps "$line")" "$(field p50_us "$line")" "$(field p99_us "$line")" >>"$TMP/results.tsv"
+	fi
+	log "$(printf 'round %s %-11s %-52s %9s req/s  p50 %5s us  p99 %6s us' "$round" "$variant" "$doc" \
+		"$(field rps "$line")" "$(field p50_us "$line")" "$(field p99_us "$line")")"
+}
+
+# run_round measures every document on every variant, alternating the
+# variants document by document, then the 429 path right after the success
+# path it is compared with.
+run_round() {
+	local round=$1 seconds=$2 doc variant
+	for doc in "${DOCS[@]}"; do
+		check_identical "$doc"
+		for variant in "${VARIANTS[@]}"; do
+			measure "$round" "$variant" "$doc" "$seconds" 200
+		done
+		if [ "$doc" = "$LIMITED_DOC" ]; then
+			check_limited
+			measure "$round" limited "$doc" "$seconds" 429
+		fi
+	done
+}
+
+# stat <variant> <doc> <column>: the median over the rounds of one column of
+# results.tsv (4 rps, 5 p50, 6 p99); with "spread", half the range of the
+# rps values as a percentage of their median, to show the noise.
+stat() {
+	awk -F'\t' -v v="$1" -v d="$2" -v c="$3" -v mode="${4:-median}" '
+		$1 == v && $2 == d { x[n++] = $(c) + 0 }
+		END {
+			if (n == 0) { print "n/a"; exit }
+			# insertion sort: n is the number of rounds
+			for (i = 1; i < n; i++) { t = x[i]; for (j = i - 1; j >= 0 && x[j] > t; j--) x[j+1] = x[j]; x[j+1] = t }
+			m = (n % 2) ? x[int(n/2)] : (x[n/2-1] + x[n/2]) / 2
+			if (mode == "spread") printf "%.0f", (m > 0 ? (x[n-1] - x[0]) / 2 / m * 100 : 0)
+			else printf "%.0f", m
+		}' "$TMP/results.tsv"
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+at_least() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
+below() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 < b + 0) }'; }
+ms() { awk -v u="$1" 'BEGIN { printf "%.2f", u / 1000 }'; }
+verdict() { if "$@"; then echo PASS; else echo MISS; fi; }
+
+# row <label> <variant> <doc> <head file>: one line of the table.
+row() {
+	printf '  %-28s %8s %4s%% %8s %8s %7s\n' "$1" \
+		"$(stat "$2" "$3" 4)" "$(stat "$2" "$3" 4 spread)" "$(stat "$2" "$3" 5)" "$(stat "$2" "$3" 6)" \
+		"$(wc -c <"$4")"
+}
+
+# target <what> <measure> <value> <op> <goal> <verdict>: one line of the
+# targets list.
+target() {
+	printf '  %-52s %-22s %6s %2s %-4s  %s\n' "$@"
+}
+
+print_report() {
+	local doc variant rps p99 d_rps vs_r vs_f slug
+	local -a targets=()
+	echo
+	echo "Load benchmark: wrk -t$THREADS -c$CONNECTIONS, Accept-Encoding: identity; $ROUNDS rounds of ${DURATION} s per"
+	echo "variant and document after a ${WARMUP} s warm-up, variants alternating. Medians over the rounds;"
+	echo "+- is half the range of req/s in % of the median; head B is the size of the response head."
+	echo "Machine: $(nproc) CPUs shared by wrk and Caddy ($("$CADDY" version | cut -d' ' -f1)); load average at start $LOAD_START, now $(cut -d' ' -f1-3 /proc/loadavg)."
+	echo
+	printf '  %-28s %8s %5s %8s %8s %7s\n' "" "req/s" "+-" "p50 us" "p99 us" "head B"
+	for doc in "${DOCS[@]}"; do
+		slug=$(slug_of "$doc")
+		echo "$doc (body $(wc -c <"$TMP/docs/$slug.body") B, $(cat "$TMP/docs/$slug.ctype"))"
+		for variant in "${VARIANTS[@]}"; do
+			row "$variant" "$variant" "$doc" "$TMP/check/$variant-$slug.head"
+		done
+		d_rps=$(stat discovery "$doc" 4)
+		vs_r=$(ratio "$d_rps" "$(stat respond "$doc" 4)")
+		vs_f=$(ratio "$d_rps" "$(stat file_server "$doc" 4)")
+		p99=$(stat discovery "$doc" 6)
+		echo "  discovery/respond $vs_r   discovery/file_server $vs_f"
+		targets+=("$(target "$doc" "discovery/respond" "$vs_r" ">=" "$TARGET_VS_RESPOND" "$(verdict at_least "$vs_r" "$TARGET_VS_RESPOND")")")
+		targets+=("$(target "$doc" "discovery/file_server" "$vs_f" ">=" "$TARGET_VS_FILES" "$(verdict at_least "$vs_f" "$TARGET_VS_FILES")")")
+		targets+=("$(target "$doc" "discovery p99 ms" "$(ms "$p99")" "<" "$(ms "$TARGET_P99_US")" "$(verdict below "$p99" "$TARGET_P99_US")")")
+	done
+	slug=$(slug_of "$LIMITED_DOC")
+	echo "429 path: $LIMITED_DOC with rate_limit 1 60s (problem body $(wc -c <"$TMP/check/limited.body") B)"
+	row "discovery, 429" limited "$LIMITED_DOC" "$TMP/check/limited.head"
+	row "discovery, 200 (from above)" discovery "$LIMITED_DOC" "$TMP/check/discovery-$slug.head"
+	rps=$(stat limited "$LIMITED_DOC" 4)
+	p99=$(stat limited "$LIMITED_DOC" 6)
+	vs_r=$(ratio "$rps" "$(stat discovery "$LIMITED_DOC" 4)")
+	echo "  429/success $vs_r"
+	targets+=("$(target "429 path ($LIMITED_DOC)" "429/success" "$vs_r" ">=" "$TARGET_LIMITED" "$(verdict at_least "$vs_r" "$TARGET_LIMITED")")")
+	targets+=("$(target "429 path ($LIMITED_DOC)" "429 p99 ms" "$(ms "$p99")" "<" "$(ms "$TARGET_P99_US")" "$(verdict below "$p99" "$TARGET_P99_US")")")
+	echo
+	echo "Targets (p99 at $CONNECTIONS connections):"
+	printf '%s\n' "${targets[@]}"
+	local missed
+	missed=$(printf '%s\n' "${targets[@]}" | grep -c 'MISS$' || true)
+	echo
+	echo "$((${#targets[@]} - missed)) of ${#targets[@]} targets met. These are measurements: the exit status does not depend on them."
+}
+
+main() {
+	[ -x "$CADDY" ] || die "$CADDY is missing: run 'make build' first (make bench does)"
+	need curl curl
+	need wrk wrk
+	TMP=$(mktemp -d "${TMPDIR:-/tmp}/caddy-discovery-bench.XXXXXX")
+	trap cleanup EXIT
+	trap 'exit 130' INT TERM
+	mkdir -p "$TMP/wrk" "$TMP/check"
+	[ -z "$PROFILE_DIR" ] || mkdir -p "$PROFILE_DIR"
+	: >"$TMP/results.tsv"
+
+	# Separate processes, not three site blocks of one Caddy: each variant
+	# gets a Go runtime of its own, so the discovery instance's heap (the
+	# limiter's ring of 2 million slots, 48 MB) and goroutines do not change
+	# the GC pacing or scheduling of the baselines, and one variant's garbage
+	# is never collected during another's measurement. Only one is loaded at
+	# a time; the idle ones cost nothing. All run the same binary with the
+	# same global options.
+	start_discovery
+	capture_documents
+	start_respond
+	start_file_server
+
+	local start=$SECONDS round
+	LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
+	log "warm-up: ${WARMUP} s per variant and document"
+	run_round 0 "$WARMUP"
+	for round in $(seq "$ROUNDS"); do
+		run_round "$round" "$DURATION"
+	done
+	print_report
+	echo "Run time: ${SECONDS} s (servers started in $start s)."
+	[ -z "$PROFILE_DIR" ] || echo "CPU profiles of round 1 (discovery instances): $PROFILE_DIR"
+}
+
+main "$@"
