@@ -51,5 +51,18 @@ bench: build ## load benchmark (bench/run.sh: discovery vs respond vs file_serve
 bench-go: ## Go benchmarks of the request hot path
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
+FUZZTIME ?= 30s
+FUZZ_TARGETS := \
+	./content:FuzzFrontMatter ./content:FuzzValidSlug .:FuzzCaddyfile \
+	./handlers:FuzzRouter ./handlers:FuzzMCPPreCheck \
+	./handlers/token:FuzzVerifyAccessToken ./handlers/token:FuzzParseAuthorization ./handlers/token:FuzzVerifyAssertion
+
+fuzz: ## run every fuzz target for FUZZTIME (30s); a finding is saved under testdata/fuzz and becomes a regression seed of make test
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "== $$name ($$pkg)"; \
+		$(GO) test $$pkg -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) || exit 1; \
+	done
+
 clean: ## remove build output
 	rm -rf bin build
