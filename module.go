@@ -186,6 +186,10 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	h.logger.Debug("discovery content loaded",
 		zap.String("content", h.Content), zap.Int("insights", len(site.Insights)))
+	if h.BaseURL == "" {
+		// Each distinct Host then costs one rendering of every document.
+		h.logger.Warn("base_url is not set: published addresses follow each request's Host header, and documents are rendered per host; set base_url in production")
+	}
 	return nil
 }
 

@@ -317,8 +317,6 @@ func (w *rpcErrorWriter) finish() {
 	}
 	msg, _ := json.Marshal(strings.TrimSpace(w.text.String()))
 	h := w.Header()
-	h.Del("X-Content-Type-Options")
-	h["X-Content-Type-Options"] = valueNoSniff
 	h["Content-Type"] = valueJSONType
 	h.Del("Content-Length")
 	w.ResponseWriter.WriteHeader(w.status)

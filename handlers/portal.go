@@ -57,7 +57,7 @@ func (l links) developerPortal() ([]byte, error) {
 		example := l.base + strings.Replace(rt.Path, "{slug}", slug, 1)
 		ep := portalEndpoint{
 			ID: "op-" + rt.OperationID, Method: rt.Method, Path: rt.Path,
-			Description: rt.Description, MediaType: rt.MediaType, Example: example,
+			Description: rt.Description, MediaType: rt.MediaType, Example: strings.TrimSpace(rt.ExampleArgs + " " + example),
 		}
 		if rt.Versioned() || rt.Schema != "" {
 			ep.Response = l.exampleResponse(rt, slug)

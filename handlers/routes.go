@@ -39,6 +39,9 @@ type Route struct {
 	// ErrorSchema, when set, names the schema of the 400 response instead of
 	// Problem (the OAuth token endpoint answers RFC 6749 errors).
 	ErrorSchema string
+	// ExampleArgs are the curl arguments of the portal's example request
+	// beyond the method and the address.
+	ExampleArgs string
 }
 
 type listing int
@@ -149,7 +152,8 @@ var routes = []Route{
 		Description: "Model Context Protocol over Streamable HTTP (JSON-RPC 2.0, stateless, no authentication): tools for the profile, the insights, a search and the health check, and the insights as resources. Not a REST resource: connect with an MCP client.",
 		MediaType:   mediaJSON, Schema: "JSONRPCResponse", CacheControl: cacheNever, Listed: listMain,
 		RequestMediaType: mediaJSON, RequestSchema: "JSONRPCMessage",
-		Problems: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusRequestEntityTooLarge},
+		Problems:    []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusRequestEntityTooLarge},
+		ExampleArgs: `-H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_insights","arguments":{"query":"data contracts"}}}'`,
 	},
 	{
 		Path: pathServerCard, Method: http.MethodGet, OperationID: "getMcpServerCard", Tag: tagMCP,
@@ -230,7 +234,8 @@ var routes = []Route{
 		Description: `Takes {"type":"anonymous"} and returns an identity assertion (a short-lived JWT) and a claim token; exchange the assertion at /oauth/token.`,
 		MediaType:   mediaJSON, Schema: "IdentityResponse", CacheControl: cacheNever,
 		RequestMediaType: mediaJSON, RequestSchema: "IdentityRequest",
-		Problems: []int{http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType},
+		Problems:    []int{http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType},
+		ExampleArgs: `-H 'Content-Type: application/json' -d '{"type":"anonymous"}'`,
 	},
 	{
 		Path: pathIdentityClaim, Method: http.MethodPost, OperationID: "claimAgentIdentity", Tag: tagAuth,
@@ -245,7 +250,8 @@ var routes = []Route{
 		Description: "Issues the public:read bearer for the client_credentials grant (no client authentication) or the JWT-bearer grant with an identity assertion of this service. Errors follow RFC 6749.",
 		MediaType:   mediaJSON, Schema: "TokenResponse", CacheControl: cacheNever,
 		RequestMediaType: "application/x-www-form-urlencoded", RequestSchema: "TokenRequest", ErrorSchema: "OAuthError",
-		Problems: []int{http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType},
+		Problems:    []int{http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType},
+		ExampleArgs: `-d grant_type=client_credentials`,
 	},
 	{
 		Path: pathRobots, Method: http.MethodGet, OperationID: "getRobotsTxt", Tag: tagDiscovery,
