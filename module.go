@@ -267,11 +267,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 }
 
 func (h *Handler) logPanic(r *http.Request, v any) {
-	h.logger.Error("panic while serving a discovery request",
-		zap.String("method", r.Method),
-		zap.String("uri", r.URL.EscapedPath()),
-		zap.Any("panic", v),
-		zap.ByteString("stack", debug.Stack()))
+	fields := []zap.Field{zap.Any("panic", v), zap.ByteString("stack", debug.Stack())}
+	if r != nil {
+		fields = append(fields, zap.String("method", r.Method), zap.String("uri", r.URL.EscapedPath()))
+	}
+	h.logger.Error("panic while serving a discovery request", fields...)
 }
 
 // Interface guards

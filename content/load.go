@@ -257,6 +257,8 @@ func loadInsight(fsys fs.FS, name string) (Insight, error) {
 	}
 	if strings.TrimSpace(body) == "" {
 		v.errorf("body", "is empty")
+	} else if !utf8.ValidString(body) {
+		v.errorf("body", "is not valid UTF-8")
 	}
 	if err := v.err(); err != nil {
 		return Insight{}, err

@@ -93,6 +93,8 @@ type links struct {
 	base   string
 	cfg    *Config
 	routes []Route
+	// onPanic reports a panic recovered outside the request goroutine.
+	onPanic func(any)
 }
 
 // abs makes a content link absolute: a path beginning with "/" is taken

@@ -54,10 +54,27 @@ type searchOutput struct {
 
 type noInput struct{}
 
+// safeTool turns a panic in a tool handler into a tool error. The SDK runs
+// handlers on goroutines of its own, where a panic would end the process.
+func safeTool[In, Out any](onPanic func(any), h mcp.ToolHandlerFor[In, Out]) mcp.ToolHandlerFor[In, Out] {
+	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out Out, err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				onPanic(v)
+				res, err = nil, fmt.Errorf("the tool failed on the server's side; the fault has been logged")
+			}
+		}()
+		return h(ctx, req, in)
+	}
+}
+
 // mcpServer builds the MCP server of one rendition: read-only tools whose
 // structured results are the REST API's JSON for the same resource, and
 // the insights as resources.
 func (l links) mcpServer() *mcp.Server {
+	if l.onPanic == nil {
+		l.onPanic = func(any) {}
+	}
 	p := l.cfg.Site.Profile
 	server := mcp.NewServer(&mcp.Implementation{
 		Name:       l.cfg.ServiceName,
@@ -81,13 +98,13 @@ func (l links) mcpServer() *mcp.Server {
 	theProfile := l.profile()
 	mcp.AddTool(server, &mcp.Tool{Name: "get_profile", Title: "Profile", Annotations: readOnly,
 		Description: describe("getProfile", "")},
-		func(context.Context, *mcp.CallToolRequest, noInput) (*mcp.CallToolResult, profile, error) {
+		safeTool(l.onPanic, func(context.Context, *mcp.CallToolRequest, noInput) (*mcp.CallToolResult, profile, error) {
 			return nil, theProfile, nil
-		})
+		}))
 	all := l.insights()
 	mcp.AddTool(server, &mcp.Tool{Name: "list_insights", Title: "List insights", Annotations: readOnly,
 		Description: describe("listInsights", " Optionally only those of one topic ("+strings.Join(l.cfg.Site.Topics(), ", ")+").")},
-		func(_ context.Context, _ *mcp.CallToolRequest, in listInsightsInput) (*mcp.CallToolResult, insightList, error) {
+		safeTool(l.onPanic, func(_ context.Context, _ *mcp.CallToolRequest, in listInsightsInput) (*mcp.CallToolResult, insightList, error) {
 			if in.Topic == "" {
 				return nil, all, nil
 			}
@@ -99,14 +116,14 @@ func (l links) mcpServer() *mcp.Server {
 			}
 			out.Count = len(out.Items)
 			return nil, out, nil
-		})
+		}))
 	bySlug := make(map[string]content.Insight, len(l.cfg.Site.Insights))
 	for _, in := range l.cfg.Site.Insights {
 		bySlug[in.Slug] = in
 	}
 	mcp.AddTool(server, &mcp.Tool{Name: "get_insight", Title: "One insight", Annotations: readOnly,
 		Description: describe("getInsight", "")},
-		func(_ context.Context, _ *mcp.CallToolRequest, in getInsightInput) (*mcp.CallToolResult, insightDocument, error) {
+		safeTool(l.onPanic, func(_ context.Context, _ *mcp.CallToolRequest, in getInsightInput) (*mcp.CallToolResult, insightDocument, error) {
 			if !content.ValidSlug(in.Slug) {
 				return nil, insightDocument{}, fmt.Errorf("the slug %s is not valid: a slug is %s. Call list_insights for the published slugs", quote(in.Slug), content.SlugGrammar)
 			}
@@ -115,20 +132,20 @@ func (l links) mcpServer() *mcp.Server {
 				return nil, insightDocument{}, fmt.Errorf("no published insight has the slug %s. Call list_insights or search_insights for the published slugs", quote(in.Slug))
 			}
 			return nil, l.insightDocument(doc), nil
-		})
+		}))
 	mcp.AddTool(server, &mcp.Tool{Name: "search_insights", Title: "Search insights", Annotations: readOnly,
 		Description: "Searches the published insights' titles, descriptions, topics and bodies for the query's words; returns the best matches first, each with a snippet and its slug for get_insight."},
-		func(_ context.Context, _ *mcp.CallToolRequest, in searchInput) (*mcp.CallToolResult, searchOutput, error) {
+		safeTool(l.onPanic, func(_ context.Context, _ *mcp.CallToolRequest, in searchInput) (*mcp.CallToolResult, searchOutput, error) {
 			if strings.TrimSpace(in.Query) == "" {
 				return nil, searchOutput{}, fmt.Errorf("the query is empty: give one or more words to look for")
 			}
 			return nil, l.search(in.Query, in.Limit), nil
-		})
+		}))
 	mcp.AddTool(server, &mcp.Tool{Name: "get_health", Title: "Health", Annotations: readOnly,
 		Description: describe("getHealth", "")},
-		func(context.Context, *mcp.CallToolRequest, noInput) (*mcp.CallToolResult, health, error) {
+		safeTool(l.onPanic, func(context.Context, *mcp.CallToolRequest, noInput) (*mcp.CallToolResult, health, error) {
 			return nil, l.health(l.cfg.Now()), nil
-		})
+		}))
 	for _, in := range l.cfg.Site.Insights {
 		uri := l.insight(in.Slug)
 		body := in.Body
@@ -142,6 +159,27 @@ func (l links) mcpServer() *mcp.Server {
 	return server
 }
 
+// Bounds of a search query, so that one call cannot cost much.
+const (
+	maxQueryWords    = 16
+	maxQueryWordSize = 64
+)
+
+// queryWords are the distinct lowercase words of a query, at most
+// maxQueryWords of at most maxQueryWordSize bytes.
+func queryWords(query string) []string {
+	var words []string
+	for _, w := range strings.Fields(strings.ToLower(strings.ToValidUTF8(query, ""))) {
+		if len(w) <= maxQueryWordSize && !slices.Contains(words, w) {
+			words = append(words, w)
+			if len(words) == maxQueryWords {
+				break
+			}
+		}
+	}
+	return words
+}
+
 // search ranks insights by how often and where the query's words appear:
 // a title match counts most, then topic, description and body.
 func (l links) search(query string, limit int) searchOutput {
@@ -149,7 +187,7 @@ func (l links) search(query string, limit int) searchOutput {
 		limit = 10
 	}
 	limit = min(limit, 50)
-	words := strings.Fields(strings.ToLower(query))
+	words := queryWords(query)
 	out := searchOutput{Query: query, Results: []searchResult{}}
 	for _, in := range l.cfg.Site.Insights {
 		title, topic, desc, body := strings.ToLower(in.Title), strings.ToLower(in.Topic), strings.ToLower(in.Description), strings.ToLower(in.Body)
@@ -176,11 +214,21 @@ func (l links) search(query string, limit int) searchOutput {
 
 // snippet is about 200 characters of body around the first word found.
 func snippet(body string, words []string) string {
+	// Lowercasing can change a rune's length in bytes, so a match found in
+	// the lowercase text is located in body by its rune index.
 	lower := strings.ToLower(body)
 	at := -1
 	for _, w := range words {
 		if i := strings.Index(lower, w); i >= 0 && (at < 0 || i < at) {
 			at = i
+		}
+	}
+	if at > 0 {
+		runes := utf8.RuneCountInString(lower[:at])
+		at = 0
+		for range runes {
+			_, size := utf8.DecodeRuneInString(body[at:])
+			at += size
 		}
 	}
 	start := max(at-80, 0)

@@ -60,8 +60,9 @@ type Config struct {
 	RateLimit RateLimit
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// OnPanic, if set, is told of a panic while serving r; the client gets
-	// a 500 internal_error problem either way.
+	// OnPanic, if set, is told of a recovered panic and of the request it
+	// happened in (nil for one in an MCP tool, which runs apart from the
+	// request); the client gets a 500 problem or a tool error either way.
 	OnPanic func(r *http.Request, v any)
 }
 
@@ -270,7 +271,11 @@ type rendition struct {
 }
 
 func (s *Service) render(base string) (*rendition, error) {
-	l := links{base: base, cfg: &s.cfg, routes: s.routes}
+	l := links{base: base, cfg: &s.cfg, routes: s.routes, onPanic: func(v any) {
+		if s.cfg.OnPanic != nil {
+			s.cfg.OnPanic(nil, v)
+		}
+	}}
 	rd := &rendition{
 		links: l,
 		docs:  make(map[string]*document),
