@@ -13,12 +13,16 @@ import (
 
 func init() {
 	httpcaddyfile.RegisterHandlerDirective("discovery", parseCaddyfile)
-	// Ahead of every handler that typically responds (respond, handle,
-	// reverse_proxy, php_fastcgi, file_server) so the module answers its own
-	// paths whatever the rest of the site is, with no `order` line needed;
-	// behind encode and the auth directives, which then apply to it too; and
-	// before templates, which would otherwise rewrite its text documents.
-	httpcaddyfile.RegisterDirectiveOrder("discovery", httpcaddyfile.Before, "templates")
+	// Ahead of the directives that rewrite the request (rewrite, uri,
+	// try_files: a single-page app's `try_files {path} /index.html` would
+	// otherwise turn /api/v1 into /index.html) and of every handler that
+	// typically responds (respond, handle, reverse_proxy, file_server), so the
+	// module answers its own paths whatever the rest of the site is, with no
+	// `order` line needed. Behind header, request_body and redir, which then
+	// apply to it too. It compresses its own documents, so encode is not
+	// needed in front of it; the API is public, so the auth directives are
+	// not either.
+	httpcaddyfile.RegisterDirectiveOrder("discovery", httpcaddyfile.Before, "method")
 }
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. Syntax:

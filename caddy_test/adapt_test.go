@@ -10,7 +10,7 @@ import (
 
 // TestCaddyfileAdapts pins the JSON that a Caddyfile using every
 // subdirective adapts to, including where the directive's own order puts
-// the handler (after encode, before reverse_proxy). After an intended
+// the handler (before encode and reverse_proxy). After an intended
 // change, regenerate the golden file with
 // `bin/caddy adapt --config caddy_test/testdata/adapt.caddyfile --pretty`.
 func TestCaddyfileAdapts(t *testing.T) {

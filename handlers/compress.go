@@ -19,11 +19,10 @@ const minCompressSize = 1024
 // that: a site of thousands of insights need not compress them all at load.
 type encoding struct {
 	name          string
-	contentCoding []string
 	once          sync.Once
-	body          []byte   // nil when compression does not pay
-	etag          []string // the identity ETag with the coding as suffix
-	contentLength []string
+	body          []byte // nil when compression does not pay
+	etag          string // the identity ETag with a suffix per coding
+	contentLength string
 }
 
 // The codings, in the order the module prefers them.
@@ -60,7 +59,6 @@ func newEncodings(body []byte) []encoding {
 	out := make([]encoding, len(codings))
 	for i, c := range codings {
 		out[i].name = c.name
-		out[i].contentCoding = []string{c.name}
 	}
 	return out
 }
@@ -74,8 +72,10 @@ func (e *encoding) get(i int, identity []byte, etag string) *encoding {
 			return
 		}
 		e.body = compressed
-		e.etag = []string{strings.TrimSuffix(etag, `"`) + "-" + e.name + `"`}
-		e.contentLength = []string{strconv.Itoa(len(compressed))}
+		// Not "-gzip" or "-zstd": Caddy's encode handler strips those
+		// suffixes from If-None-Match, as they are its own.
+		e.etag = strings.TrimSuffix(etag, `"`) + "." + e.name + `"`
+		e.contentLength = strconv.Itoa(len(compressed))
 	})
 	if e.body == nil {
 		return nil

@@ -295,7 +295,7 @@ func reverseDNS(host string) string {
 // size, well-formed JSON) and hands the request to the stateless SDK
 // handler of the rendition.
 func (s *Service) serveMCP(w http.ResponseWriter, r *http.Request, rd *rendition) {
-	if origin := r.Header.Get("Origin"); origin != "" && origin != rd.origin {
+	if origin := r.Header.Get("Origin"); origin != "" && originOf(origin) != rd.origin {
 		p := NewProblem(rd.base, CodeForbidden, r, "Browser requests to the MCP endpoint are accepted only from "+rd.origin+", not from "+quote(origin)+".")
 		p.Hint = "Call the MCP endpoint from an MCP client, a server or a CLI (they send no Origin), or from a page of " + rd.origin + "."
 		WriteProblem(w, r, p)
@@ -314,7 +314,7 @@ func (s *Service) serveMCP(w http.ResponseWriter, r *http.Request, rd *rendition
 	if !json.Valid(body) {
 		// The SDK answers a parse error with a text/plain 400; JSON-RPC
 		// clients expect its error object (code -32700).
-		w.Header()["Content-Type"] = valueJSONType
+		w.Header().Set("Content-Type", mediaJSON)
 		writeBody(w, r, http.StatusBadRequest, []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the body is not valid JSON"}}`))
 		return
 	}
@@ -365,7 +365,7 @@ func (w *rpcErrorWriter) finish() {
 	}
 	msg, _ := json.Marshal(strings.TrimSpace(w.text.String()))
 	h := w.Header()
-	h["Content-Type"] = valueJSONType
+	h.Set("Content-Type", mediaJSON)
 	h.Del("Content-Length")
 	w.ResponseWriter.WriteHeader(w.status)
 	_, _ = fmt.Fprintf(w.ResponseWriter, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":%s}}`, msg)
@@ -406,11 +406,19 @@ func isLoopback(hostport string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// originOf is the origin (scheme://host[:port]) of a base URL.
-func originOf(base string) string {
-	u, err := url.Parse(base)
+// originOf is the serialised origin of a URL: lowercase scheme://host, with
+// a port only when it is not the scheme's default.
+func originOf(raw string) string {
+	u, err := url.Parse(raw)
 	if err != nil {
-		return base
+		return raw
 	}
-	return u.Scheme + "://" + u.Host
+	scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+	if port := u.Port(); scheme == "https" && port == "443" || scheme == "http" && port == "80" {
+		host = strings.ToLower(u.Hostname())
+		if strings.Contains(host, ":") {
+			host = "[" + host + "]"
+		}
+	}
+	return scheme + "://" + host
 }

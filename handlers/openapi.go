@@ -140,6 +140,8 @@ func openAPIDocument(l links) object {
 		"tags": []object{
 			{"name": tagAPI, "description": "The versioned JSON API under /api/v1."},
 			{"name": tagDiscovery, "description": "Documents that describe the site and the API to agents and developers."},
+			{"name": tagAuth, "description": "Optional anonymous bearer tokens with the scope public:read."},
+			{"name": tagMCP, "description": "The MCP server (Streamable HTTP) and its server card."},
 		},
 		"externalDocs": object{"description": "Developer portal", "url": l.developers()},
 		// Every operation works without credentials; a bearer token is
@@ -215,8 +217,8 @@ func operation(rt *Route, rateLimited bool) object {
 			"content":  object{rt.RequestMediaType: object{"schema": ref("schemas", rt.RequestSchema)}},
 		}
 	}
-	if rt.Method == http.MethodPost {
-		op["security"] = []object{{}} // the token endpoints take no credentials
+	if !rt.checksBearer() {
+		op["security"] = []object{{}} // Authorization is ignored here
 	}
 	if strings.Contains(rt.Path, "{slug}") {
 		op["parameters"] = []object{{
@@ -233,7 +235,7 @@ func operation(rt *Route, rateLimited bool) object {
 // problems are the statuses of the route's problem responses.
 func (rt *Route) problems() []int {
 	problems := append(append([]int{}, commonProblems...), rt.Problems...)
-	if rt.Method == http.MethodGet {
+	if rt.checksBearer() {
 		problems = append(problems, http.StatusUnauthorized) // a bad bearer token
 	}
 	return problems

@@ -95,7 +95,7 @@ func (l links) developerPortal() ([]byte, error) {
 		"Slug": slug, "Scope": tokenScope, "Style": template.CSS(portalCSS),
 		"Endpoints": endpoints, "Problems": problems, "ProblemExample": string(problemExample),
 		"RateLimit": l.cfg.rateLimitSummary(), "Limited": l.cfg.RateLimit.Events > 0,
-		"PolicyExample": NewRateLimitHeaders(l.cfg.RateLimit).policy[0],
+		"PolicyExample": NewRateLimitHeaders(l.cfg.RateLimit).policy,
 		"VersionStatus": versionStatus, "OpenAPIVersion": OpenAPIVersion,
 		"MCP": mcp, "CLI": cli, "CLIFile": path.Base(cli), "CLIName": l.cfg.CLIName,
 		"Documents": documents,

@@ -141,21 +141,19 @@ func (w *Window) Clients() int {
 // RateLimitHeaders formats the draft-ietf-httpapi-ratelimit-headers fields
 // for the public policy.
 type RateLimitHeaders struct {
-	policy []string
+	policy string
 }
 
 // NewRateLimitHeaders precomputes the RateLimit-Policy field of limit.
 func NewRateLimitHeaders(limit RateLimit) RateLimitHeaders {
-	return RateLimitHeaders{policy: []string{
-		`"` + PolicyName + `";q=` + strconv.Itoa(limit.Events) + `;w=` + strconv.Itoa(limit.windowSeconds()),
-	}}
+	return RateLimitHeaders{policy: `"` + PolicyName + `";q=` + strconv.Itoa(limit.Events) + `;w=` + strconv.Itoa(limit.windowSeconds())}
 }
 
 // Set writes RateLimit-Policy and RateLimit with remaining requests and reset
 // rounded up to whole seconds. The map keys are set directly to keep the
 // specification's spelling.
 func (rh RateLimitHeaders) Set(h http.Header, remaining int, reset time.Duration) {
-	h["RateLimit-Policy"] = rh.policy
+	h["RateLimit-Policy"] = []string{rh.policy}
 	h["RateLimit"] = []string{`"` + PolicyName + `";r=` + strconv.Itoa(remaining) + `;t=` + strconv.Itoa(ceilSeconds(reset))}
 }
 

@@ -52,6 +52,14 @@ const (
 	listOptional
 )
 
+// checksBearer reports whether the route refuses an invalid bearer token:
+// the specification's public endpoints (the API, /llms.txt, /mcp). The
+// other documents ignore Authorization, so that a client whose token has
+// expired can still read the metadata and notes it needs to recover.
+func (rt *Route) checksBearer() bool {
+	return rt.Versioned() || rt.Path == pathLLMs || rt.Path == pathMCP
+}
+
 // Versioned reports whether the route is part of the versioned JSON API.
 func (rt Route) Versioned() bool { return isAPIPath(rt.Path) }
 
@@ -152,7 +160,7 @@ var routes = []Route{
 		Description: "Model Context Protocol over Streamable HTTP (JSON-RPC 2.0, stateless, no authentication): tools for the profile, the insights, a search and the health check, and the insights as resources. Not a REST resource: connect with an MCP client.",
 		MediaType:   mediaJSON, Schema: "JSONRPCResponse", CacheControl: cacheNever, Listed: listMain,
 		RequestMediaType: mediaJSON, RequestSchema: "JSONRPCMessage",
-		Problems:    []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusRequestEntityTooLarge},
+		Problems:    []int{http.StatusForbidden, http.StatusRequestEntityTooLarge},
 		ExampleArgs: `-H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_insights","arguments":{"query":"data contracts"}}}'`,
 	},
 	{

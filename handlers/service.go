@@ -92,8 +92,12 @@ type Service struct {
 	// routes is the route table of this configuration: the CLI path holds
 	// the CLI name, and /robots.txt is left out when it is off.
 	routes []Route
-	// byPath finds the routes with fixed paths.
+	// byPath finds the routes by path (the insight route by its pattern).
 	byPath map[string]*Route
+	// published are the slugs of the published insights.
+	published map[string]bool
+	// verifier checks access tokens, which name no base URL.
+	verifier *token.Issuer
 	// fixed is the one rendition when BaseURL is set.
 	fixed *rendition
 	// byBase caches renditions for request-derived base URLs.
@@ -130,13 +134,23 @@ func New(cfg Config) (*Service, error) {
 	for i := range s.routes {
 		s.byPath[s.routes[i].Path] = &s.routes[i]
 	}
+	s.published = make(map[string]bool, len(cfg.Site.Insights))
+	for _, in := range cfg.Site.Insights {
+		s.published[in.Slug] = true
+	}
+	var err error
+	if s.verifier, err = token.NewIssuer(token.Config{Secret: cfg.TokenSecret, TTL: cfg.TokenTTL, Issuer: "https://verifier.invalid", Now: cfg.Now}); err != nil {
+		return nil, fmt.Errorf("tokens: %w", err)
+	}
 	if cfg.BaseURL != "" {
 		base, err := NormalizeBaseURL(cfg.BaseURL)
 		if err != nil {
 			return nil, err
 		}
 		s.cfg.BaseURL = base
-		if s.fixed, err = s.render(base); err != nil {
+		s.fixed = &rendition{ready: make(chan struct{})}
+		close(s.fixed.ready)
+		if err := s.render(base, s.fixed); err != nil {
 			return nil, err
 		}
 	}
@@ -181,59 +195,90 @@ func ValidCLIName(name string) bool {
 }
 
 // Base returns the base URL for r: the configured one, or the request's
-// scheme and host.
-func (s *Service) Base(r *http.Request) string {
+// scheme and Host. ok is false when the Host is not a valid host[:port].
+func (s *Service) Base(r *http.Request) (base string, ok bool) {
 	if s.cfg.BaseURL != "" {
-		return s.cfg.BaseURL
+		return s.cfg.BaseURL, true
+	}
+	host := strings.ToLower(r.Host)
+	u, err := url.Parse("http://" + host)
+	if err != nil || u.Host != host || u.Hostname() == "" || u.User != nil || u.Path != "" {
+		return "", false
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "", false
+		}
 	}
 	scheme := "http"
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	return scheme + "://" + strings.ToLower(r.Host)
+	return scheme + "://" + host, true
 }
 
-// renditionFor returns the documents rendered for r's base URL, rendering
-// and caching them on first use.
-func (s *Service) renditionFor(r *http.Request) (*rendition, error) {
+// renditionFor returns the documents rendered for base, rendering and
+// caching them on first use. Concurrent first requests for one base share
+// one rendering.
+func (s *Service) renditionFor(base string) *rendition {
 	if s.fixed != nil {
-		return s.fixed, nil
-	}
-	base := s.Base(r)
-	s.mu.RLock()
-	rd := s.byBase[base]
-	s.mu.RUnlock()
-	if rd != nil {
-		return rd, nil
-	}
-	rd, err := s.render(base)
-	if err != nil {
-		return nil, err
+		return s.fixed
 	}
 	s.mu.Lock()
+	if rd := s.byBase[base]; rd != nil {
+		s.mu.Unlock()
+		<-rd.ready
+		return rd
+	}
 	if len(s.byBase) >= maxRenditions {
 		for k := range s.byBase { // evict an arbitrary entry
 			delete(s.byBase, k)
 			break
 		}
 	}
+	rd := &rendition{ready: make(chan struct{})}
 	s.byBase[base] = rd
 	s.mu.Unlock()
-	return rd, nil
+	defer close(rd.ready)
+	if err := s.render(base, rd); err != nil {
+		panic(err) // content was validated at load, so rendering cannot fail
+	}
+	return rd
+}
+
+// headersFor returns the per-base header values: a rendition's when one is
+// at hand, else computed from base alone, so that a problem never costs a
+// rendering.
+func (s *Service) headersFor(base string) *baseHeaders {
+	if s.fixed != nil {
+		return &s.fixed.baseHeaders
+	}
+	s.mu.Lock()
+	rd := s.byBase[base]
+	s.mu.Unlock()
+	if rd != nil {
+		select {
+		case <-rd.ready:
+			return &rd.baseHeaders
+		default:
+		}
+	}
+	bh := s.newBaseHeaders(base)
+	return &bh
 }
 
 // document is one precomputed response body with its headers.
 type document struct {
 	route        *Route
 	body         []byte
-	contentType  []string
-	etag         []string
-	cacheControl []string
+	contentType  string
+	etag         string
+	cacheControl string
 	headers      http.Header // extra headers, such as the portal's CSP
 	// encodings are the compressed forms, preferred first, made on first
 	// use; the response varies on Accept-Encoding when there are any.
 	encodings     []encoding
-	contentLength []string
+	contentLength string
 }
 
 func newDocument(rt *Route, body []byte) *document {
@@ -242,53 +287,76 @@ func newDocument(rt *Route, body []byte) *document {
 	return &document{
 		route:         rt,
 		body:          body,
-		contentType:   []string{rt.MediaType},
-		etag:          []string{etag},
-		cacheControl:  []string{rt.CacheControl},
+		contentType:   rt.MediaType,
+		etag:          etag,
+		cacheControl:  rt.CacheControl,
 		headers:       documentHeaders[rt.MediaType],
 		encodings:     newEncodings(body),
-		contentLength: []string{strconv.Itoa(len(body))},
+		contentLength: strconv.Itoa(len(body)),
 	}
+}
+
+// baseHeaders are the header values that depend on the base URL only.
+type baseHeaders struct {
+	// origin is the base URL's origin, the one browser origin /mcp accepts.
+	origin string
+	// link is the Link header every response carries (RFC 9727 and
+	// RFC 8631 relations); apiLink adds the deprecation relations for the
+	// versioned responses when v1 is deprecated.
+	link, apiLink string
+	// deprecation and sunset are the RFC 9745 and RFC 8594 fields, if set.
+	deprecation, sunset string
+}
+
+func (s *Service) newBaseHeaders(base string) baseHeaders {
+	developers := base + pathDevelopers
+	bh := baseHeaders{
+		origin: originOf(base),
+		link: fmt.Sprintf(`<%s>; rel="api-catalog", <%s>; rel="service-desc"; type="%s", <%s>; rel="service-doc"; type="text/html"`,
+			base+pathCatalog, base+pathOpenAPI, mediaJSON, developers),
+	}
+	bh.apiLink = bh.link
+	if d := s.cfg.Deprecation; !d.IsZero() {
+		bh.deprecation = "@" + strconv.FormatInt(d.Unix(), 10)
+		bh.apiLink += fmt.Sprintf(`, <%s#versioning>; rel="deprecation"; type="text/html"`, developers)
+		if s.cfg.Successor != "" {
+			bh.apiLink += fmt.Sprintf(`, <%s>; rel="successor-version"`, s.cfg.Successor)
+		}
+	}
+	if t := s.cfg.Sunset; !t.IsZero() {
+		bh.sunset = t.UTC().Format(http.TimeFormat)
+	}
+	return bh
 }
 
 // rendition is every document rendered for one base URL.
 type rendition struct {
 	links
+	baseHeaders
 	docs map[string]*document
-	// link is the Link header every response carries (RFC 9727 and
-	// RFC 8631 relations); apiLink adds the deprecation relations for the
-	// versioned responses when v1 is deprecated.
-	link, apiLink []string
-	// deprecation and sunset are the RFC 9745 and RFC 8594 fields, if set.
-	deprecation, sunset []string
-	// tokens issues and verifies tokens; assertions name this base URL.
+	// tokens issues tokens and identity assertions naming this base URL.
 	tokens *token.Issuer
-	// origin is the base URL's origin, the one browser origin /mcp accepts.
-	origin      string
-	valueOrigin []string
 	// mcp is the stateless MCP handler, built once per rendition.
 	mcp http.Handler
+	// ready is closed when the rendition is complete.
+	ready chan struct{}
 }
 
-func (s *Service) render(base string) (*rendition, error) {
+// render fills rd with every document rendered for base.
+func (s *Service) render(base string, rd *rendition) error {
 	l := links{base: base, cfg: &s.cfg, routes: s.routes, onPanic: func(v any) {
 		if s.cfg.OnPanic != nil {
 			s.cfg.OnPanic(nil, v)
 		}
 	}}
-	rd := &rendition{
-		links: l,
-		docs:  make(map[string]*document),
-		link: []string{fmt.Sprintf(`<%s>; rel="api-catalog", <%s>; rel="service-desc"; type="%s", <%s>; rel="service-doc"; type="text/html"`,
-			base+pathCatalog, l.openAPI(), mediaJSON, l.developers())},
-	}
+	rd.links = l
+	rd.baseHeaders = s.newBaseHeaders(base)
+	rd.docs = make(map[string]*document)
 	var err error
 	rd.tokens, err = token.NewIssuer(token.Config{Secret: s.cfg.TokenSecret, TTL: s.cfg.TokenTTL, Issuer: base, Now: s.cfg.Now})
 	if err != nil {
-		return nil, fmt.Errorf("tokens: %w", err)
+		return fmt.Errorf("tokens: %w", err)
 	}
-	rd.origin = originOf(base)
-	rd.valueOrigin = []string{rd.origin}
 	server := l.mcpServer()
 	rd.mcp = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
 		Stateless:    true,
@@ -297,23 +365,11 @@ func (s *Service) render(base string) (*rendition, error) {
 		DisableLocalhostProtection: true,
 		MaxRequestBodyBytes:        MaxBodySize,
 	})
-	rd.apiLink = rd.link
-	if d := s.cfg.Deprecation; !d.IsZero() {
-		rd.deprecation = []string{"@" + strconv.FormatInt(d.Unix(), 10)}
-		apiLink := rd.link[0] + fmt.Sprintf(`, <%s#versioning>; rel="deprecation"; type="text/html"`, l.developers())
-		if s.cfg.Successor != "" {
-			apiLink += fmt.Sprintf(`, <%s>; rel="successor-version"`, s.cfg.Successor)
-		}
-		rd.apiLink = []string{apiLink}
-	}
-	if t := s.cfg.Sunset; !t.IsZero() {
-		rd.sunset = []string{t.UTC().Format(http.TimeFormat)}
-	}
 	for i := range s.routes {
 		rt := &s.routes[i]
 		body, ok, err := l.renderDocument(rt)
 		if err != nil {
-			return nil, fmt.Errorf("rendering %s: %w", rt.Path, err)
+			return fmt.Errorf("rendering %s: %w", rt.Path, err)
 		}
 		if ok {
 			rd.docs[rt.Path] = newDocument(rt, body)
@@ -323,66 +379,55 @@ func (s *Service) render(base string) (*rendition, error) {
 	for _, in := range s.cfg.Site.Insights {
 		body, err := json.Marshal(l.insightDocument(in))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		rd.docs[InsightPath(in.Slug)] = newDocument(insightRoute, body)
 	}
-	return rd, nil
+	return nil
 }
 
-// Headers every owned response carries. Header names are set as map keys so
+// Header values every owned response carries. Names are set as map keys so
 // that they keep the specification's spelling (Go would canonicalise
 // API-Version to Api-Version).
-var (
-	valueNoSniff      = []string{"nosniff"}
-	valueAnyOrigin    = []string{"*"}
-	valueExposed      = []string{"API-Version, RateLimit, RateLimit-Policy, Retry-After, ETag, Link, Location, WWW-Authenticate, Deprecation, Sunset"}
-	valueAPIVersion   = []string{APIVersion}
-	valuePreflightMx  = []string{"86400"}
-	valueAllowedHdrs  = []string{"Accept, Authorization, Content-Type, If-None-Match, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id, Last-Event-ID"}
-	valueVaryOrigin   = []string{"Origin"}
-	valueVaryEncoding = []string{"Accept-Encoding"}
+const (
+	valueNoSniff      = "nosniff"
+	valueExposed      = "API-Version, RateLimit, RateLimit-Policy, Retry-After, ETag, Link, Location, WWW-Authenticate, Deprecation, Sunset"
+	valuePreflightMax = "86400"
+	valueAllowed      = "Accept, Authorization, Content-Type, If-None-Match, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id, Last-Event-ID"
 )
 
-// setCommonHeaders sets the headers every owned response carries.
-func (rd *rendition) setCommonHeaders(h http.Header, r *http.Request) {
-	h["X-Content-Type-Options"] = valueNoSniff
-	if r.URL.Path == pathMCP {
-		// Browsers may call the MCP endpoint only from the site itself.
-		h["Access-Control-Allow-Origin"] = rd.valueOrigin
-		h["Vary"] = valueVaryOrigin
-	} else {
-		h["Access-Control-Allow-Origin"] = valueAnyOrigin
-	}
-	h["Access-Control-Expose-Headers"] = valueExposed
-	if isAPIPath(r.URL.Path) {
-		h["API-Version"] = valueAPIVersion
-		h["Link"] = rd.apiLink
-		if rd.deprecation != nil {
-			h["Deprecation"] = rd.deprecation
-		}
-		if rd.sunset != nil {
-			h["Sunset"] = rd.sunset
-		}
-	} else {
-		h["Link"] = rd.link
-	}
+// fields sets precomputed header values on one response. It copies them
+// into an array of the response's own, one allocation for all: middleware
+// such as Caddy's header directive edits values in place, and a slice
+// shared between responses would carry one response's edit into all.
+type fields struct {
+	h   http.Header
+	buf []string
+}
+
+func newFields(h http.Header) *fields {
+	return &fields{h: h, buf: make([]string, 0, 16)}
+}
+
+func (f *fields) set(key, value string) {
+	f.buf = append(f.buf, value)
+	n := len(f.buf)
+	f.h[key] = f.buf[n-1 : n : n]
 }
 
 // RateLimited answers a request the rate limiter refused: a 429 problem with
-// Retry-After and the RateLimit headers at zero remaining.
+// Retry-After and the RateLimit headers at zero remaining. It renders
+// nothing, so refusing stays cheap whatever the Host.
 func (s *Service) RateLimited(w http.ResponseWriter, r *http.Request, rh RateLimitHeaders, retryAfter int) {
 	defer s.recoverPanic(w, r)
-	rd, err := s.renditionFor(r)
-	if err != nil {
-		panic(err)
+	base, ok := s.Base(r)
+	f := newFields(w.Header())
+	if ok {
+		s.headersFor(base).setCommon(f, r)
 	}
-	h := w.Header()
-	rd.setCommonHeaders(h, r)
-	wait := time.Duration(retryAfter) * time.Second
-	rh.Set(h, 0, wait)
-	h["Retry-After"] = []string{strconv.Itoa(retryAfter)}
-	p := NewProblem(rd.base, CodeRateLimited, r, fmt.Sprintf(
+	rh.Set(w.Header(), 0, time.Duration(retryAfter)*time.Second)
+	f.set("Retry-After", strconv.Itoa(retryAfter))
+	p := NewProblem(base, CodeRateLimited, r, fmt.Sprintf(
 		"This client has used all %d requests the %q policy allows in %d seconds.",
 		s.cfg.RateLimit.Events, PolicyName, s.cfg.RateLimit.windowSeconds()))
 	p.Hint = fmt.Sprintf("Retry after %d seconds (the Retry-After header); the RateLimit header shows the quota left on every response.", retryAfter)
@@ -390,91 +435,108 @@ func (s *Service) RateLimited(w http.ResponseWriter, r *http.Request, rh RateLim
 	WriteProblem(w, r, p)
 }
 
-// ServeHTTP answers a request for a path the service owns.
+// ServeHTTP answers a request for a path the service owns. Everything that
+// can be answered without the documents (a bad Host, an unknown path, a
+// method, a preflight, a malformed or unknown slug) is answered before the
+// rendition for the request's base URL is looked up.
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer s.recoverPanic(w, r)
-	rd, err := s.renditionFor(r)
-	if err != nil {
-		panic(err) // content was validated at load, so rendering cannot fail
+	f := newFields(w.Header())
+	base, ok := s.Base(r)
+	if !ok {
+		p := NewProblem("", CodeBadRequest, r, "The Host header "+quote(r.Host)+" is not a valid host name and port.")
+		p.Hint = "Send the site's host name in the Host header."
+		WriteProblem(w, r, p)
+		return
 	}
-	h := w.Header()
-	rd.setCommonHeaders(h, r)
+	bh := s.headersFor(base)
+	bh.setCommon(f, r)
 	path := r.URL.Path
-	doc := rd.docs[path]
-	var rt *Route
-	switch {
-	case doc != nil:
-		rt = doc.route
-	case s.byPath[path] != nil && s.byPath[path].Method == http.MethodPost:
-		rt = s.byPath[path]
-	case path == pathHealth:
-		rt = s.byPath[pathHealth]
-	case strings.HasPrefix(path, insightPrefix) && !strings.Contains(path[len(insightPrefix):], "/"):
+	rt := s.byPath[path]
+	slug, isInsight := strings.CutPrefix(path, insightPrefix)
+	if rt == nil && isInsight && slug != "" && !strings.Contains(slug, "/") {
 		rt = s.byPath[pathInsight]
-	default:
-		WriteProblem(w, r, NewProblem(rd.base, CodeNotFound, r,
-			"The requested API endpoint does not exist."))
+	}
+	if rt == nil {
+		WriteProblem(w, r, NewProblem(base, CodeNotFound, r, "The requested API endpoint does not exist."))
 		return
 	}
 
 	switch r.Method {
 	case http.MethodOptions:
-		preflight(w, rt)
+		preflight(f, w, rt)
 		return
 	case rt.Method:
 	case http.MethodHead:
 		if rt.Method != http.MethodGet {
-			s.methodNotAllowed(w, r, rd, rt)
+			methodNotAllowed(f, w, r, base, rt)
 			return
 		}
 	default:
-		s.methodNotAllowed(w, r, rd, rt)
+		methodNotAllowed(f, w, r, base, rt)
 		return
 	}
 
-	if rt.Method == http.MethodPost {
-		// The token endpoints take no bearer: a client's own credentials
-		// there are ignored, as no client authentication is used. /mcp is a
-		// public endpoint like the API and checks it.
-		switch rt.Path {
-		case pathMCP:
-			if s.checkAuthorization(w, r, rd) {
-				s.serveMCP(w, r, rd)
-			}
-		case pathRegister:
-			s.serveRegister(w, r, rd)
-		case pathIdentity:
-			s.serveIdentity(w, r, rd)
-		case pathIdentityClaim:
-			s.serveClaim(w, r, rd)
-		case pathToken:
-			s.serveToken(w, r, rd)
-		}
-		return
-	}
-	if !s.checkAuthorization(w, r, rd) {
-		return
-	}
-	switch {
-	case doc != nil:
-		serveDocument(w, r, doc)
-	case rt.Path == pathHealth:
-		body, _ := json.Marshal(rd.health(s.cfg.Now()))
-		h["Content-Type"] = []string{mediaJSON}
-		h["Cache-Control"] = []string{cacheNever}
-		writeBody(w, r, http.StatusOK, body)
-	default: // an insight that is not published
-		slug := path[len(insightPrefix):]
+	if rt.Path == pathInsight && !s.published[slug] {
 		if !content.ValidSlug(slug) {
-			p := NewProblem(rd.base, CodeBadRequest, r,
-				"The slug "+quote(slug)+" is not valid: a slug is "+content.SlugGrammar+".")
-			p.Hint = "Take slugs from the items of " + rd.base + pathInsights + "."
+			p := NewProblem(base, CodeBadRequest, r, "The slug "+quote(slug)+" is not valid: a slug is "+content.SlugGrammar+".")
+			p.Hint = "Take slugs from the items of " + base + pathInsights + "."
 			WriteProblem(w, r, p)
 			return
 		}
-		p := NewProblem(rd.base, CodeNotFound, r, "No published insight has the slug "+quote(slug)+".")
-		p.Hint = "List the published insights and their slugs at " + rd.base + pathInsights + "; the machine-readable description is at " + rd.openAPI() + "."
+		p := NewProblem(base, CodeNotFound, r, "The requested API endpoint does not exist: no published insight has the slug "+quote(slug)+".")
+		p.Hint = "List the published insights and their slugs at " + base + pathInsights + "; the machine-readable description is at " + base + pathOpenAPI + "."
 		WriteProblem(w, r, p)
+		return
+	}
+	if rt.checksBearer() && !s.checkAuthorization(w, r, base) {
+		return
+	}
+
+	rd := s.renditionFor(base)
+	switch rt.Path {
+	case pathMCP:
+		s.serveMCP(w, r, rd)
+	case pathRegister:
+		s.serveRegister(w, r, rd)
+	case pathIdentity:
+		s.serveIdentity(w, r, rd)
+	case pathIdentityClaim:
+		s.serveClaim(w, r, rd)
+	case pathToken:
+		s.serveToken(w, r, rd)
+	case pathHealth:
+		body, _ := json.Marshal(rd.health(s.cfg.Now()))
+		f.set("Content-Type", mediaJSON)
+		f.set("Cache-Control", cacheNever)
+		writeBody(w, r, http.StatusOK, body)
+	default:
+		serveDocument(f, w, r, rd.docs[path])
+	}
+}
+
+// setCommon sets the headers every owned response carries.
+func (bh *baseHeaders) setCommon(f *fields, r *http.Request) {
+	f.set("X-Content-Type-Options", valueNoSniff)
+	if r.URL.Path == pathMCP {
+		// Browsers may call the MCP endpoint only from the site itself.
+		f.set("Access-Control-Allow-Origin", bh.origin)
+		f.set("Vary", "Origin")
+	} else {
+		f.set("Access-Control-Allow-Origin", "*")
+	}
+	f.set("Access-Control-Expose-Headers", valueExposed)
+	if isAPIPath(r.URL.Path) {
+		f.set("API-Version", APIVersion)
+		f.set("Link", bh.apiLink)
+		if bh.deprecation != "" {
+			f.set("Deprecation", bh.deprecation)
+		}
+		if bh.sunset != "" {
+			f.set("Sunset", bh.sunset)
+		}
+	} else {
+		f.set("Link", bh.link)
 	}
 }
 
@@ -492,62 +554,57 @@ func (s *Service) recoverPanic(w http.ResponseWriter, r *http.Request) {
 	if s.cfg.OnPanic != nil {
 		s.cfg.OnPanic(r, v)
 	}
-	base := s.cfg.BaseURL
-	if base == "" {
-		base = s.Base(r)
-	}
+	base, _ := s.Base(r)
 	WriteProblem(w, r, NewProblem(base, CodeInternalError, r, "The service failed to answer this request."))
 }
 
-func (s *Service) methodNotAllowed(w http.ResponseWriter, r *http.Request, rd *rendition, rt *Route) {
-	w.Header()["Allow"] = []string{rt.allow()}
-	WriteProblem(w, r, NewProblem(rd.base, CodeMethodNotAllowed, r,
+func methodNotAllowed(f *fields, w http.ResponseWriter, r *http.Request, base string, rt *Route) {
+	f.set("Allow", rt.allow())
+	WriteProblem(w, r, NewProblem(base, CodeMethodNotAllowed, r,
 		"The method "+quote(r.Method)+" is not allowed on "+rt.Path+"; it accepts "+rt.allow()+"."))
 }
 
 // preflight answers a CORS preflight request for rt.
-func preflight(w http.ResponseWriter, rt *Route) {
-	h := w.Header()
-	h["Allow"] = []string{rt.allow()}
-	h["Access-Control-Allow-Methods"] = []string{rt.allow()}
-	h["Access-Control-Allow-Headers"] = valueAllowedHdrs
-	h["Access-Control-Max-Age"] = valuePreflightMx
+func preflight(f *fields, w http.ResponseWriter, rt *Route) {
+	f.set("Allow", rt.allow())
+	f.set("Access-Control-Allow-Methods", rt.allow())
+	f.set("Access-Control-Allow-Headers", valueAllowed)
+	f.set("Access-Control-Max-Age", valuePreflightMax)
 	w.WriteHeader(http.StatusNoContent)
 }
 
 // serveDocument writes a precomputed document, or 304 when the client's
-// If-None-Match names its ETag.
-// A precompressed form is chosen when the client accepts it; its ETag
-// differs from the identity form's, as RFC 9110 asks of representations.
-func serveDocument(w http.ResponseWriter, r *http.Request, doc *document) {
-	h := w.Header()
-	h["Content-Type"] = doc.contentType
-	h["Cache-Control"] = doc.cacheControl
+// If-None-Match names its ETag. A compressed form is chosen when the client
+// accepts it; its ETag differs from the identity form's, as RFC 9110 asks
+// of representations.
+func serveDocument(f *fields, w http.ResponseWriter, r *http.Request, doc *document) {
+	f.set("Content-Type", doc.contentType)
+	f.set("Cache-Control", doc.cacheControl)
 	for k, v := range doc.headers {
-		h[k] = v
+		f.set(k, v[0])
 	}
 	body, etag, length := doc.body, doc.etag, doc.contentLength
 	if len(doc.encodings) > 0 {
-		h["Vary"] = valueVaryEncoding
+		f.set("Vary", "Accept-Encoding")
 		if ae := r.Header.Get("Accept-Encoding"); ae != "" {
 			for i := range doc.encodings {
 				if !acceptsEncoding(ae, doc.encodings[i].name) {
 					continue
 				}
-				if e := doc.encodings[i].get(i, doc.body, doc.etag[0]); e != nil {
+				if e := doc.encodings[i].get(i, doc.body, doc.etag); e != nil {
 					body, etag, length = e.body, e.etag, e.contentLength
-					h["Content-Encoding"] = e.contentCoding
+					f.set("Content-Encoding", e.name)
 					break
 				}
 			}
 		}
 	}
-	h["ETag"] = etag
-	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatches(inm, etag[0]) {
+	f.set("Etag", etag)
+	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatches(inm, etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	h["Content-Length"] = length
+	f.set("Content-Length", length)
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(body)

@@ -47,12 +47,6 @@ type claimResponse struct {
 	Message       string `json:"message"`
 }
 
-var (
-	valueNoStore  = []string{cacheNever}
-	valueNoCache  = []string{"no-cache"}
-	valueJSONType = []string{mediaJSON}
-)
-
 // writeJSON writes v with status; token responses are never stored
 // (RFC 6749 section 5.1).
 func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
@@ -61,9 +55,9 @@ func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
 		panic(err) // structs of strings, ints and bools
 	}
 	h := w.Header()
-	h["Content-Type"] = valueJSONType
-	h["Cache-Control"] = valueNoStore
-	h["Pragma"] = valueNoCache
+	h.Set("Content-Type", mediaJSON)
+	h.Set("Cache-Control", cacheNever)
+	h.Set("Pragma", "no-cache")
 	writeBody(w, r, status, body)
 }
 
@@ -238,7 +232,7 @@ func assertionError(err error) string {
 // checkAuthorization verifies an Authorization header when there is one.
 // No header is fine and a valid bearer is fine; anything else is a 401
 // invalid_token problem, written here (ok false).
-func (s *Service) checkAuthorization(w http.ResponseWriter, r *http.Request, rd *rendition) (ok bool) {
+func (s *Service) checkAuthorization(w http.ResponseWriter, r *http.Request, base string) (ok bool) {
 	header := r.Header.Get("Authorization")
 	if header == "" && len(r.Header["Authorization"]) == 0 {
 		return true
@@ -247,7 +241,7 @@ func (s *Service) checkAuthorization(w http.ResponseWriter, r *http.Request, rd 
 	if len(r.Header["Authorization"]) > 1 {
 		detail = "The request has more than one Authorization header."
 	} else if tok, err := token.ParseAuthorization(header); err == nil {
-		_, err = rd.tokens.VerifyAccessToken(tok)
+		_, err = s.verifier.VerifyAccessToken(tok)
 		switch {
 		case err == nil:
 			return true
@@ -261,9 +255,9 @@ func (s *Service) checkAuthorization(w http.ResponseWriter, r *http.Request, rd 
 	} else if errors.Is(err, token.ErrNotBearer) {
 		detail = "The Authorization scheme is not Bearer."
 	}
-	w.Header()["WWW-Authenticate"] = []string{`Bearer error="invalid_token", resource_metadata="` + rd.base + pathPRM + `"`}
-	p := NewProblem(rd.base, CodeInvalidToken, r, detail)
-	p.Hint = "Omit the Authorization header (no token is needed), or get a new token with POST " + rd.base + pathRegister + "."
+	w.Header()["WWW-Authenticate"] = []string{`Bearer error="invalid_token", resource_metadata="` + base + pathPRM + `"`}
+	p := NewProblem(base, CodeInvalidToken, r, detail)
+	p.Hint = "Omit the Authorization header (no token is needed), or get a new token with POST " + base + pathRegister + "."
 	WriteProblem(w, r, p)
 	return false
 }
