@@ -106,7 +106,7 @@ func (l links) abs(link string) string {
 	return link
 }
 
-func (l links) developers() string { return l.base + "/developers" }
+func (l links) developers() string { return l.base + pathDevelopers }
 func (l links) openAPI() string    { return l.base + pathOpenAPI }
 func (l links) insight(slug string) string {
 	return l.abs(strings.ReplaceAll(l.cfg.Site.Pages.Insight, "{slug}", slug))
@@ -124,7 +124,7 @@ func (l links) index() apiIndex {
 		APIVersion:    APIVersion,
 		Documentation: l.developers(),
 		OpenAPI:       l.openAPI(),
-		Auth:          "No authentication is required: unauthenticated GET works on every public endpoint. An optional anonymous bearer token (scope public:read, from POST /agent/register) grants nothing more. See " + l.base + "/auth.md.",
+		Auth:          "No authentication is required: unauthenticated GET works on every public endpoint. An optional anonymous bearer token (scope public:read, from POST " + pathRegister + ") grants nothing more. See " + l.base + pathAuth + ".",
 		RateLimit:     l.cfg.rateLimitSummary(),
 		Versioning:    "The version is in the URL path (/api/v1) and in the API-Version response header. Additive changes stay within v1; breaking changes ship as /api/v2 with at least 180 days of overlap, announced by Deprecation and Sunset headers. See " + l.developers() + "#versioning.",
 		Endpoints:     endpoints,
@@ -132,9 +132,9 @@ func (l links) index() apiIndex {
 			Home:       l.abs(l.cfg.Site.Pages.Home),
 			Developers: l.developers(),
 			OpenAPI:    l.openAPI(),
-			Auth:       l.base + "/auth.md",
-			MCP:        l.base + "/mcp",
-			CLI:        l.base + "/cli/" + l.cfg.CLIName + ".mjs",
+			Auth:       l.base + pathAuth,
+			MCP:        l.base + pathMCP,
+			CLI:        l.url("getCli"),
 		},
 	}
 }
@@ -167,9 +167,9 @@ func (l links) profile() profile {
 			Home:       l.abs(l.cfg.Site.Pages.Home),
 			About:      l.abs(l.cfg.Site.Pages.About),
 			Developers: l.developers(),
-			LLMsTxt:    l.base + "/llms.txt",
-			LLMsFull:   l.base + "/llms-full.txt",
-			APICatalog: l.base + "/.well-known/api-catalog",
+			LLMsTxt:    l.base + pathLLMs,
+			LLMsFull:   l.base + pathLLMsFull,
+			APICatalog: l.base + pathCatalog,
 			OpenAPI:    l.openAPI(),
 		},
 	}

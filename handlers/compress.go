@@ -15,8 +15,9 @@ import (
 const minCompressSize = 1024
 
 // encoding is one compressed representation of a document. It is made
-// once, by the first request that accepts it, and served from memory after
-// that: a site of thousands of insights need not compress them all at load.
+// once per document (and so per rendition, one per base URL), by the first
+// request that accepts it, and served from memory after that: a site of
+// thousands of insights need not compress them all at load.
 type encoding struct {
 	name          string
 	once          sync.Once
@@ -44,7 +45,13 @@ var codings = []struct {
 
 // zstdEncoder is shared by every document: EncodeAll is safe for concurrent
 // use.
-var zstdEncoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBetterCompression), zstd.WithEncoderConcurrency(1))
+var zstdEncoder = func() *zstd.Encoder {
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBetterCompression), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		panic("handlers: zstd encoder: " + err.Error()) // fixed, valid options
+	}
+	return enc
+}()
 
 var gzipWriters = sync.Pool{New: func() any {
 	zw, _ := gzip.NewWriterLevel(nil, gzip.BestCompression)

@@ -69,11 +69,13 @@ type Config struct {
 // DefaultTokenTTL is the lifetime of access tokens unless configured.
 const DefaultTokenTTL = 24 * time.Hour
 
+// tokenTTLSeconds is expires_in as the token package computes it: whole
+// seconds, rounded down.
 func (c *Config) tokenTTLSeconds() int {
 	if c.TokenTTL <= 0 {
 		return int(DefaultTokenTTL / time.Second)
 	}
-	return int(math.Ceil(c.TokenTTL.Seconds()))
+	return int(c.TokenTTL / time.Second)
 }
 
 // RateLimit is a number of events allowed per sliding window.
