@@ -241,10 +241,19 @@ func (s *Service) renditionFor(base string) *rendition {
 	rd := &rendition{ready: make(chan struct{})}
 	s.byBase[base] = rd
 	s.mu.Unlock()
-	defer close(rd.ready)
+	done := false
+	defer func() {
+		if !done { // never leave a half-rendered rendition behind
+			s.mu.Lock()
+			delete(s.byBase, base)
+			s.mu.Unlock()
+		}
+		close(rd.ready)
+	}()
 	if err := s.render(base, rd); err != nil {
 		panic(err) // content was validated at load, so rendering cannot fail
 	}
+	done = true
 	return rd
 }
 
@@ -513,7 +522,12 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.set("Cache-Control", cacheNever)
 		writeBody(w, r, http.StatusOK, body)
 	default:
-		serveDocument(f, w, r, rd.docs[path])
+		doc := rd.docs[path]
+		if doc == nil { // every GET route has a document; this is a safeguard
+			WriteProblem(w, r, NewProblem(base, CodeNotFound, r, "The requested API endpoint does not exist."))
+			return
+		}
+		serveDocument(f, w, r, doc)
 	}
 }
 
