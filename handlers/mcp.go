@@ -279,7 +279,6 @@ func (l links) serverCard() any {
 			"resources": map[string]bool{"listChanged": false, "subscribe": false},
 		},
 		"authentication": map[string]any{"required": false, "schemes": []string{"bearer"}},
-		"tools":          []string{"get_profile", "list_insights", "get_insight", "search_insights", "get_health"},
 	}
 }
 
