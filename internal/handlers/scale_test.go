@@ -60,7 +60,7 @@ func BenchmarkScale(b *testing.B) {
 				}
 			}
 		})
-		for _, path := range []string{"/api/v1/insights", InsightPath(fmt.Sprintf("insight-%05d", n/2))} {
+		for _, path := range []string{"/api/v1/insights", insightPath(fmt.Sprintf("insight-%05d", n/2))} {
 			name := "list"
 			if path != "/api/v1/insights" {
 				name = "one"

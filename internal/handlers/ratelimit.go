@@ -146,15 +146,14 @@ type RateLimitHeaders struct {
 
 // NewRateLimitHeaders precomputes the RateLimit-Policy field of limit.
 func NewRateLimitHeaders(limit RateLimit) RateLimitHeaders {
-	return RateLimitHeaders{policy: `"` + PolicyName + `";q=` + strconv.Itoa(limit.Events) + `;w=` + strconv.Itoa(limit.windowSeconds())}
+	return RateLimitHeaders{policy: `"` + policyName + `";q=` + strconv.Itoa(limit.Events) + `;w=` + strconv.Itoa(limit.windowSeconds())}
 }
 
 // Set writes RateLimit-Policy and RateLimit with remaining requests and reset
-// rounded up to whole seconds. The map keys are set directly to keep the
-// specification's spelling.
+// rounded up to whole seconds.
 func (rh RateLimitHeaders) Set(h http.Header, remaining int, reset time.Duration) {
-	h["RateLimit-Policy"] = []string{rh.policy}
-	h["RateLimit"] = []string{`"` + PolicyName + `";r=` + strconv.Itoa(remaining) + `;t=` + strconv.Itoa(ceilSeconds(reset))}
+	h[headerRateLimitPol] = []string{rh.policy}
+	h[headerRateLimit] = []string{`"` + policyName + `";r=` + strconv.Itoa(remaining) + `;t=` + strconv.Itoa(ceilSeconds(reset))}
 }
 
 func ceilSeconds(d time.Duration) int {

@@ -11,85 +11,82 @@ import (
 	"strings"
 	"time"
 
-	"github.com/caddy-discovery/caddy-discovery/handlers/token"
+	"github.com/caddy-discovery/caddy-discovery/internal/token"
 )
 
-// MaxBodySize caps the body of every POST endpoint.
-const MaxBodySize = 64 << 10
+// maxBodySize caps the body of every POST endpoint.
+const maxBodySize = 64 << 10
 
 // tokenResponse is RFC 6749 section 5.1's successful response.
 type tokenResponse struct {
-	AccessToken string `json:"access_token"`
-	TokenType   string `json:"token_type"`
-	ExpiresIn   int    `json:"expires_in"`
-	Scope       string `json:"scope"`
+	AccessToken string `json:"access_token" jsonschema:"Opaque bearer token issued by this site."`
+	TokenType   string `json:"token_type" schema:"enum=Bearer"`
+	ExpiresIn   int    `json:"expires_in" schema:"minimum=1" jsonschema:"Lifetime of the token in seconds."`
+	Scope       string `json:"scope" schema:"enum=public:read"`
+}
+
+// tokenRequest is the form the token endpoint reads.
+type tokenRequest struct {
+	GrantType string `json:"grant_type" schema:"enum=client_credentials|urn:ietf:params:oauth:grant-type:jwt-bearer"`
+	Assertion string `json:"assertion,omitempty" jsonschema:"With the JWT-bearer grant: the identity_assertion from /agent/identity."`
+	Scope     string `json:"scope,omitempty" schema:"enum=public:read"`
 }
 
 // oauthError is RFC 6749 section 5.2's error response.
 type oauthError struct {
-	Error       string `json:"error"`
+	Error       string `json:"error" schema:"enum=invalid_request|unsupported_grant_type|invalid_grant|invalid_scope"`
 	Description string `json:"error_description"`
+}
+
+type identityRequest struct {
+	Type string `json:"type" schema:"enum=anonymous"`
 }
 
 type identityResponse struct {
 	RegistrationID             string `json:"registration_id"`
-	RegistrationType           string `json:"registration_type"`
-	IdentityAssertion          string `json:"identity_assertion"`
-	IdentityAssertionExpiresAt string `json:"identity_assertion_expires_at"`
+	RegistrationType           string `json:"registration_type" schema:"enum=anonymous"`
+	IdentityAssertion          string `json:"identity_assertion" jsonschema:"A short-lived JWT signed by this service; exchange it at the token endpoint."`
+	IdentityAssertionExpiresAt string `json:"identity_assertion_expires_at" schema:"format=date-time"`
 	ClaimToken                 string `json:"claim_token"`
-	ClaimTokenExpiresAt        string `json:"claim_token_expires_at"`
-	Scope                      string `json:"scope"`
+	ClaimTokenExpiresAt        string `json:"claim_token_expires_at" schema:"format=date-time"`
+	Scope                      string `json:"scope" schema:"enum=public:read"`
 }
 
 type claimResponse struct {
-	ClaimRequired bool   `json:"claim_required"`
-	Scope         string `json:"scope"`
+	ClaimRequired bool   `json:"claim_required" schema:"const=false"`
+	Scope         string `json:"scope" schema:"enum=public:read"`
 	Message       string `json:"message"`
 }
 
-// writeJSON writes v with status; token responses are never stored
-// (RFC 6749 section 5.1).
-func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
-		panic(err) // structs of strings, ints and bools
-	}
-	h := w.Header()
-	h.Set("Content-Type", mediaJSON)
-	h.Set("Cache-Control", cacheNever)
-	h.Set("Pragma", "no-cache")
-	writeBody(w, r, status, body)
-}
-
-// readBody reads a POST body of at most MaxBodySize bytes, of media type
+// readBody reads a POST body of at most maxBodySize bytes, of media type
 // want when want is not empty. It writes the problem and returns ok false
 // when the body is too large or of another type.
 func readBody(w http.ResponseWriter, r *http.Request, rd *rendition, want string) (body []byte, ok bool) {
-	if r.ContentLength > MaxBodySize {
-		WriteProblem(w, r, NewProblem(rd.base, CodePayloadTooLarge, r, fmt.Sprintf("The body is %d bytes; this endpoint accepts at most %d.", r.ContentLength, MaxBodySize)))
+	if r.ContentLength > maxBodySize {
+		writeProblem(w, r, newProblem(rd.base, codePayloadTooLarge, r, fmt.Sprintf("The body is %d bytes; this endpoint accepts at most %d.", r.ContentLength, maxBodySize)))
 		return nil, false
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodySize))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodySize))
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
-		WriteProblem(w, r, NewProblem(rd.base, CodePayloadTooLarge, r, fmt.Sprintf("The body is larger than %d bytes.", MaxBodySize)))
+		writeProblem(w, r, newProblem(rd.base, codePayloadTooLarge, r, fmt.Sprintf("The body is larger than %d bytes.", maxBodySize)))
 		return nil, false
 	case err != nil:
-		p := NewProblem(rd.base, CodeBadRequest, r, "The body could not be read completely.")
-		WriteProblem(w, r, p)
+		p := newProblem(rd.base, codeBadRequest, r, "The body could not be read completely.")
+		writeProblem(w, r, p)
 		return nil, false
 	}
 	if len(r.Header["Content-Type"]) > 1 {
-		WriteProblem(w, r, NewProblem(rd.base, CodeBadRequest, r, "The request has more than one Content-Type header."))
+		writeProblem(w, r, newProblem(rd.base, codeBadRequest, r, "The request has more than one Content-Type header."))
 		return nil, false
 	}
 	if want != "" && (len(body) > 0 || r.Header.Get("Content-Type") != "") {
 		mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 		if err != nil || mediaType != want {
-			p := NewProblem(rd.base, CodeUnsupportedMediaType, r, "The body's Content-Type is "+quote(r.Header.Get("Content-Type"))+"; this endpoint accepts "+want+".")
+			p := newProblem(rd.base, codeUnsupportedMediaType, r, "The body's Content-Type is "+quote(r.Header.Get("Content-Type"))+"; this endpoint accepts "+want+".")
 			p.Hint = "Send the body as " + want + "."
-			WriteProblem(w, r, p)
+			writeProblem(w, r, p)
 			return nil, false
 		}
 	}
@@ -122,9 +119,9 @@ func (s *Service) serveIdentity(w http.ResponseWriter, r *http.Request, rd *rend
 		Type *string `json:"type"`
 	}
 	bad := func(detail string) {
-		p := NewProblem(rd.base, CodeBadRequest, r, detail)
+		p := newProblem(rd.base, codeBadRequest, r, detail)
 		p.Hint = `Send the JSON object {"type":"anonymous"}; anonymous is the only identity type this site supports.`
-		WriteProblem(w, r, p)
+		writeProblem(w, r, p)
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
 		bad("The body is not a JSON object: " + quote(err.Error()) + ".")
@@ -170,7 +167,7 @@ func (s *Service) serveClaim(w http.ResponseWriter, r *http.Request, rd *renditi
 // no client authentication, and the JWT-bearer grant with an identity
 // assertion from this service. Errors follow RFC 6749 section 5.2.
 func (s *Service) serveToken(w http.ResponseWriter, r *http.Request, rd *rendition) {
-	body, ok := readBody(w, r, rd, "application/x-www-form-urlencoded")
+	body, ok := readBody(w, r, rd, mediaForm)
 	if !ok {
 		return
 	}
@@ -255,9 +252,9 @@ func (s *Service) checkAuthorization(w http.ResponseWriter, r *http.Request, bas
 	} else if errors.Is(err, token.ErrNotBearer) {
 		detail = "The Authorization scheme is not Bearer."
 	}
-	w.Header()["WWW-Authenticate"] = []string{`Bearer error="invalid_token", resource_metadata="` + base + pathPRM + `"`}
-	p := NewProblem(base, CodeInvalidToken, r, detail)
+	w.Header()[headerWWWAuth] = []string{`Bearer error="invalid_token", resource_metadata="` + base + pathPRM + `"`}
+	p := newProblem(base, codeInvalidToken, r, detail)
 	p.Hint = "Omit the Authorization header (no token is needed), or get a new token with POST " + base + pathRegister + "."
-	WriteProblem(w, r, p)
+	writeProblem(w, r, p)
 	return false
 }

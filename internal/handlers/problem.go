@@ -1,8 +1,7 @@
 package handlers
 
 import (
-	"encoding/json"
-	"net/http"
+		"net/http"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -11,22 +10,22 @@ import (
 // Problem is an RFC 9457 problem details document, with the specification's
 // required code and hint members.
 type Problem struct {
-	Type     string `json:"type"`
-	Title    string `json:"title"`
-	Status   int    `json:"status"`
-	Detail   string `json:"detail"`
-	Instance string `json:"instance,omitempty"`
-	Code     string `json:"code"`
-	Hint     string `json:"hint"`
+	Type     string `json:"type" schema:"format=uri" jsonschema:"Problem type address: the developer portal's anchor for the code."`
+	Title    string `json:"title" jsonschema:"Short, stable summary of the problem type."`
+	Status   int    `json:"status" schema:"minimum=100;maximum=599" jsonschema:"HTTP status of this occurrence."`
+	Detail   string `json:"detail" jsonschema:"Human-readable explanation of this occurrence."`
+	Instance string `json:"instance,omitempty" schema:"format=uri" jsonschema:"Address of this occurrence: the requested URL."`
+	Code     string `json:"code" jsonschema:"Machine-readable code."`
+	Hint     string `json:"hint" jsonschema:"What a client should do to recover."`
 	// ViolatedPolicies names the rate-limit policies a 429 exceeded
 	// (draft-ietf-httpapi-ratelimit-headers).
-	ViolatedPolicies []string `json:"violated-policies,omitempty"`
+	ViolatedPolicies []string `json:"violated-policies,omitempty" jsonschema:"On 429: the rate-limit policies exceeded."`
 }
 
-// ProblemCode is one kind of problem the service reports. The table below is
+// problemCode is one kind of problem the service reports. The table below is
 // the single source for the problem responses, the developer portal's error
 // anchors and the OpenAPI description.
-type ProblemCode struct {
+type problemCode struct {
 	Code   string
 	Status int
 	Title  string
@@ -39,50 +38,50 @@ type ProblemCode struct {
 
 // Anchor is the fragment of the problem's section on the developer portal:
 // "error-" and the code with hyphens.
-func (c ProblemCode) Anchor() string {
+func (c problemCode) Anchor() string {
 	return "error-" + strings.ReplaceAll(c.Code, "_", "-")
 }
 
 // The problem codes, in status order.
 var (
-	CodeBadRequest = ProblemCode{"bad_request", http.StatusBadRequest, "Bad Request",
+	codeBadRequest = problemCode{"bad_request", http.StatusBadRequest, "Bad Request",
 		"The request is malformed: for example a slug outside the slug grammar, or a body that is not what the endpoint accepts.",
 		"Correct the request as the detail says; the OpenAPI description lists every parameter and its format."}
-	CodeInvalidToken = ProblemCode{"invalid_token", http.StatusUnauthorized, "Invalid Token",
+	codeInvalidToken = problemCode{"invalid_token", http.StatusUnauthorized, "Invalid Token",
 		"An Authorization header was sent, but its bearer token is malformed, expired or was not issued by this service.",
 		"Omit the Authorization header (no token is needed), or obtain a fresh token with POST /agent/register."}
-	CodeForbidden = ProblemCode{"forbidden", http.StatusForbidden, "Forbidden",
+	codeForbidden = problemCode{"forbidden", http.StatusForbidden, "Forbidden",
 		"The MCP endpoint refused a browser request from another site's origin, or a Host header that is not this server's name.",
 		"Call the MCP endpoint from an MCP client or a server (they send no Origin header), at the site's own address."}
-	CodeNotFound = ProblemCode{"not_found", http.StatusNotFound, "Not Found",
+	codeNotFound = problemCode{"not_found", http.StatusNotFound, "Not Found",
 		"The requested API endpoint does not exist, or the insight with that slug does not exist.",
 		"Check the path against the machine-readable description at {base}/openapi.json."}
-	CodeMethodNotAllowed = ProblemCode{"method_not_allowed", http.StatusMethodNotAllowed, "Method Not Allowed",
+	codeMethodNotAllowed = problemCode{"method_not_allowed", http.StatusMethodNotAllowed, "Method Not Allowed",
 		"The endpoint exists but does not accept this HTTP method. The Allow header lists the methods it accepts.",
 		"Use one of the methods in the Allow header."}
-	CodePayloadTooLarge = ProblemCode{"payload_too_large", http.StatusRequestEntityTooLarge, "Payload Too Large",
+	codePayloadTooLarge = problemCode{"payload_too_large", http.StatusRequestEntityTooLarge, "Payload Too Large",
 		"The request body is larger than the endpoint accepts (64 KiB).",
 		"Send a smaller body."}
-	CodeUnsupportedMediaType = ProblemCode{"unsupported_media_type", http.StatusUnsupportedMediaType, "Unsupported Media Type",
+	codeUnsupportedMediaType = problemCode{"unsupported_media_type", http.StatusUnsupportedMediaType, "Unsupported Media Type",
 		"The request body's Content-Type is not the one the endpoint accepts.",
 		"Send the body with the Content-Type the OpenAPI description gives for the endpoint."}
-	CodeRateLimited = ProblemCode{"rate_limited", http.StatusTooManyRequests, "Too Many Requests",
+	codeRateLimited = problemCode{"rate_limited", http.StatusTooManyRequests, "Too Many Requests",
 		"The client sent more requests than the public rate-limit policy allows in its window.",
 		"Wait the number of seconds in the Retry-After header, then retry."}
-	CodeInternalError = ProblemCode{"internal_error", http.StatusInternalServerError, "Internal Server Error",
+	codeInternalError = problemCode{"internal_error", http.StatusInternalServerError, "Internal Server Error",
 		"The service failed to answer because of a fault on its side. The fault has been logged.",
 		"Retry later; if the problem persists, report it to the site owner."}
 )
 
-// ProblemCodes lists every problem code, in status order.
-var ProblemCodes = []ProblemCode{
-	CodeBadRequest, CodeInvalidToken, CodeForbidden, CodeNotFound, CodeMethodNotAllowed,
-	CodePayloadTooLarge, CodeUnsupportedMediaType, CodeRateLimited, CodeInternalError,
+// problemCodes lists every problem code, in status order.
+var problemCodes = []problemCode{
+	codeBadRequest, codeInvalidToken, codeForbidden, codeNotFound, codeMethodNotAllowed,
+	codePayloadTooLarge, codeUnsupportedMediaType, codeRateLimited, codeInternalError,
 }
 
-// NewProblem builds the problem for code at the request path, with the given
+// newProblem builds the problem for code at the request path, with the given
 // detail; base is the service's base URL.
-func NewProblem(base string, code ProblemCode, r *http.Request, detail string) *Problem {
+func newProblem(base string, code problemCode, r *http.Request, detail string) *Problem {
 	return &Problem{
 		Type:     base + "/developers#" + code.Anchor(),
 		Title:    code.Title,
@@ -94,24 +93,14 @@ func NewProblem(base string, code ProblemCode, r *http.Request, detail string) *
 	}
 }
 
-// WriteProblem writes p as application/problem+json. The body is never
-// cached. JSON encoding escapes <, > and &, so nothing taken from the request
-// reaches a client as markup.
-func WriteProblem(w http.ResponseWriter, r *http.Request, p *Problem) {
-	body, err := json.Marshal(p)
+// writeProblem writes p as application/problem+json.
+func writeProblem(w http.ResponseWriter, r *http.Request, p *Problem) {
+	body, err := marshal(p)
 	if err != nil {
 		// A Problem holds only strings and ints; this cannot fail.
 		body = []byte(`{"type":"about:blank","title":"Internal Server Error","status":500,"detail":"","code":"internal_error","hint":""}`)
 	}
-	h := w.Header()
-	h.Set("Content-Type", "application/problem+json")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	h.Set("Cache-Control", "no-store")
-	h.Del("ETag")
-	w.WriteHeader(p.Status)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(body)
-	}
+	write(w, r, p.Status, mediaProblem, body)
 }
 
 // maxQuoted is how much of a client's input a problem detail repeats.

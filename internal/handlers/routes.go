@@ -2,14 +2,20 @@ package handlers
 
 import (
 	"net/http"
+	"reflect"
 	"strings"
 )
 
-// Route is one address the service answers. The route table is the single
-// source for dispatch, the API index, the OpenAPI description and every
-// document that lists endpoints.
+// Route is one address the service answers, declared once. The route table
+// is the single source for dispatch (methods, 405 and Allow, preflight,
+// HEAD), the per-route headers (cache, CORS, bearer policy), the API index,
+// /openapi.json, /llms.txt, /auth.md, the developer portal and the MCP
+// tools' descriptions. Adding an endpoint is one entry here plus its
+// renderer or handler.
 type Route struct {
-	// Path is the address; "{slug}" marks the one path parameter.
+	// Path is the address; "{slug}" marks the one path parameter (a
+	// published insight's slug, checked before the route is served), and
+	// "{cli}" stands for the configured CLI name.
 	Path string
 	// Method is the method served: GET (which implies HEAD) or POST.
 	Method string
@@ -20,28 +26,44 @@ type Route struct {
 	Description string
 	// Tag groups the operation in the OpenAPI description.
 	Tag string
-	// MediaType is the success response's media type; Schema names its
-	// component schema when the body is JSON.
+	// MediaType is the success response's media type; Body is the Go type
+	// of a JSON body, whose schema the OpenAPI description references.
 	MediaType string
-	Schema    string
+	Body      reflect.Type
 	// CacheControl is the success response's Cache-Control.
 	CacheControl string
+	// SiteOrigin restricts CORS to the site's own origin (browsers may call
+	// the route only from the site's pages); otherwise any origin may read.
+	SiteOrigin bool
+	// Bearer makes the route refuse an invalid bearer token: the
+	// specification's public endpoints. The other routes ignore
+	// Authorization, so that a client whose token has expired can still
+	// read the metadata and notes it needs to recover.
+	Bearer bool
 	// Problems are the statuses of the problem responses beyond the ones
-	// every route can give (404, 405, 429, 500).
+	// every route can give (400, 404, 405, 429, 500).
 	Problems []int
 	// Listed is where /llms.txt lists the route: listMain, listOptional, or
 	// not at all.
 	Listed listing
-	// RequestMediaType and RequestSchema describe a POST body; the request
-	// body is optional when RequestSchema is empty.
+	// RequestMediaType and Request describe a POST body; the body is
+	// optional when Request is nil.
 	RequestMediaType string
-	RequestSchema    string
-	// ErrorSchema, when set, names the schema of the 400 response instead of
+	Request          reflect.Type
+	// ErrorBody, when set, is the type of the 400 response instead of
 	// Problem (the OAuth token endpoint answers RFC 6749 errors).
-	ErrorSchema string
+	ErrorBody reflect.Type
 	// ExampleArgs are the curl arguments of the portal's example request
 	// beyond the method and the address.
 	ExampleArgs string
+	// Tool is the MCP tool that returns the same document, if any.
+	Tool *routeTool
+
+	// Exactly one of render and serve is set. render makes the body of a
+	// GET route once per base URL (once per slug for a {slug} route), so
+	// that serving it is a lookup; serve answers a request that varies.
+	render renderer
+	serve  func(s *Service, w http.ResponseWriter, r *http.Request, rd *rendition)
 }
 
 type listing int
@@ -52,24 +74,19 @@ const (
 	listOptional
 )
 
-// checksBearer reports whether the route refuses an invalid bearer token:
-// the specification's public endpoints (the API, /llms.txt, /mcp). The
-// other documents ignore Authorization, so that a client whose token has
-// expired can still read the metadata and notes it needs to recover.
-func (rt *Route) checksBearer() bool {
-	return rt.Versioned() || rt.Path == pathLLMs || rt.Path == pathMCP
-}
-
 // Versioned reports whether the route is part of the versioned JSON API.
-func (rt Route) Versioned() bool { return isAPIPath(rt.Path) }
+func (rt *Route) Versioned() bool { return isAPIPath(rt.Path) }
 
 // allow is the Allow header of the route.
-func (rt Route) allow() string {
+func (rt *Route) allow() string {
 	if rt.Method == http.MethodGet {
 		return "GET, HEAD, OPTIONS"
 	}
 	return rt.Method + ", OPTIONS"
 }
+
+// hasSlug reports whether the route's path has the {slug} parameter.
+func (rt *Route) hasSlug() bool { return strings.Contains(rt.Path, "{slug}") }
 
 const (
 	tagAPI       = "API"
@@ -83,23 +100,24 @@ const (
 
 	mediaJSON     = "application/json"
 	mediaProblem  = "application/problem+json"
+	mediaForm     = "application/x-www-form-urlencoded"
 	mediaText     = "text/plain; charset=utf-8"
 	mediaMarkdown = "text/markdown; charset=utf-8"
 	mediaHTML     = "text/html; charset=utf-8"
 	mediaJS       = "text/javascript; charset=utf-8"
 	mediaLinkset  = `application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"`
 	mediaJWKSet   = "application/jwk-set+json"
+	mediaCard     = "application/mcp-server-card+json"
 )
 
 // Paths of the routes that code refers to by name.
 const (
-	pathIndex    = "/api/v1"
-	pathHealth   = "/api/v1/health"
-	pathProfile  = "/api/v1/profile"
-	pathInsights = "/api/v1/insights"
-	pathInsight  = "/api/v1/insights/{slug}"
-	pathOpenAPI  = "/openapi.json"
-
+	pathIndex               = "/api/v1"
+	pathHealth              = "/api/v1/health"
+	pathProfile             = "/api/v1/profile"
+	pathInsights            = "/api/v1/insights"
+	pathInsight             = "/api/v1/insights/{slug}"
+	pathOpenAPI             = "/openapi.json"
 	pathLLMs                = "/llms.txt"
 	pathLLMsFull            = "/llms-full.txt"
 	pathRobots              = "/robots.txt"
@@ -111,9 +129,15 @@ const (
 	pathJWKS                = "/.well-known/jwks.json"
 	pathServerCard          = "/mcp/server-card"
 	pathWellKnownServerCard = "/.well-known/mcp/server-card.json"
-	// pathCLI holds the configured CLI name in place of {cli}.
-	pathCLI = "/cli/{cli}.mjs"
+	pathCLI                 = "/cli/{cli}.mjs"
+	pathMCP                 = "/mcp"
+	pathRegister            = "/agent/register"
+	pathIdentity            = "/agent/identity"
+	pathIdentityClaim       = "/agent/identity/claim"
+	pathToken               = "/oauth/token"
 )
+
+func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
 
 // routes is the route table, in the order documents list it.
 var routes = []Route{
@@ -121,152 +145,196 @@ var routes = []Route{
 		Path: pathIndex, Method: http.MethodGet, OperationID: "getApiIndex", Tag: tagAPI,
 		Summary:     "API index",
 		Description: "Lists the API's endpoints, its authentication, rate-limit and versioning policies, and the addresses of its documentation.",
-		MediaType:   mediaJSON, Schema: "ApiIndex", CacheControl: cacheAPI, Listed: listMain,
+		MediaType:   mediaJSON, Body: typeOf[apiIndex](), CacheControl: cacheAPI, Listed: listMain, Bearer: true,
+		render: jsonDocument(links.index),
 	},
 	{
 		Path: pathHealth, Method: http.MethodGet, OperationID: "getHealth", Tag: tagAPI,
 		Summary:     "Service health",
 		Description: "Reports that the service is up, with its name, version and the time of the check.",
-		MediaType:   mediaJSON, Schema: "Health", CacheControl: cacheNever, Listed: listMain,
+		MediaType:   mediaJSON, Body: typeOf[health](), CacheControl: cacheNever, Listed: listMain, Bearer: true,
+		Tool:  &routeTool{name: "get_health", title: "Health", add: addHealthTool},
+		serve: (*Service).serveHealth,
 	},
 	{
 		Path: pathProfile, Method: http.MethodGet, OperationID: "getProfile", Tag: tagAPI,
 		Summary:     "Profile of the site's subject",
 		Description: "Biography, key facts, recognition, expertise, education, contact links and site structure of the profile subject.",
-		MediaType:   mediaJSON, Schema: "Profile", CacheControl: cacheAPI, Listed: listMain,
+		MediaType:   mediaJSON, Body: typeOf[profile](), CacheControl: cacheAPI, Listed: listMain, Bearer: true,
+		Tool:   &routeTool{name: "get_profile", title: "Profile", add: addProfileTool},
+		render: jsonDocument(links.profile),
 	},
 	{
 		Path: pathInsights, Method: http.MethodGet, OperationID: "listInsights", Tag: tagAPI,
 		Summary:     "List published insights",
 		Description: "Every published insight article, newest first, with its summary fields and canonical URL.",
-		MediaType:   mediaJSON, Schema: "InsightList", CacheControl: cacheAPI, Listed: listMain,
+		MediaType:   mediaJSON, Body: typeOf[insightList](), CacheControl: cacheAPI, Listed: listMain, Bearer: true,
+		Tool:   &routeTool{name: "list_insights", title: "List insights", add: addListInsightsTool},
+		render: jsonDocument(links.insights),
 	},
 	{
 		Path: pathInsight, Method: http.MethodGet, OperationID: "getInsight", Tag: tagAPI,
 		Summary:     "One insight with its Markdown body",
 		Description: "One insight article by its slug: the summary fields of the list entry plus the Markdown body in content.",
-		MediaType:   mediaJSON, Schema: "InsightDocument", CacheControl: cacheAPI,
-		Problems: []int{http.StatusBadRequest},
+		MediaType:   mediaJSON, Body: typeOf[insightDocument](), CacheControl: cacheAPI, Bearer: true,
+		Tool:   &routeTool{name: "get_insight", title: "One insight", add: addInsightTool},
+		render: func(l links, slug string) ([]byte, error) {
+			in, _ := l.published(slug)
+			return marshal(l.insightDocument(in))
+		},
 	},
 	{
 		Path: pathOpenAPI, Method: http.MethodGet, OperationID: "getOpenApi", Tag: tagDiscovery,
 		Summary:     "OpenAPI description",
 		Description: "The machine-readable OpenAPI 3.1 description of every endpoint.",
 		MediaType:   mediaJSON, CacheControl: cacheDocument, Listed: listMain,
+		render: links.openAPIDocument,
 	},
 	{
 		Path: pathMCP, Method: http.MethodPost, OperationID: "mcp", Tag: tagMCP,
 		Summary:     "MCP server",
 		Description: "Model Context Protocol over Streamable HTTP (JSON-RPC 2.0, stateless, no authentication): tools for the profile, the insights, a search and the health check, and the insights as resources. Not a REST resource: connect with an MCP client.",
-		MediaType:   mediaJSON, Schema: "JSONRPCResponse", CacheControl: cacheNever, Listed: listMain,
-		RequestMediaType: mediaJSON, RequestSchema: "JSONRPCMessage",
+		MediaType:   mediaJSON, Body: typeOf[jsonrpcResponse](), CacheControl: cacheNever, Listed: listMain,
+		SiteOrigin: true, Bearer: true,
+		RequestMediaType: mediaJSON, Request: typeOf[jsonrpcMessage](),
 		Problems:    []int{http.StatusForbidden, http.StatusRequestEntityTooLarge},
 		ExampleArgs: `-H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_insights","arguments":{"query":"data contracts"}}}'`,
+		serve:       (*Service).serveMCP,
 	},
 	{
 		Path: pathServerCard, Method: http.MethodGet, OperationID: "getMcpServerCard", Tag: tagMCP,
 		Summary:     "MCP server card",
 		Description: "The MCP server card: the server's name, version, transport, protocol versions and capabilities.",
-		MediaType:   "application/mcp-server-card+json", Schema: "ServerCard", CacheControl: cacheDocument,
+		MediaType:   mediaCard, Body: typeOf[serverCard](), CacheControl: cacheDocument,
+		render: jsonDocument(links.serverCard),
 	},
 	{
 		Path: pathWellKnownServerCard, Method: http.MethodGet, OperationID: "getWellKnownMcpServerCard", Tag: tagMCP,
 		Summary:     "MCP server card (well-known address)",
 		Description: "The same server card at the address scanners probe.",
-		MediaType:   mediaJSON, Schema: "ServerCard", CacheControl: cacheDocument, Listed: listOptional,
+		MediaType:   mediaJSON, Body: typeOf[serverCard](), CacheControl: cacheDocument, Listed: listOptional,
+		render: jsonDocument(links.serverCard),
 	},
 	{
 		Path: pathDevelopers, Method: http.MethodGet, OperationID: "getDeveloperPortal", Tag: tagDiscovery,
 		Summary:     "Developer portal",
 		Description: "One HTML page documenting every endpoint with examples, authentication, rate limits, errors, versioning, MCP and the CLI.",
 		MediaType:   mediaHTML, CacheControl: cacheDocument, Listed: listMain,
+		render: links.developerPortal,
 	},
 	{
 		Path: pathAuth, Method: http.MethodGet, OperationID: "getAuthNotes", Tag: tagDiscovery,
 		Summary:     "Authentication notes",
 		Description: "Markdown notes for agents: no key is needed; how to get the optional anonymous bearer token and what it grants.",
 		MediaType:   mediaMarkdown, CacheControl: cacheDocument, Listed: listMain,
+		render: textDocument(links.authMarkdown),
 	},
 	{
 		Path: pathCLI, Method: http.MethodGet, OperationID: "getCli", Tag: tagDiscovery,
 		Summary:     "Command-line client",
 		Description: "The official zero-dependency Node.js client, with this site's address built in: node <file> profile | insights [slug] | health.",
 		MediaType:   mediaJS, CacheControl: cacheDocument, Listed: listMain,
+		render: textDocument(links.cliScript),
 	},
 	{
 		Path: pathLLMsFull, Method: http.MethodGet, OperationID: "getLlmsFullTxt", Tag: tagDiscovery,
 		Summary:     "Full text for agents",
 		Description: "Biography, company facts, initiatives and every insight in full, as one plain-text document.",
 		MediaType:   mediaText, CacheControl: cacheDocument, Listed: listMain,
+		render: textDocument(links.llmsFullTxt),
 	},
 	{
 		Path: pathLLMs, Method: http.MethodGet, OperationID: "getLlmsTxt", Tag: tagDiscovery,
 		Summary:     "Site index for agents",
 		Description: "The llms.txt index: what the site is, when to use which interface, and links to every resource.",
-		MediaType:   mediaText, CacheControl: cacheDocument,
+		MediaType:   mediaText, CacheControl: cacheDocument, Bearer: true,
+		render: textDocument(links.llmsTxt),
 	},
 	{
 		Path: pathCatalog, Method: http.MethodGet, OperationID: "getApiCatalog", Tag: tagDiscovery,
 		Summary:     "API catalog",
 		Description: "The RFC 9727 API catalog: a linkset pointing at the API's description, documentation and status.",
-		MediaType:   mediaLinkset, Schema: "ApiCatalog", CacheControl: cacheDocument, Listed: listOptional,
+		MediaType:   mediaLinkset, Body: typeOf[apiCatalog](), CacheControl: cacheDocument, Listed: listOptional,
+		render: jsonDocument(links.apiCatalog),
 	},
 	{
 		Path: pathPRM, Method: http.MethodGet, OperationID: "getProtectedResourceMetadata", Tag: tagDiscovery,
 		Summary:     "OAuth protected resource metadata",
 		Description: "RFC 9728 metadata of the API as a protected resource: its authorization server, scope and bearer methods.",
-		MediaType:   mediaJSON, Schema: "ProtectedResourceMetadata", CacheControl: cacheDocument, Listed: listOptional,
+		MediaType:   mediaJSON, Body: typeOf[protectedResourceMetadata](), CacheControl: cacheDocument, Listed: listOptional,
+		render: jsonDocument(links.protectedResourceMetadata),
 	},
 	{
 		Path: pathASM, Method: http.MethodGet, OperationID: "getAuthorizationServerMetadata", Tag: tagDiscovery,
 		Summary:     "OAuth authorization server metadata",
 		Description: "RFC 8414 metadata of the token endpoint: the grants, scope and client authentication it supports.",
-		MediaType:   mediaJSON, Schema: "AuthorizationServerMetadata", CacheControl: cacheDocument, Listed: listOptional,
+		MediaType:   mediaJSON, Body: typeOf[authorizationServerMetadata](), CacheControl: cacheDocument, Listed: listOptional,
+		render: jsonDocument(links.authorizationServerMetadata),
 	},
 	{
 		Path: pathJWKS, Method: http.MethodGet, OperationID: "getJwks", Tag: tagDiscovery,
 		Summary:     "JSON Web Key Set",
 		Description: "The empty key set: access tokens are opaque, so there are no public keys to verify them with.",
-		MediaType:   mediaJWKSet, Schema: "JWKSet", CacheControl: cacheDocument,
+		MediaType:   mediaJWKSet, Body: typeOf[jwkSet](), CacheControl: cacheDocument,
+		render: jsonDocument(links.jwks),
 	},
 	{
 		Path: pathRegister, Method: http.MethodPost, OperationID: "registerAgent", Tag: tagAuth,
 		Summary:     "Register for an anonymous token",
 		Description: "Issues an anonymous bearer token with the scope public:read. No body. The token is optional and grants nothing beyond unauthenticated access.",
-		MediaType:   mediaJSON, Schema: "TokenResponse", CacheControl: cacheNever,
+		MediaType:   mediaJSON, Body: typeOf[tokenResponse](), CacheControl: cacheNever,
 		Problems: []int{http.StatusRequestEntityTooLarge},
+		serve:    (*Service).serveRegister,
 	},
 	{
 		Path: pathIdentity, Method: http.MethodPost, OperationID: "createAgentIdentity", Tag: tagAuth,
 		Summary:     "Register an anonymous agent identity",
 		Description: `Takes {"type":"anonymous"} and returns an identity assertion (a short-lived JWT) and a claim token; exchange the assertion at /oauth/token.`,
-		MediaType:   mediaJSON, Schema: "IdentityResponse", CacheControl: cacheNever,
-		RequestMediaType: mediaJSON, RequestSchema: "IdentityRequest",
+		MediaType:   mediaJSON, Body: typeOf[identityResponse](), CacheControl: cacheNever,
+		RequestMediaType: mediaJSON, Request: typeOf[identityRequest](),
 		Problems:    []int{http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType},
 		ExampleArgs: `-H 'Content-Type: application/json' -d '{"type":"anonymous"}'`,
+		serve:       (*Service).serveIdentity,
 	},
 	{
 		Path: pathIdentityClaim, Method: http.MethodPost, OperationID: "claimAgentIdentity", Tag: tagAuth,
 		Summary:     "Claim an identity (not required)",
 		Description: "States that claiming is not required for this site, and why.",
-		MediaType:   mediaJSON, Schema: "ClaimResponse", CacheControl: cacheNever,
+		MediaType:   mediaJSON, Body: typeOf[claimResponse](), CacheControl: cacheNever,
 		Problems: []int{http.StatusRequestEntityTooLarge},
+		serve:    (*Service).serveClaim,
 	},
 	{
 		Path: pathToken, Method: http.MethodPost, OperationID: "issueToken", Tag: tagAuth,
 		Summary:     "OAuth token endpoint",
 		Description: "Issues the public:read bearer for the client_credentials grant (no client authentication) or the JWT-bearer grant with an identity assertion of this service. Errors follow RFC 6749.",
-		MediaType:   mediaJSON, Schema: "TokenResponse", CacheControl: cacheNever,
-		RequestMediaType: "application/x-www-form-urlencoded", RequestSchema: "TokenRequest", ErrorSchema: "OAuthError",
+		MediaType:   mediaJSON, Body: typeOf[tokenResponse](), CacheControl: cacheNever,
+		RequestMediaType: mediaForm, Request: typeOf[tokenRequest](), ErrorBody: typeOf[oauthError](),
 		Problems:    []int{http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType},
 		ExampleArgs: `-d grant_type=client_credentials`,
+		serve:       (*Service).serveToken,
 	},
 	{
 		Path: pathRobots, Method: http.MethodGet, OperationID: "getRobotsTxt", Tag: tagDiscovery,
 		Summary:     "robots.txt with content signals",
 		Description: "Crawler rules with the site's content-usage signals (contentsignals.org).",
 		MediaType:   mediaText, CacheControl: cacheDocument, Listed: listOptional,
+		render: textDocument(links.robotsTxt),
 	},
+}
+
+// renderer makes a route's body for the base URL of l; slug is the path
+// parameter of a {slug} route and empty otherwise.
+type renderer func(l links, slug string) ([]byte, error)
+
+// jsonDocument renders the JSON of a value that depends on the base URL only.
+func jsonDocument[T any](f func(links) T) renderer {
+	return func(l links, _ string) ([]byte, error) { return marshal(f(l)) }
+}
+
+// textDocument renders a text document that depends on the base URL only.
+func textDocument(f func(links) []byte) renderer {
+	return func(l links, _ string) ([]byte, error) { return f(l), nil }
 }
 
 // apiPrefix is the prefix of every address of the JSON API. The service owns
@@ -284,5 +352,5 @@ func isAPIPath(p string) bool {
 // insightPrefix is the path of an insight before its slug.
 var insightPrefix = strings.TrimSuffix(pathInsight, "{slug}")
 
-// InsightPath is the API path of the insight with the given slug.
-func InsightPath(slug string) string { return insightPrefix + slug }
+// insightPath is the API path of the insight with the given slug.
+func insightPath(slug string) string { return insightPrefix + slug }

@@ -10,26 +10,8 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/content"
 )
 
-// schemasJSON holds the component schemas, written once from the
-// specification's resource tables.
-//
-//go:embed openapi/schemas.json
-var schemasJSON []byte
-
-// componentSchemas is schemasJSON decoded; every rendition shares it.
-var componentSchemas = func() map[string]any {
-	var m map[string]any
-	if err := json.Unmarshal(schemasJSON, &m); err != nil {
-		panic("handlers: openapi/schemas.json: " + err.Error())
-	}
-	return m
-}()
-
-// slugPattern is content.ValidSlug as a regular expression.
-const slugPattern = "^[a-z0-9]+(-[a-z0-9]+)*$"
-
-// OpenAPIVersion is the version of the API description document.
-const OpenAPIVersion = "1.0.0"
+// openAPIVersion is the version of the API description document.
+const openAPIVersion = "1.0.0"
 
 type object = map[string]any
 
@@ -51,8 +33,14 @@ var problemResponses = map[int]string{
 var commonProblems = []int{http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed,
 	http.StatusTooManyRequests, http.StatusInternalServerError}
 
-// openAPIDocument describes every route for one base URL.
-func openAPIDocument(l links) object {
+// openAPIDocument renders the OpenAPI description of every route for one
+// base URL.
+func (l links) openAPIDocument(_ string) ([]byte, error) {
+	return json.MarshalIndent(l.openAPI31(), "", "  ")
+}
+
+// openAPI31 describes every route for one base URL.
+func (l links) openAPI31() object {
 	rateLimited := l.cfg.RateLimit.Events > 0
 	paths := object{}
 	used := map[int]bool{}
@@ -67,7 +55,7 @@ func openAPIDocument(l links) object {
 	headers := object{
 		"API-Version": object{
 			"description": "The API version of the response: 1 for /api/v1.",
-			"schema":      object{"type": "integer", "const": json.Number(APIVersion)},
+			"schema":      object{"type": "integer", "const": json.Number(apiVersion)},
 			"required":    true,
 		},
 		"ETag": object{
@@ -99,7 +87,7 @@ func openAPIDocument(l links) object {
 	}
 
 	responses := object{}
-	for _, c := range ProblemCodes {
+	for _, c := range problemCodes {
 		if !used[c.Status] {
 			continue
 		}
@@ -131,7 +119,7 @@ func openAPIDocument(l links) object {
 		"jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",
 		"info": object{
 			"title":       profile.Name + " public discovery API",
-			"version":     OpenAPIVersion,
+			"version":     openAPIVersion,
 			"summary":     "Read-only public facts about " + profile.Name + " and their published insights.",
 			"description": "A read-only public JSON API serving the profile of " + profile.Name + ", their published insight articles and site-discovery metadata. No API key is required. " + l.cfg.rateLimitSummary() + " Errors are RFC 9457 problem documents (application/problem+json). The production deployment is also the sandbox.",
 			"contact":     object{"name": profile.Name, "url": l.abs(profile.Contact.Form), "email": profile.Contact.Email},
@@ -179,8 +167,8 @@ func operation(rt *Route, rateLimited bool) object {
 	}
 	schema := object{"type": "string"}
 	switch {
-	case rt.Schema != "":
-		schema = ref("schemas", rt.Schema)
+	case rt.Body != nil:
+		schema = ref("schemas", componentName(rt.Body))
 	case strings.HasPrefix(rt.MediaType, mediaJSON):
 		schema = object{"type": "object"}
 	}
@@ -198,10 +186,10 @@ func operation(rt *Route, rateLimited bool) object {
 	for _, status := range rt.problems() {
 		responses[strconv.Itoa(status)] = ref("responses", problemResponses[status])
 	}
-	if rt.ErrorSchema != "" {
+	if rt.ErrorBody != nil {
 		responses["400"] = object{
 			"description": "An RFC 6749 error: the request is missing a parameter, or its grant, assertion or scope is refused.",
-			"content":     object{mediaJSON: object{"schema": ref("schemas", rt.ErrorSchema)}},
+			"content":     object{mediaJSON: object{"schema": ref("schemas", componentName(rt.ErrorBody))}},
 		}
 	}
 	op := object{
@@ -211,13 +199,13 @@ func operation(rt *Route, rateLimited bool) object {
 		"tags":        []string{rt.Tag},
 		"responses":   responses,
 	}
-	if rt.RequestSchema != "" {
+	if rt.Request != nil {
 		op["requestBody"] = object{
 			"required": true,
-			"content":  object{rt.RequestMediaType: object{"schema": ref("schemas", rt.RequestSchema)}},
+			"content":  object{rt.RequestMediaType: object{"schema": ref("schemas", componentName(rt.Request))}},
 		}
 	}
-	if !rt.checksBearer() {
+	if !rt.Bearer {
 		op["security"] = []object{{}} // Authorization is ignored here
 	}
 	if strings.Contains(rt.Path, "{slug}") {
@@ -226,7 +214,7 @@ func operation(rt *Route, rateLimited bool) object {
 			"in":          "path",
 			"required":    true,
 			"description": "The insight's slug: " + content.SlugGrammar + ". A slug outside this grammar is a 400 problem; an unknown one a 404.",
-			"schema":      object{"type": "string", "minLength": 1, "maxLength": content.MaxSlugLength, "pattern": slugPattern},
+			"schema":      componentSchemas["InsightSummary"].Properties["slug"],
 		}}
 	}
 	return op
@@ -235,7 +223,7 @@ func operation(rt *Route, rateLimited bool) object {
 // problems are the statuses of the route's problem responses.
 func (rt *Route) problems() []int {
 	problems := append(append([]int{}, commonProblems...), rt.Problems...)
-	if rt.checksBearer() {
+	if rt.Bearer {
 		problems = append(problems, http.StatusUnauthorized) // a bad bearer token
 	}
 	return problems

@@ -2,6 +2,8 @@ package handlers
 
 import (
 	"bytes"
+	"net/http"
+	"strings"
 	"text/template"
 )
 
@@ -10,20 +12,15 @@ import (
 var authTemplate = template.Must(template.New("auth.md").Parse(`# Authentication for {{.Name}}
 
 No authentication is needed. Every public endpoint answers an unauthenticated request:
-{{.Base}}/api/v1, {{.Base}}/api/v1/health, {{.Base}}/api/v1/profile, {{.Base}}/api/v1/insights,
-{{.Base}}/api/v1/insights/{slug}, {{.Base}}/llms.txt and {{.Base}}/mcp. If you only want to read, stop here and send no
-Authorization header.
+{{range $i, $u := .Public}}{{if $i}}, {{end}}{{$u}}{{end}}. If you only want to read, stop here and send no Authorization
+header.
 
 An anonymous bearer token is optional. It carries the scope ` + "`{{.Scope}}`" + ` and grants nothing beyond unauthenticated access; it
 exists so that agents can exercise their OAuth plumbing against a real service.
 
 ## Discover
-
-- OAuth protected resource metadata (RFC 9728): {{.Base}}/.well-known/oauth-protected-resource
-- OAuth authorization server metadata (RFC 8414): {{.Base}}/.well-known/oauth-authorization-server
-- JSON Web Key Set: {{.Base}}/.well-known/jwks.json (empty: access tokens are opaque, not JWTs)
-- API catalog (RFC 9727): {{.Base}}/.well-known/api-catalog
-- OpenAPI description: {{.Base}}/openapi.json; developer portal: {{.Base}}/developers
+{{range .Discover}}
+- {{.Summary}}: {{.URL}}. {{.Description}}{{end}}
 
 ## Pick a method
 
@@ -99,13 +96,29 @@ verified-email claim procedures for elevated scopes, and write APIs. There is on
 read-only.
 `))
 
+// authDocument is one document /auth.md points an agent at.
+type authDocument struct{ Summary, URL, Description string }
+
 func (l links) authMarkdown() []byte {
+	var public []string
+	var discover []authDocument
+	for _, rt := range l.routes {
+		switch {
+		case rt.Bearer:
+			public = append(public, l.base+rt.Path)
+		case rt.Method == http.MethodGet && (strings.HasPrefix(rt.Path, "/.well-known/") && rt.Tag == tagDiscovery ||
+			rt.Path == pathOpenAPI || rt.Path == pathDevelopers):
+			discover = append(discover, authDocument{rt.Summary, l.base + rt.Path, rt.Description})
+		}
+	}
 	var b bytes.Buffer
 	err := authTemplate.Execute(&b, map[string]any{
-		"Name":  l.cfg.Site.Profile.Name,
-		"Base":  l.base,
-		"Scope": tokenScope,
-		"TTL":   l.cfg.tokenTTLSeconds(),
+		"Name":     l.cfg.Site.Profile.Name,
+		"Base":     l.base,
+		"Scope":    tokenScope,
+		"TTL":      l.cfg.tokenTTLSeconds(),
+		"Public":   public,
+		"Discover": discover,
 	})
 	if err != nil {
 		panic(err) // a fixed template over strings and ints

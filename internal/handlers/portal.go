@@ -29,11 +29,8 @@ var portalCSP = func() string {
 }()
 
 // documentHeaders are the extra headers of some documents.
-var documentHeaders = map[string]http.Header{
-	mediaHTML: {
-		"Content-Security-Policy": {portalCSP},
-		"Referrer-Policy":         {"no-referrer"},
-	},
+var documentHeaders = map[string][][2]string{
+	mediaHTML: {{headerCSP, portalCSP}, {headerReferrerPolicy, "no-referrer"}},
 }
 
 type portalEndpoint struct {
@@ -47,7 +44,7 @@ const maxExampleLines = 24
 
 // developerPortal renders /developers from the route table, the problem
 // codes and the content.
-func (l links) developerPortal() ([]byte, error) {
+func (l links) developerPortal(_ string) ([]byte, error) {
 	p := l.cfg.Site.Profile
 	slug := l.slugExample()
 	var endpoints []portalEndpoint
@@ -59,7 +56,7 @@ func (l links) developerPortal() ([]byte, error) {
 			ID: "op-" + rt.OperationID, Method: rt.Method, Path: rt.Path,
 			Description: rt.Description, MediaType: rt.MediaType, Example: strings.TrimSpace(rt.ExampleArgs + " " + example),
 		}
-		if rt.Versioned() || rt.Schema != "" {
+		if rt.Versioned() || rt.Body != nil {
 			ep.Response = l.exampleResponse(rt, slug)
 		}
 		endpoints = append(endpoints, ep)
@@ -68,12 +65,12 @@ func (l links) developerPortal() ([]byte, error) {
 		}
 	}
 	problemExample, _ := json.MarshalIndent(&Problem{
-		Type: l.developers() + "#" + CodeNotFound.Anchor(), Title: CodeNotFound.Title, Status: CodeNotFound.Status,
-		Detail: "No published insight has the slug \"no-such-insight\".", Instance: l.base + InsightPath("no-such-insight"),
-		Code: CodeNotFound.Code, Hint: "List the published insights and their slugs at " + l.base + pathInsights + ".",
+		Type: l.developers() + "#" + codeNotFound.Anchor(), Title: codeNotFound.Title, Status: codeNotFound.Status,
+		Detail: "No published insight has the slug \"no-such-insight\".", Instance: l.base + insightPath("no-such-insight"),
+		Code: codeNotFound.Code, Hint: "List the published insights and their slugs at " + l.base + pathInsights + ".",
 	}, "", "  ")
-	problems := make([]ProblemCode, len(ProblemCodes))
-	for i, c := range ProblemCodes {
+	problems := make([]problemCode, len(problemCodes))
+	for i, c := range problemCodes {
 		c.Hint = strings.ReplaceAll(c.Hint, "{base}", l.base)
 		problems[i] = c
 	}
@@ -87,8 +84,8 @@ func (l links) developerPortal() ([]byte, error) {
 			versionStatus += " Its successor is " + l.cfg.Successor + "."
 		}
 	}
-	mcp := l.url("mcp")
-	cli := l.url("getCli")
+	mcp := l.base + pathMCP
+	cli := l.cliURL()
 	var b bytes.Buffer
 	err := portalTemplate.Execute(&b, map[string]any{
 		"Name": p.Name, "Tagline": strings.TrimSuffix(p.Tagline, "."), "Base": l.base, "Home": l.abs(l.cfg.Site.Pages.Home),
@@ -96,7 +93,7 @@ func (l links) developerPortal() ([]byte, error) {
 		"Endpoints": endpoints, "Problems": problems, "ProblemExample": string(problemExample),
 		"RateLimit": l.cfg.rateLimitSummary(), "Limited": l.cfg.RateLimit.Events > 0,
 		"PolicyExample": NewRateLimitHeaders(l.cfg.RateLimit).policy,
-		"VersionStatus": versionStatus, "OpenAPIVersion": OpenAPIVersion,
+		"VersionStatus": versionStatus, "openAPIVersion": openAPIVersion,
 		"MCP": mcp, "CLI": cli, "CLIFile": path.Base(cli), "CLIName": l.cfg.CLIName,
 		"Documents": documents,
 	})
@@ -108,14 +105,16 @@ func (l links) exampleResponse(rt *Route, slug string) string {
 	var v any
 	switch {
 	case rt.Path == pathHealth:
-		v = health{"ok", l.cfg.ServiceName, l.cfg.Version, APIVersion, l.base + pathHealth, "2026-01-01T00:00:00Z"}
+		v = health{"ok", l.cfg.ServiceName, l.cfg.Version, apiVersion, l.base + pathHealth, "2026-01-01T00:00:00Z"}
 	case rt.Path == pathInsight && len(l.cfg.Site.Insights) > 0:
 		v = l.insightDocument(l.cfg.Site.Insights[0])
 	case rt.OperationID == "getOpenApi" || rt.Path == pathDevelopers:
 		return ""
+	case rt.render == nil:
+		return ""
 	default:
-		body, ok, err := l.renderDocument(rt)
-		if !ok || err != nil || json.Unmarshal(body, &v) != nil {
+		body, err := rt.render(l, "")
+		if err != nil || json.Unmarshal(body, &v) != nil {
 			return ""
 		}
 	}

@@ -7,107 +7,14 @@ import (
 	"strings"
 )
 
-// renderDocument renders the body of a route whose response is the same for
-// every request, for one base URL. ok is false for the routes answered per
-// request (health, one insight by slug, the POST endpoints).
-func (l links) renderDocument(rt *Route) (body []byte, ok bool, err error) {
-	var v any
-	switch rt.OperationID {
-	case "getApiIndex":
-		v = l.index()
-	case "getProfile":
-		v = l.profile()
-	case "listInsights":
-		v = l.insights()
-	case "getOpenApi":
-		body, err = json.MarshalIndent(openAPIDocument(l), "", "  ")
-		return body, true, err
-	case "getApiCatalog":
-		v = l.apiCatalog()
-	case "getProtectedResourceMetadata":
-		v = l.protectedResourceMetadata()
-	case "getAuthorizationServerMetadata":
-		v = l.authorizationServerMetadata()
-	case "getMcpServerCard", "getWellKnownMcpServerCard":
-		v = l.serverCard()
-	case "getJwks":
-		v = map[string][]any{"keys": {}}
-	case "getLlmsTxt":
-		return l.llmsTxt(), true, nil
-	case "getLlmsFullTxt":
-		return l.llmsFullTxt(), true, nil
-	case "getRobotsTxt":
-		return l.robotsTxt(), true, nil
-	case "getAuthNotes":
-		return l.authMarkdown(), true, nil
-	case "getDeveloperPortal":
-		body, err = l.developerPortal()
-		return body, true, err
-	case "getCli":
-		return l.cliScript(), true, nil
-	default:
-		return nil, false, nil
-	}
-	body, err = json.Marshal(v)
-	return body, true, err
-}
-
-// url is the address of the route with the given operation.
-func (l links) url(operationID string) string {
-	for _, rt := range l.routes {
-		if rt.OperationID == operationID {
-			return l.base + rt.Path
-		}
-	}
-	return ""
-}
-
-// link is one entry of an RFC 9264 linkset.
-type link struct {
-	Href string `json:"href"`
-	Type string `json:"type,omitempty"`
-}
-
-func (l links) apiCatalog() any {
-	return map[string]any{"linkset": []map[string]any{{
-		"anchor":       l.base + pathIndex,
-		"service-desc": []link{{l.openAPI(), mediaJSON}},
-		"service-doc":  []link{{l.developers(), "text/html"}},
-		"status":       []link{{l.base + pathHealth, mediaJSON}},
-	}}}
-}
-
-func (l links) protectedResourceMetadata() any {
-	return map[string]any{
-		"resource":                 l.base,
-		"resource_name":            l.cfg.Site.Profile.Name + " public discovery API",
-		"authorization_servers":    []string{l.base},
-		"scopes_supported":         []string{tokenScope},
-		"bearer_methods_supported": []string{"header"},
-		"resource_documentation":   l.developers(),
-	}
-}
-
-func (l links) authorizationServerMetadata() any {
-	return map[string]any{
-		"issuer":                                l.base,
-		"token_endpoint":                        l.base + pathToken,
-		"grant_types_supported":                 []string{grantClientCredentials, grantJWTBearer},
-		"token_endpoint_auth_methods_supported": []string{"none"},
-		"scopes_supported":                      []string{tokenScope},
-		"jwks_uri":                              l.base + pathJWKS,
-		"service_documentation":                 l.base + pathAuth,
-	}
+// cliURL is the address of the command-line client.
+func (l links) cliURL() string {
+	return l.base + strings.Replace(pathCLI, "{cli}", l.cfg.CLIName, 1)
 }
 
 // The OAuth vocabulary the metadata and /auth.md publish.
 const (
 	tokenScope             = "public:read"
-	pathToken              = "/oauth/token"
-	pathMCP                = "/mcp"
-	pathRegister           = "/agent/register"
-	pathIdentity           = "/agent/identity"
-	pathIdentityClaim      = "/agent/identity/claim"
 	grantClientCredentials = "client_credentials"
 	grantJWTBearer         = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 )
@@ -136,7 +43,7 @@ func (l links) llmsTxt() []byte {
 	fmt.Fprintf(&b, "Public, read-only facts about %s and their published insights, for agents and people. No API key is needed. "+
 		"Use the JSON API under %s for structured facts; the MCP server at %s when your agent speaks MCP; "+
 		"the command-line client at %s from a terminal or script; and %s to read everything as plain text in one request.\n",
-		oneLine(p.Name), l.base+pathIndex, l.base+pathMCP, l.url("getCli"), l.base+pathLLMsFull)
+		oneLine(p.Name), l.base+pathIndex, l.base+pathMCP, l.cliURL(), l.base+pathLLMsFull)
 
 	b.WriteString("\n## API and developer resources\n\n")
 	for _, rt := range l.routes {
@@ -153,7 +60,7 @@ func (l links) llmsTxt() []byte {
 	if len(l.cfg.Site.Insights) > 0 {
 		b.WriteString("\n## Insights\n\n")
 		for _, in := range l.cfg.Site.Insights {
-			llmsLink(&b, in.Title, l.insight(in.Slug), in.Description+" ("+in.Topic+", "+in.Date+"; JSON: "+l.base+InsightPath(in.Slug)+")")
+			llmsLink(&b, in.Title, l.insight(in.Slug), in.Description+" ("+in.Topic+", "+in.Date+"; JSON: "+l.base+insightPath(in.Slug)+")")
 		}
 	}
 	b.WriteString("\n## Optional\n\n")

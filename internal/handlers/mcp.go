@@ -1,0 +1,149 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/caddy-discovery/caddy-discovery/content"
+)
+
+// mcpProtocolVersions are the MCP protocol versions the endpoint speaks,
+// newest first.
+var mcpProtocolVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"}
+
+// routeTool is the MCP tool of a route: it returns the route's JSON, and
+// its description is the route's.
+type routeTool struct {
+	name, title string
+	// add registers the tool's handler on server.
+	add func(l links, t *mcp.Tool, server *mcp.Server)
+}
+
+type noInput struct{}
+
+type listInsightsInput struct {
+	Topic string `json:"topic,omitempty" jsonschema:"only insights with this topic (case-insensitive); omit for all"`
+}
+
+type getInsightInput struct {
+	Slug string `json:"slug" jsonschema:"the insight's slug, as listed by list_insights"`
+}
+
+// safeTool turns a panic in a tool handler into a tool error. The SDK runs
+// handlers on goroutines of its own, where a panic would end the process.
+func safeTool[In, Out any](onPanic func(any), h mcp.ToolHandlerFor[In, Out]) mcp.ToolHandlerFor[In, Out] {
+	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out Out, err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				onPanic(v)
+				res, err = nil, fmt.Errorf("the tool failed on the server's side; the fault has been logged")
+			}
+		}()
+		return h(ctx, req, in)
+	}
+}
+
+// addTool registers a tool whose input and output schemas are generated
+// like the OpenAPI description's, so both say the same.
+func addTool[In, Out any](l links, t *mcp.Tool, server *mcp.Server, h mcp.ToolHandlerFor[In, Out]) {
+	t.InputSchema = inlineSchema(reflect.TypeFor[In]())
+	t.OutputSchema = inlineSchema(reflect.TypeFor[Out]())
+	mcp.AddTool(server, t, safeTool(l.onPanic, h))
+}
+
+func addProfileTool(l links, t *mcp.Tool, server *mcp.Server) {
+	p := l.profile()
+	addTool(l, t, server, func(context.Context, *mcp.CallToolRequest, noInput) (*mcp.CallToolResult, profile, error) {
+		return nil, p, nil
+	})
+}
+
+func addHealthTool(l links, t *mcp.Tool, server *mcp.Server) {
+	addTool(l, t, server, func(context.Context, *mcp.CallToolRequest, noInput) (*mcp.CallToolResult, health, error) {
+		return nil, l.health(l.cfg.Now()), nil
+	})
+}
+
+func addListInsightsTool(l links, t *mcp.Tool, server *mcp.Server) {
+	t.Description += " Optionally only those of one topic (" + strings.Join(l.cfg.Site.Topics(), ", ") + ")."
+	all := l.insights()
+	addTool(l, t, server, func(_ context.Context, _ *mcp.CallToolRequest, in listInsightsInput) (*mcp.CallToolResult, insightList, error) {
+		if in.Topic == "" {
+			return nil, all, nil
+		}
+		out := insightList{Items: []insightSummary{}}
+		for _, it := range all.Items {
+			if strings.EqualFold(it.Topic, strings.TrimSpace(in.Topic)) {
+				out.Items = append(out.Items, it)
+			}
+		}
+		out.Count = len(out.Items)
+		return nil, out, nil
+	})
+}
+
+func addInsightTool(l links, t *mcp.Tool, server *mcp.Server) {
+	addTool(l, t, server, func(_ context.Context, _ *mcp.CallToolRequest, in getInsightInput) (*mcp.CallToolResult, insightDocument, error) {
+		if !content.ValidSlug(in.Slug) {
+			return nil, insightDocument{}, fmt.Errorf("the slug %s is not valid: a slug is %s. Call list_insights for the published slugs", quote(in.Slug), content.SlugGrammar)
+		}
+		doc, ok := l.published(in.Slug)
+		if !ok {
+			return nil, insightDocument{}, fmt.Errorf("no published insight has the slug %s. Call list_insights or search_insights for the published slugs", quote(in.Slug))
+		}
+		return nil, l.insightDocument(doc), nil
+	})
+}
+
+// mcpServer builds the MCP server of one rendition: the tools of the route
+// table, whose structured results are the REST API's JSON for the same
+// resource, a search, and the insights as resources.
+func (l links) mcpServer() *mcp.Server {
+	if l.onPanic == nil {
+		l.onPanic = func(any) {}
+	}
+	p := l.cfg.Site.Profile
+	server := mcp.NewServer(&mcp.Implementation{
+		Name:       l.cfg.ServiceName,
+		Title:      p.Name + " public discovery API",
+		Version:    l.cfg.Version,
+		WebsiteURL: l.base + pathDevelopers,
+	}, &mcp.ServerOptions{
+		Instructions: "Read-only public facts about " + p.Name + " and their published insights. " +
+			"Use get_profile for the biography and contact links, list_insights or search_insights to find articles, " +
+			"and get_insight for one article's Markdown body. The same data is at " + l.base + pathIndex + ".",
+	})
+	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(bool)}
+	for _, rt := range l.routes {
+		if rt.Tool == nil {
+			continue
+		}
+		rt.Tool.add(l, &mcp.Tool{
+			Name: rt.Tool.name, Title: rt.Tool.title, Annotations: readOnly,
+			Description: rt.Description + " Same JSON as GET " + rt.Path + ".",
+		}, server)
+	}
+	addTool(l, &mcp.Tool{Name: "search_insights", Title: "Search insights", Annotations: readOnly,
+		Description: "Searches the published insights' titles, descriptions, topics and bodies for the query's words; returns the best matches first, each with a snippet and its slug for get_insight."},
+		server, func(_ context.Context, _ *mcp.CallToolRequest, in searchInput) (*mcp.CallToolResult, searchOutput, error) {
+			if strings.TrimSpace(in.Query) == "" {
+				return nil, searchOutput{}, fmt.Errorf("the query is empty: give one or more words to look for")
+			}
+			return nil, l.search(in.Query, in.Limit), nil
+		})
+	for _, in := range l.cfg.Site.Insights {
+		uri := l.insight(in.Slug)
+		body := in.Body
+		server.AddResource(&mcp.Resource{
+			URI: uri, Name: in.Slug, Title: in.Title, MIMEType: "text/markdown",
+			Description: in.Description, Size: int64(len(body)),
+		}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/markdown", Text: body}}}, nil
+		})
+	}
+	return server
+}

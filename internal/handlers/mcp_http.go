@@ -1,0 +1,133 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+)
+
+// jsonrpcMessage is a JSON-RPC 2.0 request or notification, the body of
+// POST /mcp.
+type jsonrpcMessage struct {
+	JSONRPC string         `json:"jsonrpc" schema:"enum=2.0"`
+	ID      any            `json:"id,omitempty" schema:"type=string|integer" jsonschema:"A string or integer; absent in a notification."`
+	Method  string         `json:"method"`
+	Params  map[string]any `json:"params,omitempty"`
+}
+
+// jsonrpcResponse is a JSON-RPC 2.0 response: a result or an error.
+type jsonrpcResponse struct {
+	JSONRPC string         `json:"jsonrpc" schema:"enum=2.0"`
+	ID      any            `json:"id" schema:"type=string|integer|null" jsonschema:"The request's id: a string, an integer, or null when the request could not be read."`
+	Result  map[string]any `json:"result,omitempty"`
+	Error   *jsonrpcError  `json:"error,omitempty"`
+}
+
+type jsonrpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+// serveMCP answers POST /mcp: checks what the SDK does not (origin, host,
+// size, well-formed JSON) and hands the request to the stateless SDK
+// handler of the rendition.
+func (s *Service) serveMCP(w http.ResponseWriter, r *http.Request, rd *rendition) {
+	if origin := r.Header.Get("Origin"); origin != "" && originOf(origin) != rd.origin {
+		p := newProblem(rd.base, codeForbidden, r, "Browser requests to the MCP endpoint are accepted only from "+rd.origin+", not from "+quote(origin)+".")
+		p.Hint = "Call the MCP endpoint from an MCP client, a server or a CLI (they send no Origin), or from a page of " + rd.origin + "."
+		writeProblem(w, r, p)
+		return
+	}
+	if !s.hostAllowed(r) {
+		p := newProblem(rd.base, codeForbidden, r, "The Host "+quote(r.Host)+" is not a name of this server.")
+		p.Hint = "Use the address " + rd.base + pathMCP + "."
+		writeProblem(w, r, p)
+		return
+	}
+	body, ok := readBody(w, r, rd, "")
+	if !ok {
+		return
+	}
+	if !json.Valid(body) {
+		// The SDK answers a parse error with a text/plain 400; JSON-RPC
+		// clients expect its error object (code -32700).
+		write(w, r, http.StatusBadRequest, mediaJSON, []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the body is not valid JSON"}}`))
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	rw := &rpcErrorWriter{ResponseWriter: w}
+	rd.mcp.ServeHTTP(rw, r)
+	rw.finish()
+}
+
+// rpcErrorWriter turns the SDK's plain-text transport errors (a bad Accept
+// header, a message that is JSON but not JSON-RPC) into JSON-RPC error
+// objects, the format MCP clients parse; everything else passes through.
+type rpcErrorWriter struct {
+	http.ResponseWriter
+	status int
+	text   bytes.Buffer
+}
+
+func (w *rpcErrorWriter) WriteHeader(status int) {
+	if status >= 400 && strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
+		w.status = status
+		return
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *rpcErrorWriter) Write(b []byte) (int, error) {
+	if w.status != 0 {
+		return w.text.Write(b)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *rpcErrorWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok && w.status == 0 {
+		f.Flush()
+	}
+}
+
+func (w *rpcErrorWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// finish writes the error object of an intercepted error: -32600, Invalid
+// Request, with the SDK's explanation.
+func (w *rpcErrorWriter) finish() {
+	if w.status == 0 {
+		return
+	}
+	msg, _ := json.Marshal(strings.TrimSpace(w.text.String()))
+	h := w.Header()
+	h.Set("Content-Type", mediaJSON)
+	h.Del("Content-Length")
+	w.ResponseWriter.WriteHeader(w.status)
+	_, _ = fmt.Fprintf(w.ResponseWriter, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":%s}}`, msg)
+}
+
+// hostAllowed protects a server on a loopback listener from DNS rebinding:
+// there a Host must be a loopback name or the configured base URL's host
+// (one derived from the request proves nothing). A Caddy on 127.0.0.1
+// behind a tunnel or proxy therefore works once base_url names its public
+// host, or with the check turned off (MCPAnyHost).
+func (s *Service) hostAllowed(r *http.Request) bool {
+	if s.cfg.MCPAnyHost {
+		return true
+	}
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if local == nil || !isLoopback(local.String()) {
+		return true
+	}
+	if isLoopback(r.Host) {
+		return true
+	}
+	return s.cfg.BaseURL != "" && strings.EqualFold(hostOnly(r.Host), hostOnly(s.cfg.BaseURL[strings.Index(s.cfg.BaseURL, "://")+3:]))
+}
+

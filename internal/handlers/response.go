@@ -1,0 +1,176 @@
+package handlers
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// Header names, canonical so that Caddy's header directive and Header.Get
+// see them (field names are case-insensitive; HTTP/2 sends them lowercase).
+const (
+	headerAPIVersion     = "Api-Version"
+	headerRateLimit      = "Ratelimit"
+	headerRateLimitPol   = "Ratelimit-Policy"
+	headerRetryAfter     = "Retry-After"
+	headerWWWAuth        = "Www-Authenticate"
+	headerLink           = "Link"
+	headerDeprecation    = "Deprecation"
+	headerSunset         = "Sunset"
+	headerVary           = "Vary"
+	headerAllow          = "Allow"
+	headerETag           = "Etag"
+	headerNoSniff        = "X-Content-Type-Options"
+	headerAllowOrigin    = "Access-Control-Allow-Origin"
+	headerAllowMethods   = "Access-Control-Allow-Methods"
+	headerAllowHeaders   = "Access-Control-Allow-Headers"
+	headerExposeHeaders  = "Access-Control-Expose-Headers"
+	headerMaxAge         = "Access-Control-Max-Age"
+	headerContentType    = "Content-Type"
+	headerContentLength  = "Content-Length"
+	headerContentEnc     = "Content-Encoding"
+	headerCacheControl   = "Cache-Control"
+	headerPragma         = "Pragma"
+	headerCSP            = "Content-Security-Policy"
+	headerReferrerPolicy = "Referrer-Policy"
+)
+
+// Header values every owned response carries.
+const (
+	valueNoSniff      = "nosniff"
+	valueExposed      = "API-Version, RateLimit, RateLimit-Policy, Retry-After, ETag, Link, Location, WWW-Authenticate, Deprecation, Sunset"
+	valuePreflightMax = "86400"
+	valueAllowed      = "Accept, Authorization, Content-Type, If-None-Match, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id, Last-Event-ID"
+)
+
+// fields sets precomputed header values on one response. It copies them
+// into an array of the response's own, one allocation for all: middleware
+// such as Caddy's header directive edits values in place, and a slice
+// shared between responses would carry one response's edit into all. Keys
+// must be canonical (the header constants above).
+type fields struct {
+	h   http.Header
+	buf []string
+}
+
+func newFields(h http.Header) *fields {
+	return &fields{h: h, buf: make([]string, 0, 16)}
+}
+
+func (f *fields) set(key, value string) {
+	f.buf = append(f.buf, value)
+	n := len(f.buf)
+	f.h[key] = f.buf[n-1 : n : n]
+}
+
+// document is one precomputed response body with its headers.
+type document struct {
+	body         []byte
+	contentType  string
+	etag         string
+	cacheControl string
+	headers      [][2]string // extra headers, such as the portal's CSP
+	// encodings are the compressed forms, preferred first, made on first
+	// use; the response varies on Accept-Encoding when there are any.
+	encodings     []encoding
+	contentLength string
+}
+
+func newDocument(rt *Route, body []byte) *document {
+	sum := sha256.Sum256(body)
+	etag := `"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`
+	return &document{
+		body:          body,
+		contentType:   rt.MediaType,
+		etag:          etag,
+		cacheControl:  rt.CacheControl,
+		headers:       documentHeaders[rt.MediaType],
+		encodings:     newEncodings(body),
+		contentLength: strconv.Itoa(len(body)),
+	}
+}
+
+// serveDocument writes a precomputed document, or 304 when the client's
+// If-None-Match names its ETag. A compressed form is chosen when the client
+// accepts it; its ETag differs from the identity form's, as RFC 9110 asks
+// of representations.
+func serveDocument(f *fields, w http.ResponseWriter, r *http.Request, doc *document) {
+	f.set(headerContentType, doc.contentType)
+	f.set(headerCacheControl, doc.cacheControl)
+	for _, kv := range doc.headers {
+		f.set(kv[0], kv[1])
+	}
+	body, etag, length := doc.body, doc.etag, doc.contentLength
+	if len(doc.encodings) > 0 {
+		f.set(headerVary, "Accept-Encoding")
+		if ae := r.Header.Get("Accept-Encoding"); ae != "" {
+			for i := range doc.encodings {
+				if !acceptsEncoding(ae, doc.encodings[i].name) {
+					continue
+				}
+				if e := doc.encodings[i].get(i, doc.body, doc.etag); e != nil {
+					body, etag, length = e.body, e.etag, e.contentLength
+					f.set(headerContentEnc, e.name)
+					break
+				}
+			}
+		}
+	}
+	f.set(headerETag, etag)
+	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatches(inm, etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	f.set(headerContentLength, length)
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}
+
+// write is the one writer of bodies made per request (JSON and problems):
+// it sets the type, the cache policy and the length, and writes the body
+// unless the request is HEAD. Such bodies are never stored.
+func write(w http.ResponseWriter, r *http.Request, status int, contentType string, body []byte) {
+	h := w.Header()
+	h.Set(headerContentType, contentType)
+	h.Set(headerCacheControl, cacheNever)
+	h.Set(headerContentLength, strconv.Itoa(len(body)))
+	h.Del(headerETag)
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}
+
+// writeJSON writes v as JSON with status; token responses are also marked
+// Pragma: no-cache (RFC 6749 section 5.1).
+func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
+	body, err := marshal(v)
+	if err != nil {
+		panic(err) // structs of strings, ints and bools
+	}
+	w.Header().Set(headerPragma, "no-cache")
+	write(w, r, status, mediaJSON, body)
+}
+
+// marshal encodes v as JSON. It escapes <, > and &, so nothing taken from
+// the content or the request reaches a client as markup.
+func marshal(v any) ([]byte, error) {
+	return json.Marshal(v)
+}
+
+// etagMatches applies If-None-Match's weak comparison (RFC 9110 13.1.2):
+// "*" or any listed tag whose opaque part equals etag's.
+func etagMatches(header, etag string) bool {
+	for _, tag := range strings.Split(header, ",") {
+		tag = strings.TrimSpace(tag)
+		if tag == "*" || strings.TrimPrefix(tag, "W/") == etag {
+			return true
+		}
+	}
+	return false
+}

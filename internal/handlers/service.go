@@ -1,0 +1,358 @@
+// Package handlers serves the public discovery API and its documents with
+// plain net/http: the Caddy module in the root package only adapts it.
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/token"
+)
+
+// policyName is the name of the public rate-limit policy.
+const policyName = "public"
+
+// Config is what a Service serves and how.
+type Config struct {
+	// Site is the loaded content.
+	Site *content.Site
+	// BaseURL is the scheme, host and optional port that every published
+	// address starts with, without a trailing slash. Empty means the scheme
+	// and Host of each request.
+	BaseURL string
+	// CLIName names the CLI script: /cli/<CLIName>.mjs.
+	CLIName string
+	// CLIScript is the CLI's source, with the placeholders
+	// "__DISCOVERY_BASE_URL__" and "__DISCOVERY_VERSION__".
+	CLIScript []byte
+	// Robots serves /robots.txt.
+	Robots bool
+	// Deprecation, Sunset and Successor, when set, announce the end of v1 on
+	// every versioned response (RFC 9745, RFC 8594).
+	Deprecation time.Time
+	Sunset      time.Time
+	Successor   string
+	// TokenSecret authenticates access tokens and identity assertions; at
+	// least token.MinSecretLen bytes.
+	TokenSecret []byte
+	// MCPAnyHost turns off the MCP endpoint's Host check on loopback
+	// listeners (DNS rebinding protection).
+	MCPAnyHost bool
+	// TokenTTL is the lifetime of access tokens; 0 means 24 hours.
+	TokenTTL time.Duration
+	// ServiceName and Version identify the service in health reports.
+	ServiceName string
+	Version     string
+	// RateLimit is the public policy the deployment enforces (zero Events:
+	// none). The Service only describes it; enforcement is the caller's.
+	RateLimit RateLimit
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// OnPanic, if set, is told of a recovered panic and of the request it
+	// happened in (nil for one in an MCP tool, which runs apart from the
+	// request); the client gets a 500 problem or a tool error either way.
+	OnPanic func(r *http.Request, v any)
+
+	// bySlug indexes Site.Insights by slug.
+	bySlug map[string]int
+}
+
+// defaultTokenTTL is the lifetime of access tokens unless configured.
+const defaultTokenTTL = 24 * time.Hour
+
+// tokenTTLSeconds is expires_in as the token package computes it: whole
+// seconds, rounded down.
+func (c *Config) tokenTTLSeconds() int {
+	if c.TokenTTL <= 0 {
+		return int(defaultTokenTTL / time.Second)
+	}
+	return int(c.TokenTTL / time.Second)
+}
+
+// RateLimit is a number of events allowed per sliding window.
+type RateLimit struct {
+	Events int
+	Window time.Duration
+}
+
+func (rl RateLimit) windowSeconds() int {
+	return int(math.Ceil(rl.Window.Seconds()))
+}
+
+// Service answers the paths the discovery module owns.
+type Service struct {
+	cfg Config
+	// routes is the route table of this configuration: the CLI path holds
+	// the CLI name, and /robots.txt is left out when it is off.
+	routes []Route
+	// byPath finds the routes by path (the insight route by its pattern).
+	byPath map[string]*Route
+	// insightRoute is the route of one insight by its slug.
+	insightRoute *Route
+	// verifier checks access tokens, which name no base URL.
+	verifier *token.Issuer
+	// fixed is the one rendition when BaseURL is set.
+	fixed *rendition
+	// byBase caches renditions for request-derived base URLs.
+	mu     sync.RWMutex
+	byBase map[string]*rendition
+}
+
+// maxRenditions bounds how many request-derived base URLs are cached: the
+// Host header is chosen by the client.
+const maxRenditions = 32
+
+// New builds a Service; with a fixed BaseURL every document is rendered now.
+func New(cfg Config) (*Service, error) {
+	if cfg.Site == nil {
+		return nil, errors.New("no content")
+	}
+	if cfg.CLIName == "" {
+		cfg.CLIName = "discovery"
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if !ValidCLIName(cfg.CLIName) {
+		return nil, fmt.Errorf("CLI name %q: use letters, digits, hyphens and underscores", cfg.CLIName)
+	}
+	cfg.bySlug = make(map[string]int, len(cfg.Site.Insights))
+	for i, in := range cfg.Site.Insights {
+		cfg.bySlug[in.Slug] = i
+	}
+	s := &Service{cfg: cfg, byBase: make(map[string]*rendition), byPath: make(map[string]*Route)}
+	for _, rt := range routes {
+		if rt.Path == pathRobots && !cfg.Robots {
+			continue
+		}
+		rt.Path = strings.Replace(rt.Path, "{cli}", cfg.CLIName, 1)
+		s.routes = append(s.routes, rt)
+	}
+	for i := range s.routes {
+		s.byPath[s.routes[i].Path] = &s.routes[i]
+	}
+	s.insightRoute = s.byPath[pathInsight]
+	var err error
+	if s.verifier, err = token.NewIssuer(token.Config{Secret: cfg.TokenSecret, TTL: cfg.TokenTTL, Issuer: "https://verifier.invalid", Now: cfg.Now}); err != nil {
+		return nil, fmt.Errorf("tokens: %w", err)
+	}
+	if cfg.BaseURL != "" {
+		base, err := NormalizeBaseURL(cfg.BaseURL)
+		if err != nil {
+			return nil, err
+		}
+		s.cfg.BaseURL = base
+		s.fixed = &rendition{ready: make(chan struct{})}
+		close(s.fixed.ready)
+		if err := s.render(base, s.fixed); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Owns reports whether the service answers path; every other path belongs
+// to the next handler.
+func (s *Service) Owns(path string) bool {
+	if isAPIPath(path) || strings.HasPrefix(path, mcpPrefix) {
+		return true
+	}
+	_, ok := s.byPath[path]
+	return ok
+}
+
+// ValidCLIName reports whether name can name the CLI script: 1 to 64
+// letters, digits, hyphens and underscores.
+func ValidCLIName(name string) bool {
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return name != "" && len(name) <= 64
+}
+
+// base returns the base URL for r: the configured one, or the request's
+// scheme and Host. ok is false when the Host is not a valid host[:port].
+func (s *Service) base(r *http.Request) (base string, ok bool) {
+	if s.cfg.BaseURL != "" {
+		return s.cfg.BaseURL, true
+	}
+	return requestBase(r)
+}
+
+// route finds the route of path and, for an insight, its slug.
+func (s *Service) route(path string) (rt *Route, slug string) {
+	if rt := s.byPath[path]; rt != nil {
+		return rt, ""
+	}
+	slug, ok := strings.CutPrefix(path, insightPrefix)
+	if ok && slug != "" && !strings.Contains(slug, "/") && s.insightRoute != nil {
+		return s.insightRoute, slug
+	}
+	return nil, ""
+}
+
+// ServeHTTP answers a request for a path the service owns, as its route
+// declares. Everything that can be answered without the documents (a bad
+// Host, an unknown path, a method, a preflight, a bad bearer token, a
+// malformed or unknown slug) is answered before the rendition for the
+// request's base URL is looked up.
+func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer s.recoverPanic(w, r)
+	f := newFields(w.Header())
+	base, ok := s.base(r)
+	if !ok {
+		p := newProblem("", codeBadRequest, r, "The Host header "+quote(r.Host)+" is not a valid host name and port.")
+		p.Hint = "Send the site's host name in the Host header."
+		writeProblem(w, r, p)
+		return
+	}
+	rt, slug := s.route(r.URL.Path)
+	bh := s.headersFor(base)
+	bh.setCommon(f, r, rt)
+	if rt == nil {
+		writeProblem(w, r, newProblem(base, codeNotFound, r, "The requested API endpoint does not exist."))
+		return
+	}
+
+	switch r.Method {
+	case http.MethodOptions:
+		preflight(f, w, rt)
+		return
+	case rt.Method:
+	case http.MethodHead:
+		if rt.Method != http.MethodGet {
+			methodNotAllowed(f, w, r, base, rt)
+			return
+		}
+	default:
+		methodNotAllowed(f, w, r, base, rt)
+		return
+	}
+	if rt.Bearer && !s.checkAuthorization(w, r, base) {
+		return
+	}
+	if _, ok := s.cfg.bySlug[slug]; rt.hasSlug() && !ok {
+		s.unknownSlug(w, r, base, slug)
+		return
+	}
+
+	rd := s.renditionFor(base)
+	if rt.serve != nil {
+		rt.serve(s, w, r, rd)
+		return
+	}
+	doc := rd.docs[r.URL.Path]
+	if doc == nil { // every rendered route has a document; this is a safeguard
+		writeProblem(w, r, newProblem(base, codeNotFound, r, "The requested API endpoint does not exist."))
+		return
+	}
+	serveDocument(f, w, r, doc)
+}
+
+// unknownSlug answers a slug that names no published insight: 400 when it
+// is outside the slug grammar, else 404.
+func (s *Service) unknownSlug(w http.ResponseWriter, r *http.Request, base, slug string) {
+	if !content.ValidSlug(slug) {
+		p := newProblem(base, codeBadRequest, r, "The slug "+quote(slug)+" is not valid: a slug is "+content.SlugGrammar+".")
+		p.Hint = "Take slugs from the items of " + base + pathInsights + "."
+		writeProblem(w, r, p)
+		return
+	}
+	p := newProblem(base, codeNotFound, r, "The requested API endpoint does not exist: no published insight has the slug "+quote(slug)+".")
+	p.Hint = "List the published insights and their slugs at " + base + pathInsights + "; the machine-readable description is at " + base + pathOpenAPI + "."
+	writeProblem(w, r, p)
+}
+
+// serveHealth answers the health check, made per request for its time.
+func (s *Service) serveHealth(w http.ResponseWriter, r *http.Request, rd *rendition) {
+	writeJSON(w, r, http.StatusOK, rd.health(s.cfg.Now()))
+}
+
+// RateLimited answers a request the rate limiter refused: a 429 problem with
+// Retry-After and the RateLimit headers at zero remaining. It renders
+// nothing, so refusing stays cheap whatever the Host.
+func (s *Service) RateLimited(w http.ResponseWriter, r *http.Request, rh RateLimitHeaders, retryAfter int) {
+	defer s.recoverPanic(w, r)
+	base, ok := s.base(r)
+	f := newFields(w.Header())
+	if ok {
+		rt, _ := s.route(r.URL.Path)
+		s.headersFor(base).setCommon(f, r, rt)
+	}
+	rh.Set(w.Header(), 0, time.Duration(retryAfter)*time.Second)
+	f.set(headerRetryAfter, strconv.Itoa(retryAfter))
+	p := newProblem(base, codeRateLimited, r, fmt.Sprintf(
+		"This client has used all %d requests the %q policy allows in %d seconds.",
+		s.cfg.RateLimit.Events, policyName, s.cfg.RateLimit.windowSeconds()))
+	p.Hint = fmt.Sprintf("Retry after %d seconds (the Retry-After header); the RateLimit header shows the quota left on every response.", retryAfter)
+	p.ViolatedPolicies = []string{policyName}
+	writeProblem(w, r, p)
+}
+
+// setCommon sets the headers every owned response carries; rt is nil for
+// an unknown path.
+func (bh *baseHeaders) setCommon(f *fields, r *http.Request, rt *Route) {
+	f.set(headerNoSniff, valueNoSniff)
+	if rt != nil && rt.SiteOrigin {
+		// Browsers may call the route only from the site itself.
+		f.set(headerAllowOrigin, bh.origin)
+		f.set(headerVary, "Origin")
+	} else {
+		f.set(headerAllowOrigin, "*")
+	}
+	f.set(headerExposeHeaders, valueExposed)
+	if isAPIPath(r.URL.Path) {
+		f.set(headerAPIVersion, apiVersion)
+		f.set(headerLink, bh.apiLink)
+		if bh.deprecation != "" {
+			f.set(headerDeprecation, bh.deprecation)
+		}
+		if bh.sunset != "" {
+			f.set(headerSunset, bh.sunset)
+		}
+	} else {
+		f.set(headerLink, bh.link)
+	}
+}
+
+// recoverPanic turns a panic while serving r into a 500 internal_error
+// problem, so a fault in one request never takes the server down. It
+// re-panics http.ErrAbortHandler, which net/http uses to abort a response.
+func (s *Service) recoverPanic(w http.ResponseWriter, r *http.Request) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	if v == http.ErrAbortHandler {
+		panic(v)
+	}
+	if s.cfg.OnPanic != nil {
+		s.cfg.OnPanic(r, v)
+	}
+	base, _ := s.base(r)
+	writeProblem(w, r, newProblem(base, codeInternalError, r, "The service failed to answer this request."))
+}
+
+func methodNotAllowed(f *fields, w http.ResponseWriter, r *http.Request, base string, rt *Route) {
+	f.set(headerAllow, rt.allow())
+	writeProblem(w, r, newProblem(base, codeMethodNotAllowed, r,
+		"The method "+quote(r.Method)+" is not allowed on "+rt.Path+"; it accepts "+rt.allow()+"."))
+}
+
+// preflight answers a CORS preflight request for rt.
+func preflight(f *fields, w http.ResponseWriter, rt *Route) {
+	f.set(headerAllow, rt.allow())
+	f.set(headerAllowMethods, rt.allow())
+	f.set(headerAllowHeaders, valueAllowed)
+	f.set(headerMaxAge, valuePreflightMax)
+	w.WriteHeader(http.StatusNoContent)
+}

@@ -1,0 +1,90 @@
+package handlers
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// Every URL, origin and host the service parses or compares goes through
+// the functions of this file.
+
+// NormalizeBaseURL checks that raw is an absolute http(s) URL with a host
+// and no path, query or fragment, and returns it without a trailing slash.
+func NormalizeBaseURL(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("base URL %q: %w", raw, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("base URL %q: must be an absolute http or https URL", raw)
+	}
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "", fmt.Errorf("base URL %q: must be scheme://host[:port] only, without path, query or credentials", raw)
+	}
+	return u.Scheme + "://" + strings.ToLower(u.Host), nil
+}
+
+// requestBase is the base URL a request names: its scheme and Host. ok is
+// false when the Host is not a valid host[:port].
+func requestBase(r *http.Request) (base string, ok bool) {
+	host := strings.ToLower(r.Host)
+	u, err := url.Parse("http://" + host)
+	if err != nil || u.Host != host || u.Hostname() == "" || u.User != nil || u.Path != "" {
+		return "", false
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "", false
+		}
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + host, true
+}
+
+// hostOf is the host[:port] of a normalized base URL.
+func hostOf(base string) string {
+	_, host, _ := strings.Cut(base, "://")
+	return host
+}
+
+// hostOnly is the host of host[:port], without brackets.
+func hostOnly(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return strings.Trim(hostport, "[]")
+}
+
+// isLoopback reports whether host[:port] names the loopback interface.
+func isLoopback(hostport string) bool {
+	h := hostOnly(hostport)
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// originOf is the serialised origin of a URL: lowercase scheme://host, with
+// a port only when it is not the scheme's default.
+func originOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+	if port := u.Port(); scheme == "https" && port == "443" || scheme == "http" && port == "80" {
+		host = strings.ToLower(u.Hostname())
+		if strings.Contains(host, ":") {
+			host = "[" + host + "]"
+		}
+	}
+	return scheme + "://" + host
+}

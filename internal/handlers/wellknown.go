@@ -1,0 +1,168 @@
+package handlers
+
+import (
+	"slices"
+	"strings"
+)
+
+// The machine-readable discovery documents: the RFC 9727 API catalog, the
+// OAuth metadata (RFC 9728, RFC 8414), the key set and the MCP server card.
+
+// link is one target of an RFC 9264 linkset relation.
+type link struct {
+	Href string `json:"href" schema:"format=uri"`
+	Type string `json:"type,omitempty"`
+}
+
+type apiCatalog struct {
+	Linkset []linksetEntry `json:"linkset" schema:"minItems=1"`
+}
+
+type linksetEntry struct {
+	Anchor      string `json:"anchor" schema:"format=uri"`
+	ServiceDesc []link `json:"service-desc"`
+	ServiceDoc  []link `json:"service-doc"`
+	Status      []link `json:"status"`
+}
+
+func (l links) apiCatalog() apiCatalog {
+	return apiCatalog{Linkset: []linksetEntry{{
+		Anchor:      l.base + pathIndex,
+		ServiceDesc: []link{{l.openAPI(), mediaJSON}},
+		ServiceDoc:  []link{{l.developers(), "text/html"}},
+		Status:      []link{{l.base + pathHealth, mediaJSON}},
+	}}}
+}
+
+type protectedResourceMetadata struct {
+	Resource               string   `json:"resource" schema:"format=uri"`
+	ResourceName           string   `json:"resource_name"`
+	AuthorizationServers   []string `json:"authorization_servers" schema:"format=uri"`
+	ScopesSupported        []string `json:"scopes_supported"`
+	BearerMethodsSupported []string `json:"bearer_methods_supported" schema:"enum=header|body|query"`
+	ResourceDocumentation  string   `json:"resource_documentation" schema:"format=uri"`
+}
+
+func (l links) protectedResourceMetadata() protectedResourceMetadata {
+	return protectedResourceMetadata{
+		Resource:               l.base,
+		ResourceName:           l.cfg.Site.Profile.Name + " public discovery API",
+		AuthorizationServers:   []string{l.base},
+		ScopesSupported:        []string{tokenScope},
+		BearerMethodsSupported: []string{"header"},
+		ResourceDocumentation:  l.developers(),
+	}
+}
+
+type authorizationServerMetadata struct {
+	Issuer                            string   `json:"issuer" schema:"format=uri"`
+	TokenEndpoint                     string   `json:"token_endpoint" schema:"format=uri"`
+	GrantTypesSupported               []string `json:"grant_types_supported"`
+	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported"`
+	ScopesSupported                   []string `json:"scopes_supported"`
+	JWKSURI                           string   `json:"jwks_uri" schema:"format=uri"`
+	ServiceDocumentation              string   `json:"service_documentation" schema:"format=uri"`
+}
+
+func (l links) authorizationServerMetadata() authorizationServerMetadata {
+	return authorizationServerMetadata{
+		Issuer:                            l.base,
+		TokenEndpoint:                     l.base + pathToken,
+		GrantTypesSupported:               []string{grantClientCredentials, grantJWTBearer},
+		TokenEndpointAuthMethodsSupported: []string{"none"},
+		ScopesSupported:                   []string{tokenScope},
+		JWKSURI:                           l.base + pathJWKS,
+		ServiceDocumentation:              l.base + pathAuth,
+	}
+}
+
+type jwkSet struct {
+	Keys []struct{} `json:"keys" schema:"maxItems=0"`
+}
+
+func (l links) jwks() jwkSet { return jwkSet{Keys: []struct{}{}} }
+
+// serverCard is the MCP server card: the current fields (SEP-2127) and the
+// older ones scanners still read, in one object.
+type serverCard struct {
+	Schema          string             `json:"$schema" schema:"format=uri"`
+	Name            string             `json:"name" schema:"pattern=^[^/]+/[^/]+$"`
+	Version         string             `json:"version"`
+	Title           string             `json:"title"`
+	Description     string             `json:"description" schema:"minLength=1;maxLength=100"`
+	WebsiteURL      string             `json:"websiteUrl" schema:"format=uri"`
+	Remotes         []serverCardRemote `json:"remotes" schema:"minItems=1"`
+	ServerInfo      serverCardInfo     `json:"serverInfo"`
+	ProtocolVersion string             `json:"protocolVersion"`
+	Transport       serverCardEndpoint `json:"transport"`
+	Capabilities    serverCapabilities `json:"capabilities"`
+	Authentication  serverCardAuth     `json:"authentication"`
+}
+
+type serverCardRemote struct {
+	Type                      string   `json:"type" schema:"enum=streamable-http"`
+	URL                       string   `json:"url" schema:"format=uri"`
+	SupportedProtocolVersions []string `json:"supportedProtocolVersions"`
+}
+
+type serverCardInfo struct {
+	Name    string `json:"name"`
+	Title   string `json:"title"`
+	Version string `json:"version"`
+}
+
+type serverCardEndpoint struct {
+	Type     string `json:"type" schema:"enum=streamable-http"`
+	Endpoint string `json:"endpoint"`
+}
+
+type serverCapabilities struct {
+	Tools     listChanged     `json:"tools"`
+	Resources resourcesChange `json:"resources"`
+}
+
+type listChanged struct {
+	ListChanged bool `json:"listChanged"`
+}
+
+type resourcesChange struct {
+	ListChanged bool `json:"listChanged"`
+	Subscribe   bool `json:"subscribe"`
+}
+
+type serverCardAuth struct {
+	Required bool     `json:"required"`
+	Schemes  []string `json:"schemes"`
+}
+
+func (l links) serverCard() serverCard {
+	p := l.cfg.Site.Profile
+	description := "Read-only public facts about " + p.Name + " and their published insights."
+	if len(description) > 100 {
+		description = "Read-only public profile and published insights."
+	}
+	title := p.Name + " public discovery API"
+	return serverCard{
+		Schema:      "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json",
+		Name:        reverseDNS(hostOnly(hostOf(l.base))) + "/" + l.cfg.ServiceName,
+		Version:     l.cfg.Version,
+		Title:       title,
+		Description: description,
+		WebsiteURL:  l.developers(),
+		Remotes: []serverCardRemote{{
+			Type: "streamable-http", URL: l.base + pathMCP, SupportedProtocolVersions: mcpProtocolVersions,
+		}},
+		ServerInfo:      serverCardInfo{Name: l.cfg.ServiceName, Title: title, Version: l.cfg.Version},
+		ProtocolVersion: mcpProtocolVersions[0],
+		Transport:       serverCardEndpoint{Type: "streamable-http", Endpoint: pathMCP},
+		Authentication:  serverCardAuth{Required: false, Schemes: []string{"bearer"}},
+	}
+}
+
+// reverseDNS turns a host name into the namespace form of server names:
+// "www.example.com" becomes "com.example.www".
+func reverseDNS(host string) string {
+	parts := strings.Split(host, ".")
+	slices.Reverse(parts)
+	return strings.Join(parts, ".")
+}
