@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-
 )
 
 // chromium is Debian's browser, which CI installs.

@@ -130,4 +130,3 @@ func (s *Service) hostAllowed(r *http.Request) bool {
 	}
 	return s.cfg.BaseURL != "" && strings.EqualFold(hostOnly(r.Host), hostOnly(s.cfg.BaseURL[strings.Index(s.cfg.BaseURL, "://")+3:]))
 }
-

@@ -1,7 +1,7 @@
 package handlers
 
 import (
-		"net/http"
+	"net/http"
 	"strconv"
 	"strings"
 	"unicode/utf8"

@@ -177,7 +177,7 @@ var routes = []Route{
 		Summary:     "One insight with its Markdown body",
 		Description: "One insight article by its slug: the summary fields of the list entry plus the Markdown body in content.",
 		MediaType:   mediaJSON, Body: typeOf[insightDocument](), CacheControl: cacheAPI, Bearer: true,
-		Tool:   &routeTool{name: "get_insight", title: "One insight", add: addInsightTool},
+		Tool: &routeTool{name: "get_insight", title: "One insight", add: addInsightTool},
 		render: func(l links, slug string) ([]byte, error) {
 			in, _ := l.published(slug)
 			return marshal(l.insightDocument(in))

@@ -117,4 +117,3 @@ func snippet(body string, words []string) string {
 	}
 	return s
 }
-
