@@ -128,5 +128,5 @@ func (s *Service) hostAllowed(r *http.Request) bool {
 	if isLoopback(r.Host) {
 		return true
 	}
-	return s.cfg.BaseURL != "" && strings.EqualFold(hostOnly(r.Host), hostOnly(s.cfg.BaseURL[strings.Index(s.cfg.BaseURL, "://")+3:]))
+	return s.cfg.BaseURL != "" && strings.EqualFold(hostOnly(r.Host), hostOnly(hostOf(s.cfg.BaseURL)))
 }
