@@ -265,7 +265,6 @@ func TestProblems(t *testing.T) {
 		described  bool // the path is in the OpenAPI description
 	}{
 		{"unknown path under /api/v1", "/api/v1/nope", 404, "not_found", false},
-		{"unknown version", "/api/v2/profile", 404, "not_found", false},
 		{"trailing slash", "/api/v1/", 404, "not_found", false},
 		{"unknown slug", "/api/v1/insights/no-such-insight", 404, "not_found", true},
 		{"slug with capitals", "/api/v1/insights/The-Case", 400, "bad_request", true},

@@ -337,10 +337,10 @@ func textDocument(f func(links) []byte) renderer {
 	return func(l links, _ string) ([]byte, error) { return f(l), nil }
 }
 
-// apiPrefix is the prefix of every address of the JSON API. The service owns
-// all of it, so an unknown path there is a 404 problem, not the next
-// handler's page.
-const apiPrefix = "/api/"
+// apiPrefix is the prefix of every address under the JSON API's root. The
+// service owns /api/v1 and all below it, so an unknown path there is a 404
+// problem; the rest of /api/ is the site's.
+const apiPrefix = pathIndex + "/"
 
 // mcpPrefix is owned too: an unknown address under /mcp is a 404 problem.
 const mcpPrefix = "/mcp/"

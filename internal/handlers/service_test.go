@@ -75,7 +75,8 @@ func TestAbortHandlerPanicPropagates(t *testing.T) {
 func TestOwns(t *testing.T) {
 	s := newTestService(t, Config{})
 	for path, want := range map[string]bool{
-		"/api/v1": true, "/api/v1/profile": true, "/api/anything": true, "/openapi.json": true,
+		"/api/v1": true, "/api/v1/profile": true, "/api/v1/nope": true, "/api/v1/": true, "/openapi.json": true,
+		"/api/anything": false, "/api/v2/profile": false, "/api/users.json": false, "/api/v10": false,
 		"/": false, "/api": false, "/apiv1": false, "/about": false, "/openapi.yaml": false,
 	} {
 		if got := s.Owns(path); got != want {

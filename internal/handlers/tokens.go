@@ -226,18 +226,29 @@ func assertionError(err error) string {
 	return "The assertion is not a well-formed identity assertion of this service."
 }
 
-// checkAuthorization verifies an Authorization header when there is one.
-// No header is fine and a valid bearer is fine; anything else is a 401
-// invalid_token problem, written here (ok false).
+// checkAuthorization verifies a bearer token when the request carries one.
+// Only Bearer credentials are the module's business: no Authorization, or
+// one of another scheme (Basic for a basic_auth in front, Digest, DPoP …),
+// passes untouched. A valid bearer passes too; an invalid one is a 401
+// invalid_token problem, and two Authorization headers a 400, written here
+// (ok false).
 func (s *Service) checkAuthorization(w http.ResponseWriter, r *http.Request, base string) (ok bool) {
-	header := r.Header.Get("Authorization")
-	if header == "" && len(r.Header["Authorization"]) == 0 {
+	values := r.Header.Values("Authorization")
+	if len(values) == 0 {
 		return true
 	}
-	detail := "The Authorization header is not a bearer token of this service."
-	if len(r.Header["Authorization"]) > 1 {
-		detail = "The request has more than one Authorization header."
-	} else if tok, err := token.ParseAuthorization(header); err == nil {
+	if len(values) > 1 {
+		p := newProblem(base, codeBadRequest, r, "The request has more than one Authorization header.")
+		p.Hint = "Send at most one Authorization header (RFC 9110 allows one credential per request)."
+		writeProblem(w, r, p)
+		return false
+	}
+	tok, err := token.ParseAuthorization(values[0])
+	if errors.Is(err, token.ErrNotBearer) {
+		return true
+	}
+	detail := "The bearer token is malformed."
+	if err == nil {
 		_, err = s.verifier.VerifyAccessToken(tok)
 		switch {
 		case err == nil:
@@ -246,11 +257,7 @@ func (s *Service) checkAuthorization(w http.ResponseWriter, r *http.Request, bas
 			detail = "The bearer token has expired."
 		case errors.Is(err, token.ErrSignature):
 			detail = "The bearer token was not issued by this service, or was altered."
-		default:
-			detail = "The bearer token is malformed."
 		}
-	} else if errors.Is(err, token.ErrNotBearer) {
-		detail = "The Authorization scheme is not Bearer."
 	}
 	w.Header()[headerWWWAuth] = []string{`Bearer error="invalid_token", resource_metadata="` + base + pathPRM + `"`}
 	p := newProblem(base, codeInvalidToken, r, detail)
