@@ -4,11 +4,14 @@
 package discovery
 
 import (
+	"bytes"
 	_ "embed"
 	"errors"
 	"fmt"
+	"mime"
 	"net/http"
 	"runtime/debug"
+	"strconv"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -267,10 +270,74 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if !h.service.Owns(r.URL.Path) {
 		return next.ServeHTTP(w, r)
 	}
-	if h.limiter != nil {
-		return h.serveLimited(w, r)
+	serve := func(w http.ResponseWriter, r *http.Request) error {
+		h.service.ServeHTTP(w, r)
+		return nil
 	}
-	h.service.ServeHTTP(w, r)
+	if h.service.MergesRobots(r.URL.Path) && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		serve = func(w http.ResponseWriter, r *http.Request) error { return h.serveRobots(w, r, next) }
+	}
+	if h.limiter != nil {
+		return h.serveLimited(w, r, serve)
+	}
+	return serve(w, r)
+}
+
+// serveRobots asks the site for its own robots.txt and serves it with the
+// module's lines merged in; the module's own file only when the site has
+// none (404 or 410). Any other answer of the site (a redirect, an error,
+// a file too large to merge) is passed on as the site gave it, so the
+// module never loosens the site's rules.
+func (h *Handler) serveRobots(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	get := r.Clone(r.Context())
+	get.Method = http.MethodGet
+	get.Header.Del("If-None-Match")
+	get.Header.Del("If-Modified-Since")
+	get.Header.Del("Range")
+	get.Header.Del("Accept-Encoding") // merged as text, compressed by the module
+	before := w.Header().Clone()
+	var buf bytes.Buffer
+	rec := caddyhttp.NewResponseRecorder(w, &buf, func(status int, header http.Header) bool {
+		if status == http.StatusNotFound || status == http.StatusGone {
+			return true // replaced by the module's own file
+		}
+		n, err := strconv.Atoi(header.Get("Content-Length"))
+		return status == http.StatusOK && (err != nil || n <= handlers.MaxSiteRobots)
+	})
+	err := next.ServeHTTP(rec, get)
+	status := rec.Status()
+	var he caddyhttp.HandlerError
+	switch {
+	case errors.As(err, &he) && (he.StatusCode == http.StatusNotFound || he.StatusCode == http.StatusGone):
+		status = he.StatusCode // file_server's answer for a missing file
+	case err != nil:
+		return err
+	case !rec.Buffered():
+		return nil // streamed to the client as the site sent it
+	case status == 0:
+		status = http.StatusNotFound // no handler behind the module answered
+	}
+	// A single-page app's try_files answers every path with its HTML page:
+	// that is no robots.txt (crawlers would find no rules in it).
+	mediaType, _, _ := mime.ParseMediaType(rec.Header().Get("Content-Type"))
+	mergeable := status == http.StatusOK && buf.Len() <= handlers.MaxSiteRobots &&
+		rec.Header().Get("Content-Encoding") == "" && (mediaType == "" || mediaType == "text/plain")
+	if !mergeable && status != http.StatusNotFound && status != http.StatusGone && (status != http.StatusOK || mediaType != "text/html") {
+		return rec.WriteResponse()
+	}
+	// The site's headers described its own body: back to those set before.
+	for key := range w.Header() {
+		if v, ok := before[key]; ok {
+			w.Header()[key] = v
+		} else {
+			delete(w.Header(), key)
+		}
+	}
+	var site []byte
+	if mergeable {
+		site = buf.Bytes()
+	}
+	h.service.ServeRobots(w, r, site)
 	return nil
 }
 

@@ -146,7 +146,7 @@ func (rl *rateLimiter) cleanup() error {
 // serve passes an owned request through caddy-ratelimit. An allowed request
 // is recorded in the mirror and served with its RateLimit headers; a
 // refused one gets the 429 problem.
-func (h *Handler) serveLimited(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) serveLimited(w http.ResponseWriter, r *http.Request, serve func(http.ResponseWriter, *http.Request) error) error {
 	rl := h.limiter
 	err := rl.decider.ServeHTTP(w, r, caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
@@ -156,8 +156,7 @@ func (h *Handler) serveLimited(w http.ResponseWriter, r *http.Request) error {
 		}
 		remaining, reset := rl.window.Record(key, time.Now())
 		rl.headers.Set(w.Header(), remaining, reset)
-		h.service.ServeHTTP(w, r)
-		return nil
+		return serve(w, r)
 	}))
 	if err == nil {
 		return nil

@@ -157,7 +157,12 @@ func TestLLMsFullTxt(t *testing.T) {
 }
 
 func TestRobotsTxt(t *testing.T) {
-	s := startCaddy(t, sampleSite)
+	// A site with nothing behind the module: the module's own file.
+	s := startCaddy(t, `
+http://localhost:9080 {
+	discovery
+}
+`)
 	var groupLines []string
 	for _, line := range strings.Split(string(s.get("/robots.txt").body), "\n") {
 		line = strings.TrimSpace(line)

@@ -129,26 +129,6 @@ func demoteHeadings(md string) string {
 	return strings.Join(lines, "\n")
 }
 
-// robotsTxt renders /robots.txt with the content signals.
-func (l links) robotsTxt() []byte {
-	yesNo := func(b bool) string {
-		if b {
-			return "yes"
-		}
-		return "no"
-	}
-	s := l.cfg.Site.Signals
-	return fmt.Appendf(nil, `# Content signals (https://contentsignals.org) say how this site's content may be used:
-#   search    building a search index and showing links and excerpts in results
-#   ai-input  giving content to AI models as input for answers (retrieval, grounding)
-#   ai-train  training or fine-tuning AI models
-# Agents: the public API is described at %s and %s.
-User-agent: *
-Content-Signal: ai-train=%s, search=%s, ai-input=%s
-Allow: /
-`, l.base+pathLLMs, l.openAPI(), yesNo(s.AITrain), yesNo(s.Search), yesNo(s.AIInput))
-}
-
 // cliScript is the CLI with this base URL and version built in.
 func (l links) cliScript() []byte {
 	return []byte(strings.NewReplacer(

@@ -1,0 +1,157 @@
+package handlers
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// The module's /robots.txt never loosens a site's rules: when the site
+// behind the directive has its own file, that file is served with every
+// group and rule intact and the module's lines merged in (the content
+// signal, as a line of the site's "User-agent: *" group, and comments);
+// the module's own file only when the site has none.
+
+// MaxSiteRobots is the largest site robots.txt merged (Google reads the
+// first 500 KiB); a larger one is served as the site sent it.
+const MaxSiteRobots = 512 << 10
+
+// contentSignal is the Content-Signal line of the site's preferences.
+func (l links) contentSignal() string {
+	yesNo := func(b bool) string {
+		if b {
+			return "yes"
+		}
+		return "no"
+	}
+	s := l.cfg.Site.Signals
+	return fmt.Sprintf("Content-Signal: ai-train=%s, search=%s, ai-input=%s", yesNo(s.AITrain), yesNo(s.Search), yesNo(s.AIInput))
+}
+
+// robotsComments explain the content signal and point agents at the API.
+func (l links) robotsComments() string {
+	return `# Content signals (https://contentsignals.org) say how this site's content may be used:
+#   search    building a search index and showing links and excerpts in results
+#   ai-input  giving content to AI models as input for answers (retrieval, grounding)
+#   ai-train  training or fine-tuning AI models
+# Agents: the public API is described at ` + l.base + pathLLMs + ` and ` + l.openAPI() + `.
+`
+}
+
+// robotsTxt renders the module's own /robots.txt, for a site that has none.
+func (l links) robotsTxt() []byte {
+	return []byte(l.robotsComments() + "User-agent: *\n" + l.contentSignal() + "\nAllow: /\n")
+}
+
+// mergeRobots adds the module's lines to a site's robots.txt without
+// changing any of its rules: the content signal goes into the first group
+// for "User-agent: *" (unless that group already states one: the site's own
+// choice stands), or, when the site has no such group, into a new one that
+// allows what an absent group allows, everything.
+func (l links) mergeRobots(site []byte) []byte {
+	var out bytes.Buffer
+	out.WriteString(l.robotsComments())
+	lines := splitLines(site)
+	inserted := false
+	for i := 0; i < len(lines); i++ {
+		out.WriteString(lines[i])
+		out.WriteByte('\n')
+		if inserted || !isUserAgent(lines[i]) {
+			continue
+		}
+		// The user-agent lines of one group, then its rules.
+		j := i
+		star := false
+		for ; j < len(lines) && (isUserAgent(lines[j]) || isComment(lines[j])); j++ {
+			star = star || isUserAgent(lines[j]) && robotsValue(lines[j]) == "*"
+		}
+		if !star {
+			continue
+		}
+		for k := i + 1; k < j; k++ {
+			out.WriteString(lines[k])
+			out.WriteByte('\n')
+		}
+		i = j - 1
+		inserted = true
+		if !groupHasSignal(lines[j:]) {
+			out.WriteString(l.contentSignal())
+			out.WriteByte('\n')
+		}
+	}
+	if !inserted {
+		if out.Len() > 0 && !bytes.HasSuffix(out.Bytes(), []byte("\n\n")) {
+			out.WriteByte('\n')
+		}
+		out.WriteString("User-agent: *\n" + l.contentSignal() + "\nAllow: /\n")
+	}
+	return out.Bytes()
+}
+
+// splitLines splits a robots.txt into lines without their line endings.
+func splitLines(b []byte) []string {
+	var lines []string
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 0, 4096), MaxSiteRobots)
+	for sc.Scan() {
+		lines = append(lines, strings.TrimRight(sc.Text(), "\r"))
+	}
+	return lines
+}
+
+func robotsField(line string) (key, value string) {
+	line, _, _ = strings.Cut(line, "#")
+	key, value, ok := strings.Cut(line, ":")
+	if !ok {
+		return "", ""
+	}
+	return strings.ToLower(strings.TrimSpace(key)), strings.TrimSpace(value)
+}
+
+func robotsValue(line string) string { _, v := robotsField(line); return v }
+
+func isUserAgent(line string) bool { k, _ := robotsField(line); return k == "user-agent" }
+
+func isComment(line string) bool { return strings.HasPrefix(strings.TrimSpace(line), "#") }
+
+// groupHasSignal reports whether the group whose rules start at lines
+// already has a Content-Signal line.
+func groupHasSignal(lines []string) bool {
+	for _, line := range lines {
+		switch k, _ := robotsField(line); k {
+		case "user-agent":
+			return false
+		case "content-signal":
+			return true
+		}
+	}
+	return false
+}
+
+// ServeRobots answers /robots.txt: site is the site's own file when it has
+// one (nil when it has none), merged with the module's lines.
+func (s *Service) ServeRobots(w http.ResponseWriter, r *http.Request, site []byte) {
+	if site == nil {
+		s.ServeHTTP(w, r)
+		return
+	}
+	defer s.recoverPanic(w, r)
+	base, ok := s.base(r)
+	if !ok {
+		s.ServeHTTP(w, r) // the Host problem
+		return
+	}
+	rt, _ := s.route(r.URL.Path)
+	f := newFields(w.Header())
+	s.headersFor(base).setCommon(f, r, rt)
+	rd := s.renditionFor(base)
+	serveDocument(f, w, r, newDocument(rt, rd.mergeRobots(site)))
+}
+
+// MergesRobots reports whether the service merges its lines into the
+// site's robots.txt at path.
+func (s *Service) MergesRobots(path string) bool {
+	return path == pathRobots && s.byPath[pathRobots] != nil
+}
