@@ -132,8 +132,17 @@ func (Handler) CaddyModule() caddy.ModuleInfo {
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
 	repl := caddy.NewReplacer()
-	h.BaseURL = repl.ReplaceKnown(h.BaseURL, "")
-	h.Content = repl.ReplaceKnown(h.Content, "")
+	for _, f := range []struct {
+		name  string
+		value *string
+	}{{"base_url", &h.BaseURL}, {"content", &h.Content}} {
+		expanded := repl.ReplaceKnown(*f.value, "")
+		if expanded == "" && *f.value != "" {
+			// An unset variable would silently mean the default.
+			return fmt.Errorf("%s: %s is empty (is the environment variable set?)", f.name, *f.value)
+		}
+		*f.value = expanded
+	}
 	if err := h.Validate(); err != nil {
 		return err
 	}

@@ -413,6 +413,9 @@ func TestBadConfigurationsFailToLoad(t *testing.T) {
 		{"CLI name with a slash", "cli_name ../x", "cli_name"},
 		{"rate limit window too short", "rate_limit 10 10ms", "rate_limit"},
 		{"rate limit without a window", "rate_limit 10", "wrong argument count"},
+		{"base URL from an unset variable", "base_url {env.DISCOVERY_TEST_UNSET_VARIABLE}", "base_url: {env.DISCOVERY_TEST_UNSET_VARIABLE} is empty"},
+		{"content from an unset variable", "content {env.DISCOVERY_TEST_UNSET_VARIABLE}", "content: {env.DISCOVERY_TEST_UNSET_VARIABLE} is empty"},
+		{"token secret from an unset variable", "token_secret {env.DISCOVERY_TEST_UNSET_VARIABLE}", "token_secret: {env.DISCOVERY_TEST_UNSET_VARIABLE} is empty"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			caddytest.AssertLoadError(t, globalOptions+`

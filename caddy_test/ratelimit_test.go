@@ -1,6 +1,7 @@
 package caddytest
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -187,6 +188,29 @@ func TestRateLimitOff(t *testing.T) {
 	}
 	if index := s.get("/api/v1").json(t); index["rateLimit"] != "No rate limit is enforced by this deployment." {
 		t.Errorf("rateLimit summary %v", index["rateLimit"])
+	}
+	// The description promises no 429 the deployment cannot send.
+	var doc struct {
+		Paths      map[string]map[string]struct{ Responses map[string]any }
+		Components struct{ Responses, Headers map[string]any }
+	}
+	if err := json.Unmarshal(s.get("/openapi.json").body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for path, ops := range doc.Paths {
+		for method, op := range ops {
+			if _, ok := op.Responses["429"]; ok {
+				t.Errorf("openapi.json declares a 429 for %s %s", method, path)
+			}
+		}
+	}
+	for _, name := range []string{"TooManyRequests"} {
+		if _, ok := doc.Components.Responses[name]; ok {
+			t.Errorf("openapi.json has the component response %s", name)
+		}
+	}
+	if _, ok := doc.Components.Headers["RateLimit"]; ok {
+		t.Error("openapi.json describes the RateLimit header")
 	}
 }
 

@@ -45,7 +45,9 @@ func (s *Service) serveMCP(w http.ResponseWriter, r *http.Request, rd *rendition
 	}
 	if !s.hostAllowed(r) {
 		p := newProblem(rd.base, codeForbidden, r, "The Host "+quote(r.Host)+" is not a name of this server.")
-		p.Hint = "Use the address " + rd.base + pathMCP + "."
+		p.Hint = "This server listens on a loopback address, where only loopback names (localhost, 127.0.0.1, [::1])" +
+			" and the host of the configured base_url are accepted, against DNS rebinding. Call it by a loopback name;" +
+			" behind a proxy or tunnel, set base_url to the public address or turn mcp_host_check off."
 		writeProblem(w, r, p)
 		return
 	}

@@ -47,7 +47,7 @@ func (l links) openAPI31() object {
 	for i := range l.routes {
 		rt := &l.routes[i]
 		paths[rt.Path] = object{strings.ToLower(rt.Method): operation(rt, rateLimited)}
-		for _, status := range rt.problems() {
+		for _, status := range rt.problems(rateLimited) {
 			used[status] = true
 		}
 	}
@@ -183,7 +183,7 @@ func operation(rt *Route, rateLimited bool) object {
 	if cached {
 		responses["304"] = object{"description": "Not Modified: the If-None-Match header named the current ETag."}
 	}
-	for _, status := range rt.problems() {
+	for _, status := range rt.problems(rateLimited) {
 		responses[strconv.Itoa(status)] = ref("responses", problemResponses[status])
 	}
 	if rt.ErrorBody != nil {
@@ -220,9 +220,16 @@ func operation(rt *Route, rateLimited bool) object {
 	return op
 }
 
-// problems are the statuses of the route's problem responses.
-func (rt *Route) problems() []int {
-	problems := append(append([]int{}, commonProblems...), rt.Problems...)
+// problems are the statuses of the route's problem responses; 429 only
+// when the deployment enforces a rate limit.
+func (rt *Route) problems(rateLimited bool) []int {
+	var problems []int
+	for _, status := range commonProblems {
+		if status != http.StatusTooManyRequests || rateLimited {
+			problems = append(problems, status)
+		}
+	}
+	problems = append(problems, rt.Problems...)
 	if rt.Bearer {
 		problems = append(problems, http.StatusUnauthorized) // a bad bearer token
 	}
