@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"reflect"
 	"runtime"
 	"sort"
 	"strconv"
@@ -66,6 +67,49 @@ func LoadDir(dir string) (*Site, error) {
 	return site, nil
 }
 
+// frontMatter is the YAML header of an insight file.
+type frontMatter struct {
+	Title           string `yaml:"title"`
+	Description     string `yaml:"description"`
+	Date            string `yaml:"date"`
+	DateISO         string `yaml:"dateISO"`
+	DateModifiedISO string `yaml:"dateModifiedISO"`
+	Topic           string `yaml:"topic"`
+	ReadTime        string `yaml:"readTime"`
+}
+
+// Load reads and validates a content directory: profile.yaml and
+// insights/<slug>.md. Every problem found is reported, each naming its file
+// and field, and its line when one line is at fault.
+func Load(fsys fs.FS) (*Site, error) {
+	var ps problems
+	site, modTime := loadProfile(fsys, &ps)
+	insights, insightsErr := loadInsights(fsys)
+	if site != nil && site.Profile.LastUpdated == "" {
+		// lastUpdated says when the profile last changed; what changes
+		// most is its insights.
+		switch {
+		case len(insights) > 0:
+			for _, in := range insights {
+				site.Profile.LastUpdated = max(site.Profile.LastUpdated, in.DateModifiedISO)
+			}
+		case insightsErr != nil:
+			// The insights have problems of their own, reported already.
+		case !modTime.IsZero():
+			site.Profile.LastUpdated = modTime.UTC().Format(time.DateOnly)
+		default:
+			ps.add(profileName, 0, "lastUpdated", "is required when there are no insights to take it from")
+		}
+	}
+	if err := errors.Join(ps.err(), insightsErr); err != nil {
+		return nil, err
+	}
+	site.Insights = insights
+	return site, nil
+}
+
+const profileName = "profile.yaml"
+
 // profileFile is the shape of profile.yaml: the Profile fields plus the
 // sections only other documents use.
 type profileFile struct {
@@ -82,40 +126,33 @@ type signalsFile struct {
 	AIInput *bool `yaml:"aiInput"`
 }
 
-// frontMatter is the YAML header of an insight file.
-type frontMatter struct {
-	Title           string `yaml:"title"`
-	Description     string `yaml:"description"`
-	Date            string `yaml:"date"`
-	DateISO         string `yaml:"dateISO"`
-	DateModifiedISO string `yaml:"dateModifiedISO"`
-	Topic           string `yaml:"topic"`
-	ReadTime        string `yaml:"readTime"`
-}
-
-// Load reads and validates a content directory: profile.yaml and
-// insights/<slug>.md. Every problem found is reported, each naming its file
-// and field.
-func Load(fsys fs.FS) (*Site, error) {
-	site, profileErr := loadProfile(fsys)
-	insights, insightsErr := loadInsights(fsys)
-	if err := errors.Join(profileErr, insightsErr); err != nil {
-		return nil, err
-	}
-	site.Insights = insights
-	return site, nil
-}
-
-func loadProfile(fsys fs.FS) (*Site, error) {
-	const name = "profile.yaml"
-	data, err := readLimited(fsys, name)
+// loadProfile reads profile.yaml. It returns nil when the file cannot be
+// read as a mapping, and the file's modification time when known.
+func loadProfile(fsys fs.FS, ps *problems) (*Site, time.Time) {
+	file := profileName
+	data, err := readLimited(fsys, profileName)
 	if err != nil {
-		return nil, err
+		ps.add(file, 0, "", "%s", err)
+		return nil, time.Time{}
+	}
+	info, _ := fs.Stat(fsys, profileName)
+	doc, ok := parseYAML(file, 0, "", data, ps)
+	if !ok {
+		return nil, time.Time{}
+	}
+	if doc.root == nil {
+		ps.add(file, 0, "", "is empty")
+		return nil, time.Time{}
+	}
+	if doc.root.Kind != yaml.MappingNode {
+		ps.add(file, doc.line(doc.root), "", "must be a mapping of keys to values, not %s", describe(doc.root))
+		return nil, time.Time{}
 	}
 	var pf profileFile
-	if err := decodeStrict(data, &pf); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
+	lines := make(map[string]int)
+	d := structDecoder{doc: doc, ps: ps, lines: lines}
+	d.decode(doc.root, reflect.ValueOf(&pf).Elem(), "")
+
 	site := &Site{
 		Profile:      pf.Profile,
 		CompanyFacts: nonNil(pf.CompanyFacts),
@@ -141,47 +178,67 @@ func loadProfile(fsys fs.FS) (*Site, error) {
 		p.SiteStructure = []SiteLink{}
 	}
 
-	v := validator{file: name}
+	v := validator{file: file, lines: lines, ps: ps}
 	v.text("name", p.Name)
 	v.text("tagline", p.Tagline)
-	if len(p.About) == 0 {
-		v.errorf("about", "must hold at least one paragraph")
-	}
-	for field, list := range map[string][]string{
-		"about": p.About, "keyFacts": p.KeyFacts, "recognition": p.Recognition,
-		"expertise": p.Expertise, "education": p.Education,
-		"companyFacts": site.CompanyFacts, "initiatives": site.Initiatives,
+	for _, section := range []struct {
+		field string
+		items []string
+	}{
+		{"about", p.About}, {"keyFacts", p.KeyFacts}, {"recognition", p.Recognition},
+		{"expertise", p.Expertise}, {"education", p.Education},
+		{"companyFacts", site.CompanyFacts}, {"initiatives", site.Initiatives},
 	} {
-		for i, s := range list {
-			v.text(field+"["+strconv.Itoa(i)+"]", s)
+		for i, s := range section.items {
+			v.text(section.field+"["+strconv.Itoa(i)+"]", s)
 		}
 	}
-	c := p.Contact
-	v.link("contact.form", c.Form)
-	v.text("contact.phone", c.Phone)
-	v.email("contact.email", c.Email)
-	v.link("contact.linkedin", c.LinkedIn)
-	v.link("contact.x", c.X)
-	v.link("contact.substack", c.Substack)
-	v.link("contact.youtube", c.YouTube)
-	v.link("contact.companyBio", c.CompanyBio)
+	c := &p.Contact
+	for _, channel := range []struct {
+		field string
+		value *string
+		check func(field, s string)
+	}{
+		{"contact.form", &c.Form, v.link},
+		{"contact.phone", &c.Phone, nil},
+		{"contact.email", &c.Email, v.email},
+		{"contact.linkedin", &c.LinkedIn, v.link},
+		{"contact.x", &c.X, v.link},
+		{"contact.substack", &c.Substack, v.link},
+		{"contact.youtube", &c.YouTube, v.link},
+		{"contact.companyBio", &c.CompanyBio, v.link},
+	} {
+		// A channel left blank is a channel not given.
+		if strings.TrimSpace(*channel.value) == "" {
+			*channel.value = ""
+		} else if channel.check != nil {
+			channel.check(channel.field, *channel.value)
+		}
+	}
 	for i, l := range p.SiteStructure {
 		field := "siteStructure[" + strconv.Itoa(i) + "]"
 		v.text(field+".label", l.Label)
-		v.link(field+".url", l.URL)
+		if v.text(field+".url", l.URL) {
+			v.link(field+".url", l.URL)
+		}
 		v.text(field+".desc", l.Desc)
 	}
-	v.date("lastUpdated", p.LastUpdated)
+	if strings.TrimSpace(p.LastUpdated) == "" {
+		p.LastUpdated = ""
+	} else {
+		v.date("lastUpdated", p.LastUpdated)
+	}
 	v.link("pages.home", site.Pages.Home)
 	v.link("pages.about", site.Pages.About)
 	v.link("pages.insight", site.Pages.Insight)
 	if !strings.Contains(site.Pages.Insight, "{slug}") {
 		v.errorf("pages.insight", "must contain the placeholder {slug}")
 	}
-	if err := v.err(); err != nil {
-		return nil, err
+	var modTime time.Time
+	if info != nil {
+		modTime = info.ModTime()
 	}
-	return site, nil
+	return site, modTime
 }
 
 func loadInsights(fsys fs.FS) ([]Insight, error) {
@@ -232,7 +289,7 @@ func loadInsight(fsys fs.FS, name string) (Insight, error) {
 	}
 	data, err := readLimited(fsys, name)
 	if err != nil {
-		return Insight{}, err
+		return Insight{}, fmt.Errorf("%s: %w", name, err)
 	}
 	header, body, err := splitFrontMatter(data)
 	if err != nil {
@@ -242,7 +299,8 @@ func loadInsight(fsys fs.FS, name string) (Insight, error) {
 	if err := decodeStrict(header, &fm); err != nil {
 		return Insight{}, fmt.Errorf("%s: front matter: %w", name, err)
 	}
-	v := validator{file: name}
+	var ps problems
+	v := validator{file: name, ps: &ps}
 	v.text("title", fm.Title)
 	v.text("description", fm.Description)
 	v.text("date", fm.Date)
@@ -260,7 +318,7 @@ func loadInsight(fsys fs.FS, name string) (Insight, error) {
 	} else if !utf8.ValidString(body) {
 		v.errorf("body", "is not valid UTF-8")
 	}
-	if err := v.err(); err != nil {
+	if err := ps.err(); err != nil {
 		return Insight{}, err
 	}
 	readTime := fm.ReadTime
@@ -329,7 +387,7 @@ func splitFrontMatter(data []byte) (header []byte, body string, err error) {
 func readLimited(fsys fs.FS, name string) ([]byte, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, unwrapPathError(err))
+		return nil, unwrapPathError(err)
 	}
 	defer f.Close()
 	// Read in one allocation when the size is known.
@@ -340,10 +398,10 @@ func readLimited(fsys fs.FS, name string) ([]byte, error) {
 	_, err = buf.ReadFrom(io.LimitReader(f, MaxFileSize+1))
 	data := buf.Bytes()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, unwrapPathError(err))
+		return nil, unwrapPathError(err)
 	}
 	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("%s: larger than %d bytes", name, MaxFileSize)
+		return nil, fmt.Errorf("larger than %d bytes", MaxFileSize)
 	}
 	return data, nil
 }
@@ -367,24 +425,6 @@ func decodeStrict(data []byte, out any) error {
 		return err
 	}
 	return nil
-}
-
-// validator collects field errors for one file.
-type validator struct {
-	file string
-	errs []error
-}
-
-func (v *validator) errorf(field, format string, args ...any) {
-	v.errs = append(v.errs, fmt.Errorf("%s: %s: %s", v.file, field, fmt.Sprintf(format, args...)))
-}
-
-func (v *validator) err() error { return errors.Join(v.errs...) }
-
-func (v *validator) text(field, s string) {
-	if strings.TrimSpace(s) == "" {
-		v.errorf(field, "is required")
-	}
 }
 
 // date checks a YYYY-MM-DD date and reports whether it is one.

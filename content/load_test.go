@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 )
 
 // validProfile is the smallest profile.yaml that loads: every required field
@@ -210,6 +211,25 @@ func TestLoad(t *testing.T) {
 			},
 		},
 		{
+			name: "profile sections and contact channels may be left out",
+			files: map[string]string{
+				"profile.yaml":  "name: Ada Example\ntagline: Data engineer.\ncontact:\n  email: ada@example.com\n  phone: \"\"\n",
+				"insights/x.md": validInsight,
+			},
+			check: func(t *testing.T, site *Site) {
+				want := Profile{
+					Name: "Ada Example", Tagline: "Data engineer.",
+					About: []string{}, KeyFacts: []string{}, Recognition: []string{}, Expertise: []string{}, Education: []string{},
+					Contact:       Contact{Email: "ada@example.com"},
+					SiteStructure: []SiteLink{},
+					LastUpdated:   "2026-01-03", // the insight's dateModifiedISO
+				}
+				if !reflect.DeepEqual(site.Profile, want) {
+					t.Errorf("Profile = %+v\nwant %+v", site.Profile, want)
+				}
+			},
+		},
+		{
 			name: "fills in defaults",
 			files: map[string]string{
 				"profile.yaml": strings.Replace(validProfile, "pages:\n  insight: /insights/{slug}\n", "", 1),
@@ -380,17 +400,17 @@ func TestLoadErrors(t *testing.T) {
 		{
 			name:  "profile.yaml is not a mapping",
 			files: withProfile("- a\n- b\n"),
-			want:  []string{"profile.yaml: ", "cannot unmarshal"},
+			want:  []string{"profile.yaml:1: must be a mapping of keys to values, not a list"},
 		},
 		{
 			name:  "profile.yaml with an unknown key",
 			files: withProfile(validProfile + "nickname: Ada\n"),
-			want:  []string{"profile.yaml: ", "field nickname not found"},
+			want:  []string{"profile.yaml:17: nickname: unknown key (allowed: name, tagline, about, "},
 		},
 		{
 			name:  "profile.yaml with an unknown contact key",
 			files: withProfile(profile("  form: /contact\n", "  form: /contact\n  fax: \"123\"\n")),
-			want:  []string{"profile.yaml: ", "field fax not found"},
+			want:  []string{"profile.yaml:7: contact.fax: unknown key (allowed: form, phone, email, "},
 		},
 		{
 			name:  "missing name",
@@ -400,75 +420,65 @@ func TestLoadErrors(t *testing.T) {
 		{
 			name:  "blank tagline",
 			files: withProfile(profile("tagline: Data engineer.", `tagline: "  "`)),
-			want:  []string{"profile.yaml: tagline: is required"},
-		},
-		{
-			name:  "no about paragraph",
-			files: withProfile(profile("about:\n  - Ada builds data platforms.\n", "")),
-			want:  []string{"profile.yaml: about: must hold at least one paragraph"},
+			want:  []string{"profile.yaml:2: tagline: is required"},
 		},
 		{
 			name:  "blank expertise item",
 			files: withProfile(validProfile + "expertise:\n  - Pipelines\n  - \"\"\n"),
-			want:  []string{"profile.yaml: expertise[1]: is required"},
+			want:  []string{"profile.yaml:19: expertise[1]: is required"},
 		},
 		{
 			name:  "bad contact.email",
 			files: withProfile(profile("email: ada@example.com", "email: ada.example.com")),
-			want:  []string{`profile.yaml: contact.email: "ada.example.com" is not an email address`},
+			want:  []string{`profile.yaml:8: contact.email: "ada.example.com" is not an email address`},
 		},
 		{
 			name:  "contact.email with a display name",
 			files: withProfile(profile("email: ada@example.com", `email: "Ada <ada@example.com>"`)),
-			want:  []string{"profile.yaml: contact.email: ", "is not an email address"},
-		},
-		{
-			name:  "missing contact.phone",
-			files: withProfile(profile("  phone: \"+44 20 7946 0000\"\n", "")),
-			want:  []string{"profile.yaml: contact.phone: is required"},
+			want:  []string{"profile.yaml:8: contact.email: ", "is not an email address"},
 		},
 		{
 			name:  "contact.linkedin is not a URL",
 			files: withProfile(profile("linkedin: https://www.linkedin.com/in/ada-example", "linkedin: linkedin")),
-			want:  []string{`profile.yaml: contact.linkedin: "linkedin" is neither a path`},
+			want:  []string{`profile.yaml:9: contact.linkedin: "linkedin" is neither a path`},
 		},
 		{
 			name:  "contact.x with a scheme other than http(s)",
 			files: withProfile(profile("x: https://x.com/adaexample", "x: javascript:alert(1)")),
-			want:  []string{`profile.yaml: contact.x: "javascript:alert(1)" is neither a path`},
+			want:  []string{`profile.yaml:10: contact.x: "javascript:alert(1)" is neither a path`},
 		},
 		{
 			name:  "protocol-relative link",
 			files: withProfile(profile("form: /contact", "form: //evil.example")),
-			want:  []string{`profile.yaml: contact.form: "//evil.example" is neither a path`},
+			want:  []string{`profile.yaml:6: contact.form: "//evil.example" is neither a path`},
 		},
 		{
 			name:  "siteStructure entry without a desc and with a bad url",
 			files: withProfile(validProfile + "siteStructure:\n  - label: Home\n    url: home\n"),
 			want: []string{
-				`profile.yaml: siteStructure[0].url: "home" is neither a path`,
-				"profile.yaml: siteStructure[0].desc: is required",
+				`profile.yaml:19: siteStructure[0].url: "home" is neither a path`,
+				"profile.yaml:18: siteStructure[0].desc: is required",
 			},
 		},
 		{
 			name:  "lastUpdated is not a date",
 			files: withProfile(profile(`lastUpdated: "2026-01-02"`, "lastUpdated: yesterday")),
-			want:  []string{`profile.yaml: lastUpdated: "yesterday" is not a date (YYYY-MM-DD)`},
+			want:  []string{`profile.yaml:14: lastUpdated: "yesterday" is not a date (YYYY-MM-DD)`},
 		},
 		{
 			name:  "lastUpdated is not a calendar date",
 			files: withProfile(profile(`lastUpdated: "2026-01-02"`, `lastUpdated: "2026-02-30"`)),
-			want:  []string{`profile.yaml: lastUpdated: "2026-02-30" is not a date`},
+			want:  []string{`profile.yaml:14: lastUpdated: "2026-02-30" is not a date`},
 		},
 		{
 			name:  "pages.insight without {slug}",
 			files: withProfile(profile("insight: /insights/{slug}", "insight: /insights/")),
-			want:  []string{"profile.yaml: pages.insight: must contain the placeholder {slug}"},
+			want:  []string{"profile.yaml:16: pages.insight: must contain the placeholder {slug}"},
 		},
 		{
 			name:  "pages.home is not a link",
 			files: withProfile(validProfile + "  home: example.com\n"),
-			want:  []string{`profile.yaml: pages.home: "example.com" is neither a path`},
+			want:  []string{`profile.yaml:17: pages.home: "example.com" is neither a path`},
 		},
 		{
 			name:  "profile.yaml over MaxFileSize",
@@ -611,8 +621,8 @@ func TestLoadReportsEveryError(t *testing.T) {
 			},
 			want: []string{
 				"profile.yaml: name: is required",
-				`profile.yaml: contact.email: "nobody" is not an email address`,
-				"profile.yaml: pages.insight: must contain the placeholder {slug}",
+				`profile.yaml:7: contact.email: "nobody" is not an email address`,
+				"profile.yaml:15: pages.insight: must contain the placeholder {slug}",
 			},
 		},
 		{
@@ -782,5 +792,58 @@ func TestLoadReportsEachProblemOnce(t *testing.T) {
 	_, err := Load(contentFS(map[string]string{"profile.yaml": "", "insights/Bad.md": "x"}))
 	if err == nil || !strings.Contains(err.Error(), "profile.yaml: is empty") || !strings.Contains(err.Error(), "insights/Bad.md") {
 		t.Errorf("profile and insight errors: %v", err)
+	}
+}
+
+func TestLastUpdated(t *testing.T) {
+	noDate := strings.Replace(validProfile, "lastUpdated: \"2026-01-02\"\n", "", 1)
+	modTime := time.Date(2025, 3, 4, 23, 0, 0, 0, time.FixedZone("", -5*3600))
+	tests := []struct {
+		name  string
+		fsys  fstest.MapFS
+		want  string
+		error string
+	}{
+		{
+			name: "given in profile.yaml",
+			fsys: fstest.MapFS{"profile.yaml": {Data: []byte(validProfile)}, "insights/x.md": {Data: []byte(validInsight)}},
+			want: "2026-01-02",
+		},
+		{
+			name: "the newest modification of an insight",
+			fsys: fstest.MapFS{
+				"profile.yaml":  {Data: []byte(noDate)},
+				"insights/a.md": {Data: []byte(insightWith("dateISO", "2024-05-01", "dateModifiedISO", "2025-02-01"))},
+				"insights/b.md": {Data: []byte(insightWith("dateISO", "2024-06-01", "dateModifiedISO", "2024-06-01"))},
+			},
+			want: "2025-02-01",
+		},
+		{
+			name: "profile.yaml's modification day, in UTC, when there are no insights",
+			fsys: fstest.MapFS{"profile.yaml": {Data: []byte(noDate), ModTime: modTime}},
+			want: "2025-03-05",
+		},
+		{
+			name:  "required when nothing gives it",
+			fsys:  fstest.MapFS{"profile.yaml": {Data: []byte(noDate)}},
+			error: "profile.yaml: lastUpdated: is required when there are no insights to take it from",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			site, err := Load(tt.fsys)
+			if tt.error != "" {
+				if err == nil || err.Error() != tt.error {
+					t.Fatalf("Load() error = %v, want %s", err, tt.error)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Load() error: %v", err)
+			}
+			if site.Profile.LastUpdated != tt.want {
+				t.Errorf("LastUpdated = %q, want %q", site.Profile.LastUpdated, tt.want)
+			}
+		})
 	}
 }

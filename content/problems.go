@@ -57,3 +57,40 @@ func (ps problems) err() error {
 	}
 	return errors.Join(errs...)
 }
+
+// validator checks the values of one file, naming the line of each value's
+// key when it is known.
+type validator struct {
+	file  string
+	lines map[string]int // field -> line of its key in the file
+	ps    *problems
+}
+
+// errorf reports a problem of field, at the line of its key or else of the
+// nearest key that holds it: a missing siteStructure[0].desc is reported at
+// siteStructure[0].
+func (v *validator) errorf(field, format string, args ...any) {
+	line := 0
+	for f := field; line == 0 && f != ""; f = parentField(f) {
+		line = v.lines[f]
+	}
+	v.ps.add(v.file, line, field, format, args...)
+}
+
+// parentField returns the field that holds field: "a[0]" for "a[0].b",
+// "a" for "a[0]", and "" for a top-level field.
+func parentField(field string) string {
+	if i := strings.LastIndexAny(field, ".["); i >= 0 {
+		return field[:i]
+	}
+	return ""
+}
+
+// text checks that a required value is present and not blank.
+func (v *validator) text(field, s string) bool {
+	if strings.TrimSpace(s) == "" {
+		v.errorf(field, "is required")
+		return false
+	}
+	return true
+}

@@ -1,0 +1,87 @@
+package content
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// goTypeName matches what Go and yaml.v3 put in messages and users should
+// never see: Go type names, YAML tags and the decoder's own phrases.
+var goTypeName = regexp.MustCompile(`content\.|(^|[\s:])yaml: |!!|\[\]string|\*bool|reflect|struct|unmarshal|map\[`)
+
+// checkNoGoTypes fails when a message names a Go type or YAML tag.
+func checkNoGoTypes(t *testing.T, err error) {
+	t.Helper()
+	if m := goTypeName.FindString(err.Error()); m != "" {
+		t.Errorf("error names %q, a Go type or YAML detail:\n%s", m, err)
+	}
+}
+
+// TestErrorLines checks that each problem is reported at the line of the
+// file where it is, marked in each case by "# here".
+func TestErrorLines(t *testing.T) {
+	tests := []struct {
+		name string
+		file string // the file at fault, in contentFS
+		data string
+		want string // the message after "<file>:<line>: "
+	}{
+		{"profile.yaml unknown key", "profile.yaml", validProfile + "nickname: Ada # here\n",
+			"nickname: unknown key"},
+		{"profile.yaml list item", "profile.yaml", validProfile + "expertise:\n  - Pipelines\n  - \"\" # here\n",
+			"expertise[1]: is required"},
+		{"profile.yaml wrong kind", "profile.yaml", validProfile + "education: MSc # here\n",
+			"education: must be a list, not text"},
+		{"profile.yaml YAML parser error", "profile.yaml", validProfile + "expertise:\n  - a\n - b # here\n",
+			"did not find expected key"},
+		{"profile.yaml YAML scanner error", "profile.yaml", validProfile + "initiatives: a: b # here\n",
+			"mapping values are not allowed in this context"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files := map[string]string{"profile.yaml": validProfile, "insights/x.md": validInsight}
+			files[tt.file] = tt.data
+			_, err := Load(contentFS(files))
+			if err == nil {
+				t.Fatal("Load() error = nil, want an error")
+			}
+			line := 0
+			for i, l := range strings.Split(tt.data, "\n") {
+				if strings.Contains(l, "# here") {
+					line = i + 1
+				}
+			}
+			if want := fmt.Sprintf("%s:%d: %s", tt.file, line, tt.want); !strings.Contains(err.Error(), want) {
+				t.Errorf("Load() error =\n%s\nwant it to contain\n%s", err, want)
+			}
+			checkNoGoTypes(t, err)
+		})
+	}
+}
+
+// An unknown key of profile.yaml does not hide its other problems, which
+// are all reported, sorted by line.
+func TestProfileProblemsInOnePass(t *testing.T) {
+	profile := strings.NewReplacer(
+		"name: Ada Example\n", "nickname: Ada\n",
+		"  form: /contact\n", "  form: /contact\n  fax: \"123\"\n",
+		"email: ada@example.com", "email: nobody",
+		"insight: /insights/{slug}", "insight: /insights/",
+	).Replace(validProfile) + "contentSignals:\n  aiTrain: maybe\nabout: one paragraph\nkeyfacts: [Pipelines]\n"
+	want := strings.Join([]string{
+		`profile.yaml: name: is required`,
+		`profile.yaml:1: nickname: unknown key (allowed: name, tagline, about, keyFacts, recognition, expertise, education, contact, siteStructure, lastUpdated, companyFacts, initiatives, contentSignals, pages)`,
+		`profile.yaml:7: contact.fax: unknown key (allowed: form, phone, email, linkedin, x, substack, youtube, companyBio)`,
+		`profile.yaml:9: contact.email: "nobody" is not an email address`,
+		`profile.yaml:17: pages.insight: must contain the placeholder {slug}`,
+		`profile.yaml:19: contentSignals.aiTrain: must be true or false, not "maybe"`,
+		`profile.yaml:20: about: already given on line 3`,
+		`profile.yaml:21: keyfacts: unknown key, did you mean keyFacts? (allowed: name, tagline, about, keyFacts, recognition, expertise, education, contact, siteStructure, lastUpdated, companyFacts, initiatives, contentSignals, pages)`,
+	}, "\n")
+	_, err := Load(contentFS(map[string]string{"profile.yaml": profile}))
+	if err == nil || err.Error() != want {
+		t.Errorf("Load() error =\n%v\nwant\n%s", err, want)
+	}
+}
