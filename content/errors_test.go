@@ -1,6 +1,7 @@
 package content
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -28,6 +29,23 @@ func TestErrorLines(t *testing.T) {
 		data string
 		want string // the message after "<file>:<line>: "
 	}{
+		{"front-matter typo", "insights/x.md", post("title: T", "date: 2024-05-01", "sumary: S # here"),
+			"sumary: unknown key, did you mean summary?"},
+		{"front-matter value", "insights/x.md", post("title: T", "date: 2024-13-01 # here"),
+			`date: "2024-13-01" is not a date`},
+		{"front-matter duplicate key", "insights/x.md", post("title: T", "date: 2024-05-01", "title: U # here"),
+			"title: already given on line 2"},
+		{"front matter after CRLF and a byte order mark", "insights/x.md",
+			"\ufeff" + strings.ReplaceAll(post("title: T", "", "date: 2024-05-01", "sumary: S # here"), "\n", "\r\n"),
+			"sumary: unknown key"},
+		{"YAML scanner error in front matter", "insights/x.md", post("title: T", "date: 2024-05-01", "topic: a: b # here"),
+			"front matter: mapping values are not allowed in this context"},
+		{"YAML parser error in front matter", "insights/x.md", post("title: T", "tags:", "  - a", " - b # here"),
+			"front matter: did not find expected key"},
+		{"unclosed flow list in front matter", "insights/x.md", post("title: T", "tags: [a, b # here", "date: 2024-05-01"),
+			"front matter: did not find expected ',' or ']'"},
+		{"tab in front matter", "insights/x.md", post("title: T", "\tdate: 2024-05-01 # here"),
+			"front matter: found a tab character that violates indentation"},
 		{"profile.yaml unknown key", "profile.yaml", validProfile + "nickname: Ada # here\n",
 			"nickname: unknown key"},
 		{"profile.yaml list item", "profile.yaml", validProfile + "expertise:\n  - Pipelines\n  - \"\" # here\n",
@@ -58,6 +76,47 @@ func TestErrorLines(t *testing.T) {
 			}
 			checkNoGoTypes(t, err)
 		})
+	}
+}
+
+// TestLoadReportsEverythingInOnePass checks that no problem hides another:
+// an unknown key of profile.yaml does not hide its other problems, and the
+// problems of several files are all reported, sorted by file then line.
+func TestLoadReportsEverythingInOnePass(t *testing.T) {
+	files := map[string]string{
+		"profile.yaml": strings.NewReplacer(
+			"name: Ada Example\n", "nickname: Ada\n",
+			"email: ada@example.com", "email: nobody",
+			"insight: /insights/{slug}", "insight: /insights/",
+		).Replace(validProfile),
+		"insights/b.md":    post("title: T", "date: 2024-05-01", "lastmod: 2024-04-01", "titel: U"),
+		"insights/a.md":    post("title: T", "date: soon"),
+		"insights/c.md":    post("date: 2024-05-01"),
+		"insights/dup.md":  post("title: T", "date: 2022-05-01"),
+		"insights/e.md":    post("title: T", "date: 2025-05-01", "slug: dup"),
+		"insights/good.md": validInsight,
+	}
+	want := strings.Join([]string{
+		`insights/a.md:3: date: "soon" is not a date: write it as YYYY-MM-DD, or add dateISO`,
+		`insights/b.md:4: lastmod: "2024-04-01" is before date "2024-05-01"`,
+		`insights/b.md:5: titel: unknown key, did you mean title? (allowed: ` + strings.Join(frontMatterKeys, ", ") + `)`,
+		`insights/c.md: title: is required`,
+		`insights/e.md: slug: "dup" is also the slug of insights/dup.md: set a different slug in one of them`,
+		`profile.yaml: name: is required`,
+		`profile.yaml:1: nickname: unknown key (allowed: name, tagline, about, keyFacts, recognition, expertise, education, contact, siteStructure, lastUpdated, companyFacts, initiatives, contentSignals, pages)`,
+		`profile.yaml:8: contact.email: "nobody" is not an email address`,
+		`profile.yaml:16: pages.insight: must contain the placeholder {slug}`,
+	}, "\n")
+	_, err := Load(contentFS(files))
+	if err == nil {
+		t.Fatal("Load() error = nil, want an error")
+	}
+	if err.Error() != want {
+		t.Errorf("Load() error =\n%s\nwant\n%s", err, want)
+	}
+	var joined interface{ Unwrap() []error }
+	if !errors.As(err, &joined) || len(joined.Unwrap()) != 9 {
+		t.Errorf("Load() error does not join the 9 problems one by one")
 	}
 }
 

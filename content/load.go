@@ -67,33 +67,22 @@ func LoadDir(dir string) (*Site, error) {
 	return site, nil
 }
 
-// frontMatter is the YAML header of an insight file.
-type frontMatter struct {
-	Title           string `yaml:"title"`
-	Description     string `yaml:"description"`
-	Date            string `yaml:"date"`
-	DateISO         string `yaml:"dateISO"`
-	DateModifiedISO string `yaml:"dateModifiedISO"`
-	Topic           string `yaml:"topic"`
-	ReadTime        string `yaml:"readTime"`
-}
-
-// Load reads and validates a content directory: profile.yaml and
-// insights/<slug>.md. Every problem found is reported, each naming its file
-// and field, and its line when one line is at fault.
+// Load reads and validates a content directory: profile.yaml and the
+// insights in insights/. Every problem found is reported, each naming its
+// file, line and field; the error joins them, sorted by file then line.
 func Load(fsys fs.FS) (*Site, error) {
 	var ps problems
 	site, modTime := loadProfile(fsys, &ps)
-	insights, insightsErr := loadInsights(fsys)
+	loaded, skipped, found := loadInsights(fsys, &ps)
 	if site != nil && site.Profile.LastUpdated == "" {
 		// lastUpdated says when the profile last changed; what changes
 		// most is its insights.
 		switch {
-		case len(insights) > 0:
-			for _, in := range insights {
+		case len(loaded) > 0:
+			for _, in := range loaded {
 				site.Profile.LastUpdated = max(site.Profile.LastUpdated, in.DateModifiedISO)
 			}
-		case insightsErr != nil:
+		case found > 0:
 			// The insights have problems of their own, reported already.
 		case !modTime.IsZero():
 			site.Profile.LastUpdated = modTime.UTC().Format(time.DateOnly)
@@ -101,10 +90,11 @@ func Load(fsys fs.FS) (*Site, error) {
 			ps.add(profileName, 0, "lastUpdated", "is required when there are no insights to take it from")
 		}
 	}
-	if err := errors.Join(ps.err(), insightsErr); err != nil {
+	if err := ps.err(); err != nil {
 		return nil, err
 	}
-	site.Insights = insights
+	site.Insights = loaded
+	site.Skipped = skipped
 	return site, nil
 }
 
@@ -241,101 +231,84 @@ func loadProfile(fsys fs.FS, ps *problems) (*Site, time.Time) {
 	return site, modTime
 }
 
-func loadInsights(fsys fs.FS) ([]Insight, error) {
+// postFile is a Markdown file found in the insights folder.
+type postFile struct {
+	path string // in the file system
+	name string // as messages name it
+	// base is the name the slug comes from: the file's name without its
+	// extension.
+	base   string
+	bundle bool
+}
+
+// loadInsights reads the insights in insights/. found counts the files
+// meant to be published, with or without problems.
+func loadInsights(fsys fs.FS, ps *problems) (insights []Insight, skipped []Skip, found int) {
+	insights = []Insight{}
 	entries, err := fs.ReadDir(fsys, "insights")
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return []Insight{}, nil
+		if !errors.Is(err, fs.ErrNotExist) {
+			ps.add("insights", 0, "", "%s", unwrapPathError(err))
 		}
-		return nil, fmt.Errorf("insights: %w", err)
+		return insights, nil, 0
 	}
-	var names []string
+	var files []postFile
 	for _, e := range entries {
 		name := e.Name()
 		if !e.IsDir() && !strings.HasPrefix(name, ".") && path.Ext(name) == ".md" {
-			names = append(names, "insights/"+name)
+			files = append(files, postFile{path: "insights/" + name, name: "insights/" + name, base: strings.TrimSuffix(name, ".md")})
 		}
 	}
+
 	// Parsing dominates loading a large directory: spread it over the CPUs.
-	loaded := make([]Insight, len(names))
-	errs := make([]error, len(names))
+	type result struct {
+		insight Insight
+		skip    string
+		ps      problems
+	}
+	results := make([]result, len(files))
 	next := atomic.Int64{}
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(names)) {
+	for range min(runtime.GOMAXPROCS(0), len(files)) {
 		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(names); i = int(next.Add(1) - 1) {
-				loaded[i], errs[i] = loadInsight(fsys, names[i])
+			for i := int(next.Add(1) - 1); i < len(files); i = int(next.Add(1) - 1) {
+				f, r := files[i], &results[i]
+				if data, err := readLimited(fsys, f.path); err != nil {
+					r.ps.add(f.name, 0, "", "%s", err)
+				} else {
+					r.insight, r.skip = parseInsight(f, data, &r.ps)
+				}
 			}
 		})
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
+
+	bySlug := make(map[string]string, len(results))
+	for i, r := range results {
+		f := files[i]
+		*ps = append(*ps, r.ps...)
+		if r.skip != "" {
+			skipped = append(skipped, Skip{Path: f.name, Reason: r.skip})
+			continue
+		}
+		found++
+		if len(r.ps) > 0 {
+			continue
+		}
+		if first, dup := bySlug[r.insight.Slug]; dup {
+			ps.add(f.name, 0, "slug", "%q is also the slug of %s: set a different slug in one of them", r.insight.Slug, first)
+			continue
+		}
+		bySlug[r.insight.Slug] = f.name
+		insights = append(insights, r.insight)
 	}
-	insights := append([]Insight{}, loaded...)
 	sort.Slice(insights, func(i, j int) bool {
 		if insights[i].DateISO != insights[j].DateISO {
 			return insights[i].DateISO > insights[j].DateISO
 		}
 		return insights[i].Slug < insights[j].Slug
 	})
-	return insights, nil
-}
-
-func loadInsight(fsys fs.FS, name string) (Insight, error) {
-	slug := strings.TrimSuffix(path.Base(name), ".md")
-	if !ValidSlug(slug) {
-		return Insight{}, fmt.Errorf("%s: file name: %q is not a slug (%s)", name, slug, SlugGrammar)
-	}
-	data, err := readLimited(fsys, name)
-	if err != nil {
-		return Insight{}, fmt.Errorf("%s: %w", name, err)
-	}
-	header, body, err := splitFrontMatter(data)
-	if err != nil {
-		return Insight{}, fmt.Errorf("%s: %w", name, err)
-	}
-	var fm frontMatter
-	if err := decodeStrict(header, &fm); err != nil {
-		return Insight{}, fmt.Errorf("%s: front matter: %w", name, err)
-	}
-	var ps problems
-	v := validator{file: name, ps: &ps}
-	v.text("title", fm.Title)
-	v.text("description", fm.Description)
-	v.text("date", fm.Date)
-	published := v.date("dateISO", fm.DateISO)
-	modified := v.date("dateModifiedISO", fm.DateModifiedISO)
-	if published && modified && fm.DateModifiedISO < fm.DateISO {
-		v.errorf("dateModifiedISO", "%q is before dateISO %q", fm.DateModifiedISO, fm.DateISO)
-	}
-	v.text("topic", fm.Topic)
-	if fm.ReadTime != "" {
-		v.text("readTime", fm.ReadTime)
-	}
-	if strings.TrimSpace(body) == "" {
-		v.errorf("body", "is empty")
-	} else if !utf8.ValidString(body) {
-		v.errorf("body", "is not valid UTF-8")
-	}
-	if err := ps.err(); err != nil {
-		return Insight{}, err
-	}
-	readTime := fm.ReadTime
-	if readTime == "" {
-		readTime = ReadTime(body)
-	}
-	return Insight{
-		Slug:            slug,
-		Title:           fm.Title,
-		Description:     fm.Description,
-		Date:            fm.Date,
-		DateISO:         fm.DateISO,
-		DateModifiedISO: fm.DateModifiedISO,
-		Topic:           fm.Topic,
-		ReadTime:        readTime,
-		Body:            body,
-	}, nil
+	return insights, skipped, found
 }
 
 // ReadTime estimates how long body takes to read at WordsPerMinute, rounded
@@ -359,29 +332,6 @@ func ReadTime(body string) string {
 	}
 	minutes := int(math.Round(float64(words) / WordsPerMinute))
 	return strconv.Itoa(max(minutes, 1)) + " min read"
-}
-
-// splitFrontMatter separates the YAML header, fenced by lines of "---", from
-// the Markdown body.
-func splitFrontMatter(data []byte) (header []byte, body string, err error) {
-	if bytes.IndexByte(data, '\r') >= 0 {
-		data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
-	}
-	data = bytes.TrimPrefix(data, []byte("\ufeff"))
-	if !bytes.HasPrefix(data, []byte("---\n")) {
-		return nil, "", errors.New("front matter: the file must begin with a line of three hyphens (---)")
-	}
-	rest := data[len("---\n"):]
-	end := bytes.Index(rest, []byte("\n---\n"))
-	switch {
-	case bytes.HasPrefix(rest, []byte("---\n")):
-		return nil, "", errors.New("front matter: is empty")
-	case end < 0 && bytes.HasSuffix(rest, []byte("\n---")):
-		return rest[:len(rest)-len("\n---")], "", nil
-	case end < 0:
-		return nil, "", errors.New("front matter: no closing line of three hyphens (---)")
-	}
-	return rest[:end+1], strings.TrimLeft(string(rest[end+len("\n---\n"):]), "\n"), nil
 }
 
 func readLimited(fsys fs.FS, name string) ([]byte, error) {
@@ -412,19 +362,6 @@ func unwrapPathError(err error) error {
 		return pe.Err
 	}
 	return err
-}
-
-// decodeStrict decodes one YAML document, refusing unknown fields.
-func decodeStrict(data []byte, out any) error {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(out); err != nil {
-		if errors.Is(err, io.EOF) {
-			return errors.New("is empty")
-		}
-		return err
-	}
-	return nil
 }
 
 // date checks a YYYY-MM-DD date and reports whether it is one.

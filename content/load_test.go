@@ -230,6 +230,23 @@ func TestLoad(t *testing.T) {
 			},
 		},
 		{
+			name: "front matter of the original format without the keys that can be derived",
+			files: map[string]string{
+				"profile.yaml":  validProfile,
+				"insights/x.md": "---\ntitle: A Title\ndateISO: \"2026-01-02\"\nreadTime: \" \"\n---\nThe body of the article.\n",
+			},
+			check: func(t *testing.T, site *Site) {
+				want := Insight{
+					Slug: "x", Title: "A Title", Description: "The body of the article.",
+					Date: "January 2, 2026", DateISO: "2026-01-02", DateModifiedISO: "2026-01-02",
+					Topic: DefaultTopic, ReadTime: "1 min read", Body: "The body of the article.\n",
+				}
+				if got := site.Insights[0]; got != want {
+					t.Errorf("Insight = %+v\nwant %+v", got, want)
+				}
+			},
+		},
+		{
 			name: "fills in defaults",
 			files: map[string]string{
 				"profile.yaml": strings.Replace(validProfile, "pages:\n  insight: /insights/{slug}\n", "", 1),
@@ -516,14 +533,14 @@ func TestLoadErrors(t *testing.T) {
 			want:  []string{"insights/x.md: front matter: is empty"},
 		},
 		{
-			name:  "unknown front-matter key",
-			files: withInsight("x.md", insightWith("topic", "Platforms\nauthor: Ada")),
-			want:  []string{"insights/x.md: front matter: ", "field author not found"},
+			name:  "front-matter key that looks like a typo",
+			files: withInsight("x.md", insightWith("topic", "Platforms\ntitel: Ada")),
+			want:  []string{"insights/x.md:8: titel: unknown key, did you mean title? (allowed: title, description, "},
 		},
 		{
 			name:  "duplicate front-matter key",
 			files: withInsight("x.md", insightWith("topic", "Platforms\ntitle: Again")),
-			want:  []string{"insights/x.md: front matter: ", `"title" already defined`},
+			want:  []string{"insights/x.md:8: title: already given on line 2"},
 		},
 		{
 			name:  "missing title",
@@ -531,39 +548,19 @@ func TestLoadErrors(t *testing.T) {
 			want:  []string{"insights/x.md: title: is required"},
 		},
 		{
-			name:  "missing description",
-			files: withInsight("x.md", insightWithout("description")),
-			want:  []string{"insights/x.md: description: is required"},
-		},
-		{
-			name:  "missing topic",
-			files: withInsight("x.md", insightWithout("topic")),
-			want:  []string{"insights/x.md: topic: is required"},
-		},
-		{
 			name:  "dateISO is not a date",
 			files: withInsight("x.md", insightWith("dateISO", "2 January 2026")),
-			want:  []string{`insights/x.md: dateISO: "2 January 2026" is not a date (YYYY-MM-DD)`},
+			want:  []string{`insights/x.md:5: dateISO: "2 January 2026" is not a date (YYYY-MM-DD)`},
 		},
 		{
 			name:  "dateISO without zero padding",
 			files: withInsight("x.md", insightWith("dateISO", "2026-1-2")),
-			want:  []string{`insights/x.md: dateISO: "2026-1-2" is not a date`},
-		},
-		{
-			name:  "missing dateModifiedISO",
-			files: withInsight("x.md", insightWithout("dateModifiedISO")),
-			want:  []string{"insights/x.md: dateModifiedISO: is required"},
+			want:  []string{`insights/x.md:5: dateISO: "2026-1-2" is not a date`},
 		},
 		{
 			name:  "dateModifiedISO before dateISO",
 			files: withInsight("x.md", insightWith("dateModifiedISO", `"2025-12-31"`)),
-			want:  []string{`insights/x.md: dateModifiedISO: "2025-12-31" is before dateISO "2026-01-02"`},
-		},
-		{
-			name:  "blank readTime",
-			files: withInsight("x.md", insightWith("topic", "Platforms\nreadTime: \" \"")),
-			want:  []string{"insights/x.md: readTime: is required"},
+			want:  []string{`insights/x.md:6: dateModifiedISO: "2025-12-31" is before dateISO "2026-01-02"`},
 		},
 		{
 			name:  "empty body",
@@ -600,6 +597,7 @@ func TestLoadErrors(t *testing.T) {
 					t.Errorf("Load() error = %q\nwant it to contain %q", err, want)
 				}
 			}
+			checkNoGoTypes(t, err)
 		})
 	}
 }
@@ -633,15 +631,14 @@ func TestLoadReportsEveryError(t *testing.T) {
 				"insights/Bad.md":     validInsight,
 				"insights/no-fm.md":   "The body.\n",
 				"insights/fields.md":  insightWith("title", `""`, "dateISO", "soon"),
-				"insights/unknown.md": insightWith("topic", "Platforms\ntags: [a]"),
+				"insights/unknown.md": insightWith("topic", "Platforms\ntgas: [a]"),
 			},
 			want: []string{
 				`insights/Bad.md: file name: "Bad" is not a slug`,
 				"insights/no-fm.md: front matter: the file must begin",
-				"insights/fields.md: title: is required",
-				`insights/fields.md: dateISO: "soon" is not a date`,
-				"insights/unknown.md: front matter: ",
-				"field tags not found",
+				"insights/fields.md:2: title: is required",
+				`insights/fields.md:5: dateISO: "soon" is not a date`,
+				"insights/unknown.md:8: tgas: unknown key, did you mean tags?",
 			},
 		},
 	}
@@ -780,7 +777,7 @@ func FuzzFrontMatter(f *testing.F) {
 // and the profile's errors do not hide the insights'.
 func TestLoadReportsEachProblemOnce(t *testing.T) {
 	for name, files := range map[string]map[string]string{
-		"missing dateModifiedISO": {"profile.yaml": validProfile, "insights/x.md": insightWithout("dateModifiedISO")},
+		"invalid dateModifiedISO": {"profile.yaml": validProfile, "insights/x.md": insightWith("dateModifiedISO", "later")},
 		"invalid dateISO": {"profile.yaml": validProfile,
 			"insights/x.md": insightWith("dateISO", "soon", "dateModifiedISO", `"2026-01-03"`)},
 	} {
@@ -806,17 +803,35 @@ func TestLastUpdated(t *testing.T) {
 	}{
 		{
 			name: "given in profile.yaml",
-			fsys: fstest.MapFS{"profile.yaml": {Data: []byte(validProfile)}, "insights/x.md": {Data: []byte(validInsight)}},
+			fsys: fstest.MapFS{"profile.yaml": {Data: []byte(validProfile)}, "insights/x.md": {Data: []byte(post("title: T", "date: 2027-01-01"))}},
 			want: "2026-01-02",
 		},
 		{
 			name: "the newest modification of an insight",
 			fsys: fstest.MapFS{
 				"profile.yaml":  {Data: []byte(noDate)},
-				"insights/a.md": {Data: []byte(insightWith("dateISO", "2024-05-01", "dateModifiedISO", "2025-02-01"))},
-				"insights/b.md": {Data: []byte(insightWith("dateISO", "2024-06-01", "dateModifiedISO", "2024-06-01"))},
+				"insights/a.md": {Data: []byte(post("title: A", "date: 2024-05-01", "lastmod: 2025-02-01"))},
+				"insights/b.md": {Data: []byte(post("title: B", "date: 2024-06-01"))},
 			},
 			want: "2025-02-01",
+		},
+		{
+			name: "the newest insight when none was modified",
+			fsys: fstest.MapFS{
+				"profile.yaml":  {Data: []byte(noDate)},
+				"insights/a.md": {Data: []byte(post("title: A", "date: 2024-05-01"))},
+				"insights/b.md": {Data: []byte(post("title: B", "date: 2024-06-01"))},
+			},
+			want: "2024-06-01",
+		},
+		{
+			name: "drafts do not count",
+			fsys: fstest.MapFS{
+				"profile.yaml":  {Data: []byte(noDate)},
+				"insights/a.md": {Data: []byte(post("title: A", "date: 2024-05-01"))},
+				"insights/b.md": {Data: []byte(post("title: B", "date: 2024-06-01", "draft: true"))},
+			},
+			want: "2024-05-01",
 		},
 		{
 			name: "profile.yaml's modification day, in UTC, when there are no insights",
@@ -827,6 +842,14 @@ func TestLastUpdated(t *testing.T) {
 			name:  "required when nothing gives it",
 			fsys:  fstest.MapFS{"profile.yaml": {Data: []byte(noDate)}},
 			error: "profile.yaml: lastUpdated: is required when there are no insights to take it from",
+		},
+		{
+			name: "not required again when the insights have problems",
+			fsys: fstest.MapFS{
+				"profile.yaml":  {Data: []byte(noDate)},
+				"insights/a.md": {Data: []byte(post("title: A"))},
+			},
+			error: "insights/a.md: date: is required (or dateISO, pubDate, or a file name beginning with YYYY-MM-DD-)",
 		},
 	}
 	for _, tt := range tests {

@@ -31,6 +31,30 @@ func TestEditDistance(t *testing.T) {
 	}
 }
 
+// TestTypoOfAKnownKey checks which unknown front-matter keys are taken for
+// typos, and that the keys generators commonly write are not.
+func TestTypoOfAKnownKey(t *testing.T) {
+	typos := map[string]string{
+		"titel": "title", "Titel": "title", "descripton": "description", "sumary": "summary", "dat": "date",
+		"tag": "tags", "catgories": "categories", "lastmode": "lastmod", "udpated": "updated", "drfat": "draft",
+		"slgu": "slug", "readtim": "readTime", "dateModifed": "dateModified", "pubdat": "pubDate",
+	}
+	for key, want := range typos {
+		t.Run(key, func(t *testing.T) {
+			if got := nearest(key, frontMatterKeys); got != want {
+				t.Errorf("nearest(%q) = %q, want %q", key, got, want)
+			}
+		})
+	}
+	for _, key := range append([]string{"customParam", "hero", "og_image", "robots", "sidebar", "lang"}, ignoredFrontMatterKeys...) {
+		t.Run("ignored "+key, func(t *testing.T) {
+			if _, err := loadInsight(t, "x.md", post("title: T", "date: 2024-05-01", key+": x")); err != nil {
+				t.Errorf("key %s: %v", key, err)
+			}
+		})
+	}
+}
+
 // TestParseYAMLLines checks that a syntax error is reported at its line in
 // the file, "# here", whether yaml.v3's scanner or its parser found it, and
 // after the offset of front matter, which begins on the file's second line.
