@@ -1,17 +1,15 @@
 package content
 
 import (
-	"bytes"
 	"embed"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"net/mail"
 	"net/url"
 	"os"
-	"path"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"sort"
@@ -51,29 +49,83 @@ func Sample() (*Site, error) {
 	return Load(SampleFS())
 }
 
-// LoadDir loads the content directory dir.
+// Load reads and validates a content directory: profile.yaml, and the
+// insights under insights/ when that folder exists. Every problem found is
+// reported, each naming its file, line and field; the error joins them,
+// sorted by file then line.
+//
+// Symbolic links are followed as long as they stay inside fsys (when fsys
+// can read links, as os.DirFS can); named pipes and other special files are
+// never opened. Prefer LoadDir for a directory on disk: it also refuses a
+// file swapped for a named pipe while it is being loaded.
+func Load(fsys fs.FS) (*Site, error) {
+	t := tree{fsys: fsys, display: func(name string) string { return name }, scope: "the content directory"}
+	return load(t, t, "insights", false)
+}
+
+// LoadDir loads the content directory dir: dir/profile.yaml and the
+// insights under dir/insights, naming files in messages relative to dir.
+// Symbolic links may not lead outside dir.
 func LoadDir(dir string) (*Site, error) {
-	info, err := os.Stat(dir)
+	root, err := openDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("loading content: %w", err)
 	}
-	if !info.IsDir() {
-		return nil, fmt.Errorf("loading content: %s is not a directory", dir)
-	}
-	site, err := Load(os.DirFS(dir))
+	defer root.Close()
+	t := tree{fsys: rootDir{root}, display: func(name string) string { return name }, scope: "the content directory"}
+	site, err := load(t, t, "insights", false)
 	if err != nil {
 		return nil, fmt.Errorf("loading content from %s: %w", dir, err)
 	}
 	return site, nil
 }
 
-// Load reads and validates a content directory: profile.yaml and the
-// insights in insights/. Every problem found is reported, each naming its
-// file, line and field; the error joins them, sorted by file then line.
-func Load(fsys fs.FS) (*Site, error) {
+// LoadDirs loads profileDir/profile.yaml and the insights under
+// insightsDir, which may be any folder of Markdown posts: a Hugo
+// content/posts, a Jekyll _posts, an Eleventy posts or an Astro
+// src/content/blog. Messages name files by their path under the folder as
+// given. Symbolic links may not lead outside the folder they are in.
+func LoadDirs(profileDir, insightsDir string) (*Site, error) {
+	profileRoot, err := openDir(profileDir)
+	if err != nil {
+		return nil, fmt.Errorf("loading content: %w", err)
+	}
+	defer profileRoot.Close()
+	insightsRoot, err := openDir(insightsDir)
+	if err != nil {
+		return nil, fmt.Errorf("loading content: %w", err)
+	}
+	defer insightsRoot.Close()
+	under := func(dir string) func(string) string {
+		return func(name string) string { return filepath.Join(dir, filepath.FromSlash(name)) }
+	}
+	site, err := load(
+		tree{fsys: rootDir{profileRoot}, display: under(profileDir), scope: profileDir},
+		tree{fsys: rootDir{insightsRoot}, display: under(insightsDir), scope: insightsDir},
+		".", true)
+	if err != nil {
+		return nil, fmt.Errorf("loading content: %w", err)
+	}
+	return site, nil
+}
+
+func openDir(dir string) (*os.Root, error) {
+	info, err := os.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", dir)
+	}
+	return os.OpenRoot(dir)
+}
+
+// load reads profile.yaml from profile and the insights under the folder
+// insightsDir of insights, which must exist when insightsRequired.
+func load(profile, insights tree, insightsDir string, insightsRequired bool) (*Site, error) {
 	var ps problems
-	site, modTime := loadProfile(fsys, &ps)
-	loaded, skipped, found := loadInsights(fsys, &ps)
+	site, modTime := loadProfile(profile, &ps)
+	loaded, skipped, found := loadInsights(insights, insightsDir, insightsRequired, &ps)
 	if site != nil && site.Profile.LastUpdated == "" {
 		// lastUpdated says when the profile last changed; what changes
 		// most is its insights.
@@ -87,7 +139,8 @@ func Load(fsys fs.FS) (*Site, error) {
 		case !modTime.IsZero():
 			site.Profile.LastUpdated = modTime.UTC().Format(time.DateOnly)
 		default:
-			ps.add(profileName, 0, "lastUpdated", "is required when there are no insights to take it from")
+			ps.add(profile.display(profileName), 0, "lastUpdated",
+				"is required when there are no insights to take it from")
 		}
 	}
 	if err := ps.err(); err != nil {
@@ -118,14 +171,18 @@ type signalsFile struct {
 
 // loadProfile reads profile.yaml. It returns nil when the file cannot be
 // read as a mapping, and the file's modification time when known.
-func loadProfile(fsys fs.FS, ps *problems) (*Site, time.Time) {
-	file := profileName
-	data, err := readLimited(fsys, profileName)
+func loadProfile(t tree, ps *problems) (*Site, time.Time) {
+	file := t.display(profileName)
+	name, err := t.resolve(profileName)
 	if err != nil {
 		ps.add(file, 0, "", "%s", err)
 		return nil, time.Time{}
 	}
-	info, _ := fs.Stat(fsys, profileName)
+	data, info, err := readRegular(t.fsys, name)
+	if err != nil {
+		ps.add(file, 0, "", "%s", err)
+		return nil, time.Time{}
+	}
 	doc, ok := parseYAML(file, 0, "", data, ps)
 	if !ok {
 		return nil, time.Time{}
@@ -231,34 +288,27 @@ func loadProfile(fsys fs.FS, ps *problems) (*Site, time.Time) {
 	return site, modTime
 }
 
-// postFile is a Markdown file found in the insights folder.
-type postFile struct {
-	path string // in the file system
-	name string // as messages name it
-	// base is the name the slug comes from: the file's name without its
-	// extension.
-	base   string
-	bundle bool
-}
-
-// loadInsights reads the insights in insights/. found counts the files
-// meant to be published, with or without problems.
-func loadInsights(fsys fs.FS, ps *problems) (insights []Insight, skipped []Skip, found int) {
+// loadInsights reads the insights under the folder dir of t. found counts
+// the files meant to be published, with or without problems.
+func loadInsights(t tree, dir string, required bool, ps *problems) (insights []Insight, skipped []Skip, found int) {
 	insights = []Insight{}
-	entries, err := fs.ReadDir(fsys, "insights")
-	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			ps.add("insights", 0, "", "%s", unwrapPathError(err))
+	resolved, err := t.resolve(dir)
+	if err == nil {
+		var info fs.FileInfo
+		if info, err = fs.Lstat(t.fsys, resolved); err == nil && !info.IsDir() {
+			err = errors.New("is not a folder")
 		}
+	}
+	switch {
+	case err == nil:
+	case !required && errors.Is(err, fs.ErrNotExist):
+		return insights, nil, 0
+	default:
+		ps.add(t.display(dir), 0, "", "%s", unwrapPathError(err))
 		return insights, nil, 0
 	}
-	var files []postFile
-	for _, e := range entries {
-		name := e.Name()
-		if !e.IsDir() && !strings.HasPrefix(name, ".") && path.Ext(name) == ".md" {
-			files = append(files, postFile{path: "insights/" + name, name: "insights/" + name, base: strings.TrimSuffix(name, ".md")})
-		}
-	}
+	w := walker{tree: t, visited: make(map[string]string), ps: ps}
+	w.walk(dir, resolved, 0)
 
 	// Parsing dominates loading a large directory: spread it over the CPUs.
 	type result struct {
@@ -266,16 +316,21 @@ func loadInsights(fsys fs.FS, ps *problems) (insights []Insight, skipped []Skip,
 		skip    string
 		ps      problems
 	}
-	results := make([]result, len(files))
+	results := make([]result, len(w.files))
 	next := atomic.Int64{}
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(files)) {
+	for range min(runtime.GOMAXPROCS(0), len(w.files)) {
 		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(files); i = int(next.Add(1) - 1) {
-				f, r := files[i], &results[i]
-				if data, err := readLimited(fsys, f.path); err != nil {
+			for i := int(next.Add(1) - 1); i < len(w.files); i = int(next.Add(1) - 1) {
+				f, r := w.files[i], &results[i]
+				data, _, err := readRegular(t.fsys, f.path)
+				var notRegular errNotRegular
+				switch {
+				case errors.As(err, &notRegular):
+					r.skip = irregular(notRegular.mode)
+				case err != nil:
 					r.ps.add(f.name, 0, "", "%s", err)
-				} else {
+				default:
 					r.insight, r.skip = parseInsight(f, data, &r.ps)
 				}
 			}
@@ -283,9 +338,10 @@ func loadInsights(fsys fs.FS, ps *problems) (insights []Insight, skipped []Skip,
 	}
 	wg.Wait()
 
+	skipped = w.skipped
 	bySlug := make(map[string]string, len(results))
 	for i, r := range results {
-		f := files[i]
+		f := w.files[i]
 		*ps = append(*ps, r.ps...)
 		if r.skip != "" {
 			skipped = append(skipped, Skip{Path: f.name, Reason: r.skip})
@@ -308,6 +364,7 @@ func loadInsights(fsys fs.FS, ps *problems) (insights []Insight, skipped []Skip,
 		}
 		return insights[i].Slug < insights[j].Slug
 	})
+	sort.SliceStable(skipped, func(i, j int) bool { return skipped[i].Path < skipped[j].Path })
 	return insights, skipped, found
 }
 
@@ -332,36 +389,6 @@ func ReadTime(body string) string {
 	}
 	minutes := int(math.Round(float64(words) / WordsPerMinute))
 	return strconv.Itoa(max(minutes, 1)) + " min read"
-}
-
-func readLimited(fsys fs.FS, name string) ([]byte, error) {
-	f, err := fsys.Open(name)
-	if err != nil {
-		return nil, unwrapPathError(err)
-	}
-	defer f.Close()
-	// Read in one allocation when the size is known.
-	buf := bytes.NewBuffer(nil)
-	if info, err := f.Stat(); err == nil && info.Size() <= MaxFileSize {
-		buf.Grow(int(info.Size()) + bytes.MinRead)
-	}
-	_, err = buf.ReadFrom(io.LimitReader(f, MaxFileSize+1))
-	data := buf.Bytes()
-	if err != nil {
-		return nil, unwrapPathError(err)
-	}
-	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("larger than %d bytes", MaxFileSize)
-	}
-	return data, nil
-}
-
-func unwrapPathError(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // date checks a YYYY-MM-DD date and reports whether it is one.

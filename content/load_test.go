@@ -151,7 +151,7 @@ func TestLoad(t *testing.T) {
 			},
 		},
 		{
-			name: "ignores non-Markdown files, dot-files and directories",
+			name: "skips non-Markdown files, dot-files and _-folders, saying why",
 			files: map[string]string{
 				"profile.yaml":             validProfile,
 				"insights/x.md":            validInsight,
@@ -159,12 +159,23 @@ func TestLoad(t *testing.T) {
 				"insights/README":          "not an insight",
 				"insights/.draft.md":       "no front matter",
 				"insights/.DS_Store":       "\x00\x01",
-				"insights/drafts/bad.md":   "no front matter",
+				"insights/_drafts/bad.md":  "no front matter",
 				"insights/Not_A_Slug.html": "<p>",
 			},
 			check: func(t *testing.T, site *Site) {
 				if len(site.Insights) != 1 || site.Insights[0].Slug != "x" {
 					t.Errorf("Insights = %+v, want only x", site.Insights)
+				}
+				want := []Skip{
+					{"insights/.DS_Store", "hidden"},
+					{"insights/.draft.md", "hidden"},
+					{"insights/Not_A_Slug.html", "not Markdown"},
+					{"insights/README", "not Markdown"},
+					{"insights/_drafts", "name begins with _"},
+					{"insights/notes.txt", "not Markdown"},
+				}
+				if !reflect.DeepEqual(site.Skipped, want) {
+					t.Errorf("Skipped = %q\nwant %q", site.Skipped, want)
 				}
 			},
 		},
