@@ -26,41 +26,65 @@ type Site struct {
 
 	// Insights are the published articles, newest first (by dateISO, then slug).
 	Insights []Insight
+
+	// Skipped lists the files and folders under the insights folder that
+	// were passed over on purpose (drafts, section pages, non-Markdown
+	// files, ...), sorted by path, for the caller to log.
+	Skipped []Skip
 }
+
+// Skip is a file or folder the loader passed over on purpose, and why. It is
+// not an error: a site's posts folder holds more than posts.
+type Skip struct {
+	// Path names the file as error messages do: relative to the content
+	// directory for Load and LoadDir, under the insights folder as given
+	// for LoadDirs.
+	Path string
+	// Reason is a short lowercase phrase, such as "draft" or "not Markdown".
+	Reason string
+}
+
+func (s Skip) String() string { return s.Path + ": " + s.Reason }
 
 // Profile is the profile subject as the API publishes it, minus the derived
-// urls object. Field names and order follow the specification.
+// urls object. Field names and order follow the specification. Only Name,
+// Tagline and LastUpdated are always present; an empty section or contact
+// channel is left out of the JSON.
+//
+// The schema tag carries the specification's JSON Schema keywords as
+// ";"-separated key=value pairs for the schema generated from these types;
+// the jsonschema tag is a field's description.
 type Profile struct {
 	Name          string     `json:"name" yaml:"name"`
-	Tagline       string     `json:"tagline" yaml:"tagline"`
-	About         []string   `json:"about" yaml:"about"`
-	KeyFacts      []string   `json:"keyFacts" yaml:"keyFacts"`
-	Recognition   []string   `json:"recognition" yaml:"recognition"`
-	Expertise     []string   `json:"expertise" yaml:"expertise"`
-	Education     []string   `json:"education" yaml:"education"`
-	Contact       Contact    `json:"contact" yaml:"contact"`
-	SiteStructure []SiteLink `json:"siteStructure" yaml:"siteStructure"`
-	LastUpdated   string     `json:"lastUpdated" yaml:"lastUpdated"`
+	Tagline       string     `json:"tagline" yaml:"tagline" jsonschema:"One sentence saying who the subject is and what they do"`
+	About         []string   `json:"about,omitempty" yaml:"about" jsonschema:"Biography, one paragraph per item, in reading order"`
+	KeyFacts      []string   `json:"keyFacts,omitempty" yaml:"keyFacts" jsonschema:"Short factual statements about the subject, one per item"`
+	Recognition   []string   `json:"recognition,omitempty" yaml:"recognition" jsonschema:"Awards, talks, publications and appointments, one per item"`
+	Expertise     []string   `json:"expertise,omitempty" yaml:"expertise" jsonschema:"Areas of expertise, one short phrase per item"`
+	Education     []string   `json:"education,omitempty" yaml:"education" jsonschema:"Degrees and certifications, one per item"`
+	Contact       Contact    `json:"contact" yaml:"contact" jsonschema:"Ways to reach the subject; channels the subject does not use are left out"`
+	SiteStructure []SiteLink `json:"siteStructure,omitempty" yaml:"siteStructure" jsonschema:"The main pages of the subject's site"`
+	LastUpdated   string     `json:"lastUpdated" yaml:"lastUpdated" schema:"format=date" jsonschema:"The day the profile or its newest insight last changed"`
 }
 
-// Contact lists the ways to reach the profile subject. Every field is
-// required by the specification.
+// Contact lists the ways to reach the profile subject. Every channel is
+// optional; links are paths beginning with "/" or absolute http(s) URLs.
 type Contact struct {
-	Form       string `json:"form" yaml:"form"`
-	Phone      string `json:"phone" yaml:"phone"`
-	Email      string `json:"email" yaml:"email"`
-	LinkedIn   string `json:"linkedin" yaml:"linkedin"`
-	X          string `json:"x" yaml:"x"`
-	Substack   string `json:"substack" yaml:"substack"`
-	YouTube    string `json:"youtube" yaml:"youtube"`
-	CompanyBio string `json:"companyBio" yaml:"companyBio"`
+	Form       string `json:"form,omitempty" yaml:"form" schema:"format=uri" jsonschema:"Address of a contact form"`
+	Phone      string `json:"phone,omitempty" yaml:"phone" jsonschema:"Phone number as written, ideally in international format"`
+	Email      string `json:"email,omitempty" yaml:"email" schema:"format=email"`
+	LinkedIn   string `json:"linkedin,omitempty" yaml:"linkedin" schema:"format=uri"`
+	X          string `json:"x,omitempty" yaml:"x" schema:"format=uri" jsonschema:"Profile on X (formerly Twitter)"`
+	Substack   string `json:"substack,omitempty" yaml:"substack" schema:"format=uri"`
+	YouTube    string `json:"youtube,omitempty" yaml:"youtube" schema:"format=uri"`
+	CompanyBio string `json:"companyBio,omitempty" yaml:"companyBio" schema:"format=uri" jsonschema:"The subject's biography on their company's site"`
 }
 
 // SiteLink is one page of the site's structure.
 type SiteLink struct {
-	Label string `json:"label" yaml:"label"`
-	URL   string `json:"url" yaml:"url"`
-	Desc  string `json:"desc" yaml:"desc"`
+	Label string `json:"label" yaml:"label" jsonschema:"The page's name as the site's navigation shows it"`
+	URL   string `json:"url" yaml:"url" schema:"format=uri"`
+	Desc  string `json:"desc" yaml:"desc" jsonschema:"What the page holds"`
 }
 
 // Pages are the addresses of the site's own pages, as paths beginning with
@@ -79,16 +103,18 @@ type ContentSignals struct {
 	AIInput bool
 }
 
-// Insight is one published article.
+// Insight is one published article. Fields the front matter leaves out are
+// derived when it is loaded, so every field is set.
 type Insight struct {
-	// Slug comes from the file name: insights/<slug>.md.
+	// Slug comes from the front matter's slug, else from the file name
+	// (without a Jekyll date prefix), or from the folder of a page bundle.
 	Slug            string
 	Title           string
-	Description     string
-	Date            string // display date, free text
+	Description     string // from the front matter, else the body's first paragraph
+	Date            string // display date: free text, or derived ("July 15, 2025")
 	DateISO         string // YYYY-MM-DD
 	DateModifiedISO string // YYYY-MM-DD, not before DateISO
-	Topic           string
+	Topic           string // from topic, else the first category or tag, else DefaultTopic
 	ReadTime        string // from front matter, or computed from the word count
 	Body            string // Markdown
 }

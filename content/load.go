@@ -1,17 +1,16 @@
 package content
 
 import (
-	"bytes"
 	"embed"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"net/mail"
 	"net/url"
 	"os"
-	"path"
+	"path/filepath"
+	"reflect"
 	"runtime"
 	"sort"
 	"strconv"
@@ -50,21 +49,109 @@ func Sample() (*Site, error) {
 	return Load(SampleFS())
 }
 
-// LoadDir loads the content directory dir.
+// Load reads and validates a content directory: profile.yaml, and the
+// insights under insights/ when that folder exists. Every problem found is
+// reported, each naming its file, line and field; the error joins them,
+// sorted by file then line.
+//
+// Symbolic links are followed as long as they stay inside fsys (when fsys
+// can read links, as os.DirFS can); named pipes and other special files are
+// never opened. Prefer LoadDir for a directory on disk: it also refuses a
+// file swapped for a named pipe while it is being loaded.
+func Load(fsys fs.FS) (*Site, error) {
+	t := tree{fsys: fsys, display: func(name string) string { return name }, scope: "the content directory"}
+	return load(t, t, "insights", false)
+}
+
+// LoadDir loads the content directory dir: dir/profile.yaml and the
+// insights under dir/insights, naming files in messages relative to dir.
+// Symbolic links may not lead outside dir.
 func LoadDir(dir string) (*Site, error) {
-	info, err := os.Stat(dir)
+	root, err := openDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("loading content: %w", err)
 	}
-	if !info.IsDir() {
-		return nil, fmt.Errorf("loading content: %s is not a directory", dir)
-	}
-	site, err := Load(os.DirFS(dir))
+	defer root.Close()
+	t := tree{fsys: rootDir{root}, display: func(name string) string { return name }, scope: "the content directory"}
+	site, err := load(t, t, "insights", false)
 	if err != nil {
 		return nil, fmt.Errorf("loading content from %s: %w", dir, err)
 	}
 	return site, nil
 }
+
+// LoadDirs loads profileDir/profile.yaml and the insights under
+// insightsDir, which may be any folder of Markdown posts: a Hugo
+// content/posts, a Jekyll _posts, an Eleventy posts or an Astro
+// src/content/blog. Messages name files by their path under the folder as
+// given. Symbolic links may not lead outside the folder they are in.
+func LoadDirs(profileDir, insightsDir string) (*Site, error) {
+	profileRoot, err := openDir(profileDir)
+	if err != nil {
+		return nil, fmt.Errorf("loading content: %w", err)
+	}
+	defer profileRoot.Close()
+	insightsRoot, err := openDir(insightsDir)
+	if err != nil {
+		return nil, fmt.Errorf("loading content: %w", err)
+	}
+	defer insightsRoot.Close()
+	under := func(dir string) func(string) string {
+		return func(name string) string { return filepath.Join(dir, filepath.FromSlash(name)) }
+	}
+	site, err := load(
+		tree{fsys: rootDir{profileRoot}, display: under(profileDir), scope: profileDir},
+		tree{fsys: rootDir{insightsRoot}, display: under(insightsDir), scope: insightsDir},
+		".", true)
+	if err != nil {
+		return nil, fmt.Errorf("loading content: %w", err)
+	}
+	return site, nil
+}
+
+func openDir(dir string) (*os.Root, error) {
+	info, err := os.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", dir)
+	}
+	return os.OpenRoot(dir)
+}
+
+// load reads profile.yaml from profile and the insights under the folder
+// insightsDir of insights, which must exist when insightsRequired.
+func load(profile, insights tree, insightsDir string, insightsRequired bool) (*Site, error) {
+	var ps problems
+	site, modTime := loadProfile(profile, &ps)
+	loaded, skipped, found := loadInsights(insights, insightsDir, insightsRequired, &ps)
+	if site != nil && site.Profile.LastUpdated == "" {
+		// lastUpdated says when the profile last changed; what changes
+		// most is its insights.
+		switch {
+		case len(loaded) > 0:
+			for _, in := range loaded {
+				site.Profile.LastUpdated = max(site.Profile.LastUpdated, in.DateModifiedISO)
+			}
+		case found > 0:
+			// The insights have problems of their own, reported already.
+		case !modTime.IsZero():
+			site.Profile.LastUpdated = modTime.UTC().Format(time.DateOnly)
+		default:
+			ps.add(profile.display(profileName), 0, "lastUpdated",
+				"is required when there are no insights to take it from")
+		}
+	}
+	if err := ps.err(); err != nil {
+		return nil, err
+	}
+	site.Insights = loaded
+	site.Skipped = skipped
+	return site, nil
+}
+
+const profileName = "profile.yaml"
 
 // profileFile is the shape of profile.yaml: the Profile fields plus the
 // sections only other documents use.
@@ -82,40 +169,37 @@ type signalsFile struct {
 	AIInput *bool `yaml:"aiInput"`
 }
 
-// frontMatter is the YAML header of an insight file.
-type frontMatter struct {
-	Title           string `yaml:"title"`
-	Description     string `yaml:"description"`
-	Date            string `yaml:"date"`
-	DateISO         string `yaml:"dateISO"`
-	DateModifiedISO string `yaml:"dateModifiedISO"`
-	Topic           string `yaml:"topic"`
-	ReadTime        string `yaml:"readTime"`
-}
-
-// Load reads and validates a content directory: profile.yaml and
-// insights/<slug>.md. Every problem found is reported, each naming its file
-// and field.
-func Load(fsys fs.FS) (*Site, error) {
-	site, profileErr := loadProfile(fsys)
-	insights, insightsErr := loadInsights(fsys)
-	if err := errors.Join(profileErr, insightsErr); err != nil {
-		return nil, err
-	}
-	site.Insights = insights
-	return site, nil
-}
-
-func loadProfile(fsys fs.FS) (*Site, error) {
-	const name = "profile.yaml"
-	data, err := readLimited(fsys, name)
+// loadProfile reads profile.yaml. It returns nil when the file cannot be
+// read as a mapping, and the file's modification time when known.
+func loadProfile(t tree, ps *problems) (*Site, time.Time) {
+	file := t.display(profileName)
+	name, err := t.resolve(profileName)
 	if err != nil {
-		return nil, err
+		ps.add(file, 0, "", "%s", err)
+		return nil, time.Time{}
+	}
+	data, info, err := readRegular(t.fsys, name)
+	if err != nil {
+		ps.add(file, 0, "", "%s", err)
+		return nil, time.Time{}
+	}
+	doc, ok := parseYAML(file, 0, "", data, ps)
+	if !ok {
+		return nil, time.Time{}
+	}
+	if doc.root == nil {
+		ps.add(file, 0, "", "is empty")
+		return nil, time.Time{}
+	}
+	if doc.root.Kind != yaml.MappingNode {
+		ps.add(file, doc.line(doc.root), "", "must be a mapping of keys to values, not %s", describe(doc.root))
+		return nil, time.Time{}
 	}
 	var pf profileFile
-	if err := decodeStrict(data, &pf); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
+	lines := make(map[string]int)
+	d := structDecoder{doc: doc, ps: ps, lines: lines}
+	d.decode(doc.root, reflect.ValueOf(&pf).Elem(), "")
+
 	site := &Site{
 		Profile:      pf.Profile,
 		CompanyFacts: nonNil(pf.CompanyFacts),
@@ -141,143 +225,147 @@ func loadProfile(fsys fs.FS) (*Site, error) {
 		p.SiteStructure = []SiteLink{}
 	}
 
-	v := validator{file: name}
+	v := validator{file: file, lines: lines, ps: ps}
 	v.text("name", p.Name)
 	v.text("tagline", p.Tagline)
-	if len(p.About) == 0 {
-		v.errorf("about", "must hold at least one paragraph")
-	}
-	for field, list := range map[string][]string{
-		"about": p.About, "keyFacts": p.KeyFacts, "recognition": p.Recognition,
-		"expertise": p.Expertise, "education": p.Education,
-		"companyFacts": site.CompanyFacts, "initiatives": site.Initiatives,
+	for _, section := range []struct {
+		field string
+		items []string
+	}{
+		{"about", p.About}, {"keyFacts", p.KeyFacts}, {"recognition", p.Recognition},
+		{"expertise", p.Expertise}, {"education", p.Education},
+		{"companyFacts", site.CompanyFacts}, {"initiatives", site.Initiatives},
 	} {
-		for i, s := range list {
-			v.text(field+"["+strconv.Itoa(i)+"]", s)
+		for i, s := range section.items {
+			v.text(section.field+"["+strconv.Itoa(i)+"]", s)
 		}
 	}
-	c := p.Contact
-	v.link("contact.form", c.Form)
-	v.text("contact.phone", c.Phone)
-	v.email("contact.email", c.Email)
-	v.link("contact.linkedin", c.LinkedIn)
-	v.link("contact.x", c.X)
-	v.link("contact.substack", c.Substack)
-	v.link("contact.youtube", c.YouTube)
-	v.link("contact.companyBio", c.CompanyBio)
+	c := &p.Contact
+	for _, channel := range []struct {
+		field string
+		value *string
+		check func(field, s string)
+	}{
+		{"contact.form", &c.Form, v.link},
+		{"contact.phone", &c.Phone, nil},
+		{"contact.email", &c.Email, v.email},
+		{"contact.linkedin", &c.LinkedIn, v.link},
+		{"contact.x", &c.X, v.link},
+		{"contact.substack", &c.Substack, v.link},
+		{"contact.youtube", &c.YouTube, v.link},
+		{"contact.companyBio", &c.CompanyBio, v.link},
+	} {
+		// A channel left blank is a channel not given.
+		if strings.TrimSpace(*channel.value) == "" {
+			*channel.value = ""
+		} else if channel.check != nil {
+			channel.check(channel.field, *channel.value)
+		}
+	}
 	for i, l := range p.SiteStructure {
 		field := "siteStructure[" + strconv.Itoa(i) + "]"
 		v.text(field+".label", l.Label)
-		v.link(field+".url", l.URL)
+		if v.text(field+".url", l.URL) {
+			v.link(field+".url", l.URL)
+		}
 		v.text(field+".desc", l.Desc)
 	}
-	v.date("lastUpdated", p.LastUpdated)
+	if strings.TrimSpace(p.LastUpdated) == "" {
+		p.LastUpdated = ""
+	} else {
+		v.date("lastUpdated", p.LastUpdated)
+	}
 	v.link("pages.home", site.Pages.Home)
 	v.link("pages.about", site.Pages.About)
 	v.link("pages.insight", site.Pages.Insight)
 	if !strings.Contains(site.Pages.Insight, "{slug}") {
 		v.errorf("pages.insight", "must contain the placeholder {slug}")
 	}
-	if err := v.err(); err != nil {
-		return nil, err
+	var modTime time.Time
+	if info != nil {
+		modTime = info.ModTime()
 	}
-	return site, nil
+	return site, modTime
 }
 
-func loadInsights(fsys fs.FS) ([]Insight, error) {
-	entries, err := fs.ReadDir(fsys, "insights")
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return []Insight{}, nil
-		}
-		return nil, fmt.Errorf("insights: %w", err)
-	}
-	var names []string
-	for _, e := range entries {
-		name := e.Name()
-		if !e.IsDir() && !strings.HasPrefix(name, ".") && path.Ext(name) == ".md" {
-			names = append(names, "insights/"+name)
+// loadInsights reads the insights under the folder dir of t. found counts
+// the files meant to be published, with or without problems.
+func loadInsights(t tree, dir string, required bool, ps *problems) (insights []Insight, skipped []Skip, found int) {
+	insights = []Insight{}
+	resolved, err := t.resolve(dir)
+	if err == nil {
+		var info fs.FileInfo
+		if info, err = fs.Lstat(t.fsys, resolved); err == nil && !info.IsDir() {
+			err = errors.New("is not a folder")
 		}
 	}
+	switch {
+	case err == nil:
+	case !required && errors.Is(err, fs.ErrNotExist):
+		return insights, nil, 0
+	default:
+		ps.add(t.display(dir), 0, "", "%s", unwrapPathError(err))
+		return insights, nil, 0
+	}
+	w := walker{tree: t, visited: make(map[string]string), ps: ps}
+	w.walk(dir, resolved, 0)
+
 	// Parsing dominates loading a large directory: spread it over the CPUs.
-	loaded := make([]Insight, len(names))
-	errs := make([]error, len(names))
+	type result struct {
+		insight Insight
+		skip    string
+		ps      problems
+	}
+	results := make([]result, len(w.files))
 	next := atomic.Int64{}
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(names)) {
+	for range min(runtime.GOMAXPROCS(0), len(w.files)) {
 		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(names); i = int(next.Add(1) - 1) {
-				loaded[i], errs[i] = loadInsight(fsys, names[i])
+			for i := int(next.Add(1) - 1); i < len(w.files); i = int(next.Add(1) - 1) {
+				f, r := w.files[i], &results[i]
+				data, _, err := readRegular(t.fsys, f.path)
+				var notRegular errNotRegular
+				switch {
+				case errors.As(err, &notRegular):
+					r.skip = irregular(notRegular.mode)
+				case err != nil:
+					r.ps.add(f.name, 0, "", "%s", err)
+				default:
+					r.insight, r.skip = parseInsight(f, data, &r.ps)
+				}
 			}
 		})
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
+
+	skipped = w.skipped
+	bySlug := make(map[string]string, len(results))
+	for i, r := range results {
+		f := w.files[i]
+		*ps = append(*ps, r.ps...)
+		if r.skip != "" {
+			skipped = append(skipped, Skip{Path: f.name, Reason: r.skip})
+			continue
+		}
+		found++
+		if len(r.ps) > 0 {
+			continue
+		}
+		if first, dup := bySlug[r.insight.Slug]; dup {
+			ps.add(f.name, 0, "slug", "%q is also the slug of %s: set a different slug in one of them", r.insight.Slug, first)
+			continue
+		}
+		bySlug[r.insight.Slug] = f.name
+		insights = append(insights, r.insight)
 	}
-	insights := append([]Insight{}, loaded...)
 	sort.Slice(insights, func(i, j int) bool {
 		if insights[i].DateISO != insights[j].DateISO {
 			return insights[i].DateISO > insights[j].DateISO
 		}
 		return insights[i].Slug < insights[j].Slug
 	})
-	return insights, nil
-}
-
-func loadInsight(fsys fs.FS, name string) (Insight, error) {
-	slug := strings.TrimSuffix(path.Base(name), ".md")
-	if !ValidSlug(slug) {
-		return Insight{}, fmt.Errorf("%s: file name: %q is not a slug (%s)", name, slug, SlugGrammar)
-	}
-	data, err := readLimited(fsys, name)
-	if err != nil {
-		return Insight{}, err
-	}
-	header, body, err := splitFrontMatter(data)
-	if err != nil {
-		return Insight{}, fmt.Errorf("%s: %w", name, err)
-	}
-	var fm frontMatter
-	if err := decodeStrict(header, &fm); err != nil {
-		return Insight{}, fmt.Errorf("%s: front matter: %w", name, err)
-	}
-	v := validator{file: name}
-	v.text("title", fm.Title)
-	v.text("description", fm.Description)
-	v.text("date", fm.Date)
-	published := v.date("dateISO", fm.DateISO)
-	modified := v.date("dateModifiedISO", fm.DateModifiedISO)
-	if published && modified && fm.DateModifiedISO < fm.DateISO {
-		v.errorf("dateModifiedISO", "%q is before dateISO %q", fm.DateModifiedISO, fm.DateISO)
-	}
-	v.text("topic", fm.Topic)
-	if fm.ReadTime != "" {
-		v.text("readTime", fm.ReadTime)
-	}
-	if strings.TrimSpace(body) == "" {
-		v.errorf("body", "is empty")
-	} else if !utf8.ValidString(body) {
-		v.errorf("body", "is not valid UTF-8")
-	}
-	if err := v.err(); err != nil {
-		return Insight{}, err
-	}
-	readTime := fm.ReadTime
-	if readTime == "" {
-		readTime = ReadTime(body)
-	}
-	return Insight{
-		Slug:            slug,
-		Title:           fm.Title,
-		Description:     fm.Description,
-		Date:            fm.Date,
-		DateISO:         fm.DateISO,
-		DateModifiedISO: fm.DateModifiedISO,
-		Topic:           fm.Topic,
-		ReadTime:        readTime,
-		Body:            body,
-	}, nil
+	sort.SliceStable(skipped, func(i, j int) bool { return skipped[i].Path < skipped[j].Path })
+	return insights, skipped, found
 }
 
 // ReadTime estimates how long body takes to read at WordsPerMinute, rounded
@@ -301,90 +389,6 @@ func ReadTime(body string) string {
 	}
 	minutes := int(math.Round(float64(words) / WordsPerMinute))
 	return strconv.Itoa(max(minutes, 1)) + " min read"
-}
-
-// splitFrontMatter separates the YAML header, fenced by lines of "---", from
-// the Markdown body.
-func splitFrontMatter(data []byte) (header []byte, body string, err error) {
-	if bytes.IndexByte(data, '\r') >= 0 {
-		data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
-	}
-	data = bytes.TrimPrefix(data, []byte("\ufeff"))
-	if !bytes.HasPrefix(data, []byte("---\n")) {
-		return nil, "", errors.New("front matter: the file must begin with a line of three hyphens (---)")
-	}
-	rest := data[len("---\n"):]
-	end := bytes.Index(rest, []byte("\n---\n"))
-	switch {
-	case bytes.HasPrefix(rest, []byte("---\n")):
-		return nil, "", errors.New("front matter: is empty")
-	case end < 0 && bytes.HasSuffix(rest, []byte("\n---")):
-		return rest[:len(rest)-len("\n---")], "", nil
-	case end < 0:
-		return nil, "", errors.New("front matter: no closing line of three hyphens (---)")
-	}
-	return rest[:end+1], strings.TrimLeft(string(rest[end+len("\n---\n"):]), "\n"), nil
-}
-
-func readLimited(fsys fs.FS, name string) ([]byte, error) {
-	f, err := fsys.Open(name)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, unwrapPathError(err))
-	}
-	defer f.Close()
-	// Read in one allocation when the size is known.
-	buf := bytes.NewBuffer(nil)
-	if info, err := f.Stat(); err == nil && info.Size() <= MaxFileSize {
-		buf.Grow(int(info.Size()) + bytes.MinRead)
-	}
-	_, err = buf.ReadFrom(io.LimitReader(f, MaxFileSize+1))
-	data := buf.Bytes()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, unwrapPathError(err))
-	}
-	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("%s: larger than %d bytes", name, MaxFileSize)
-	}
-	return data, nil
-}
-
-func unwrapPathError(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
-
-// decodeStrict decodes one YAML document, refusing unknown fields.
-func decodeStrict(data []byte, out any) error {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(out); err != nil {
-		if errors.Is(err, io.EOF) {
-			return errors.New("is empty")
-		}
-		return err
-	}
-	return nil
-}
-
-// validator collects field errors for one file.
-type validator struct {
-	file string
-	errs []error
-}
-
-func (v *validator) errorf(field, format string, args ...any) {
-	v.errs = append(v.errs, fmt.Errorf("%s: %s: %s", v.file, field, fmt.Sprintf(format, args...)))
-}
-
-func (v *validator) err() error { return errors.Join(v.errs...) }
-
-func (v *validator) text(field, s string) {
-	if strings.TrimSpace(s) == "" {
-		v.errorf(field, "is required")
-	}
 }
 
 // date checks a YYYY-MM-DD date and reports whether it is one.

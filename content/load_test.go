@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 )
 
 // validProfile is the smallest profile.yaml that loads: every required field
@@ -150,7 +151,7 @@ func TestLoad(t *testing.T) {
 			},
 		},
 		{
-			name: "ignores non-Markdown files, dot-files and directories",
+			name: "skips non-Markdown files, dot-files and _-folders, saying why",
 			files: map[string]string{
 				"profile.yaml":             validProfile,
 				"insights/x.md":            validInsight,
@@ -158,12 +159,23 @@ func TestLoad(t *testing.T) {
 				"insights/README":          "not an insight",
 				"insights/.draft.md":       "no front matter",
 				"insights/.DS_Store":       "\x00\x01",
-				"insights/drafts/bad.md":   "no front matter",
+				"insights/_drafts/bad.md":  "no front matter",
 				"insights/Not_A_Slug.html": "<p>",
 			},
 			check: func(t *testing.T, site *Site) {
 				if len(site.Insights) != 1 || site.Insights[0].Slug != "x" {
 					t.Errorf("Insights = %+v, want only x", site.Insights)
+				}
+				want := []Skip{
+					{"insights/.DS_Store", "hidden"},
+					{"insights/.draft.md", "hidden"},
+					{"insights/Not_A_Slug.html", "not Markdown"},
+					{"insights/README", "not Markdown"},
+					{"insights/_drafts", "name begins with _"},
+					{"insights/notes.txt", "not Markdown"},
+				}
+				if !reflect.DeepEqual(site.Skipped, want) {
+					t.Errorf("Skipped = %q\nwant %q", site.Skipped, want)
 				}
 			},
 		},
@@ -206,6 +218,42 @@ func TestLoad(t *testing.T) {
 			check: func(t *testing.T, site *Site) {
 				if got := site.Insights[0].ReadTime; got != "4 min read" {
 					t.Errorf("ReadTime = %q, want %q", got, "4 min read")
+				}
+			},
+		},
+		{
+			name: "profile sections and contact channels may be left out",
+			files: map[string]string{
+				"profile.yaml":  "name: Ada Example\ntagline: Data engineer.\ncontact:\n  email: ada@example.com\n  phone: \"\"\n",
+				"insights/x.md": validInsight,
+			},
+			check: func(t *testing.T, site *Site) {
+				want := Profile{
+					Name: "Ada Example", Tagline: "Data engineer.",
+					About: []string{}, KeyFacts: []string{}, Recognition: []string{}, Expertise: []string{}, Education: []string{},
+					Contact:       Contact{Email: "ada@example.com"},
+					SiteStructure: []SiteLink{},
+					LastUpdated:   "2026-01-03", // the insight's dateModifiedISO
+				}
+				if !reflect.DeepEqual(site.Profile, want) {
+					t.Errorf("Profile = %+v\nwant %+v", site.Profile, want)
+				}
+			},
+		},
+		{
+			name: "front matter of the original format without the keys that can be derived",
+			files: map[string]string{
+				"profile.yaml":  validProfile,
+				"insights/x.md": "---\ntitle: A Title\ndateISO: \"2026-01-02\"\nreadTime: \" \"\n---\nThe body of the article.\n",
+			},
+			check: func(t *testing.T, site *Site) {
+				want := Insight{
+					Slug: "x", Title: "A Title", Description: "The body of the article.",
+					Date: "January 2, 2026", DateISO: "2026-01-02", DateModifiedISO: "2026-01-02",
+					Topic: DefaultTopic, ReadTime: "1 min read", Body: "The body of the article.\n",
+				}
+				if got := site.Insights[0]; got != want {
+					t.Errorf("Insight = %+v\nwant %+v", got, want)
 				}
 			},
 		},
@@ -380,17 +428,17 @@ func TestLoadErrors(t *testing.T) {
 		{
 			name:  "profile.yaml is not a mapping",
 			files: withProfile("- a\n- b\n"),
-			want:  []string{"profile.yaml: ", "cannot unmarshal"},
+			want:  []string{"profile.yaml:1: must be a mapping of keys to values, not a list"},
 		},
 		{
 			name:  "profile.yaml with an unknown key",
 			files: withProfile(validProfile + "nickname: Ada\n"),
-			want:  []string{"profile.yaml: ", "field nickname not found"},
+			want:  []string{"profile.yaml:17: nickname: unknown key (allowed: name, tagline, about, "},
 		},
 		{
 			name:  "profile.yaml with an unknown contact key",
 			files: withProfile(profile("  form: /contact\n", "  form: /contact\n  fax: \"123\"\n")),
-			want:  []string{"profile.yaml: ", "field fax not found"},
+			want:  []string{"profile.yaml:7: contact.fax: unknown key (allowed: form, phone, email, "},
 		},
 		{
 			name:  "missing name",
@@ -400,75 +448,65 @@ func TestLoadErrors(t *testing.T) {
 		{
 			name:  "blank tagline",
 			files: withProfile(profile("tagline: Data engineer.", `tagline: "  "`)),
-			want:  []string{"profile.yaml: tagline: is required"},
-		},
-		{
-			name:  "no about paragraph",
-			files: withProfile(profile("about:\n  - Ada builds data platforms.\n", "")),
-			want:  []string{"profile.yaml: about: must hold at least one paragraph"},
+			want:  []string{"profile.yaml:2: tagline: is required"},
 		},
 		{
 			name:  "blank expertise item",
 			files: withProfile(validProfile + "expertise:\n  - Pipelines\n  - \"\"\n"),
-			want:  []string{"profile.yaml: expertise[1]: is required"},
+			want:  []string{"profile.yaml:19: expertise[1]: is required"},
 		},
 		{
 			name:  "bad contact.email",
 			files: withProfile(profile("email: ada@example.com", "email: ada.example.com")),
-			want:  []string{`profile.yaml: contact.email: "ada.example.com" is not an email address`},
+			want:  []string{`profile.yaml:8: contact.email: "ada.example.com" is not an email address`},
 		},
 		{
 			name:  "contact.email with a display name",
 			files: withProfile(profile("email: ada@example.com", `email: "Ada <ada@example.com>"`)),
-			want:  []string{"profile.yaml: contact.email: ", "is not an email address"},
-		},
-		{
-			name:  "missing contact.phone",
-			files: withProfile(profile("  phone: \"+44 20 7946 0000\"\n", "")),
-			want:  []string{"profile.yaml: contact.phone: is required"},
+			want:  []string{"profile.yaml:8: contact.email: ", "is not an email address"},
 		},
 		{
 			name:  "contact.linkedin is not a URL",
 			files: withProfile(profile("linkedin: https://www.linkedin.com/in/ada-example", "linkedin: linkedin")),
-			want:  []string{`profile.yaml: contact.linkedin: "linkedin" is neither a path`},
+			want:  []string{`profile.yaml:9: contact.linkedin: "linkedin" is neither a path`},
 		},
 		{
 			name:  "contact.x with a scheme other than http(s)",
 			files: withProfile(profile("x: https://x.com/adaexample", "x: javascript:alert(1)")),
-			want:  []string{`profile.yaml: contact.x: "javascript:alert(1)" is neither a path`},
+			want:  []string{`profile.yaml:10: contact.x: "javascript:alert(1)" is neither a path`},
 		},
 		{
 			name:  "protocol-relative link",
 			files: withProfile(profile("form: /contact", "form: //evil.example")),
-			want:  []string{`profile.yaml: contact.form: "//evil.example" is neither a path`},
+			want:  []string{`profile.yaml:6: contact.form: "//evil.example" is neither a path`},
 		},
 		{
 			name:  "siteStructure entry without a desc and with a bad url",
 			files: withProfile(validProfile + "siteStructure:\n  - label: Home\n    url: home\n"),
 			want: []string{
-				`profile.yaml: siteStructure[0].url: "home" is neither a path`,
-				"profile.yaml: siteStructure[0].desc: is required",
+				`profile.yaml:19: siteStructure[0].url: "home" is neither a path`,
+				"profile.yaml:18: siteStructure[0].desc: is required",
 			},
 		},
 		{
 			name:  "lastUpdated is not a date",
 			files: withProfile(profile(`lastUpdated: "2026-01-02"`, "lastUpdated: yesterday")),
-			want:  []string{`profile.yaml: lastUpdated: "yesterday" is not a date (YYYY-MM-DD)`},
+			want:  []string{`profile.yaml:14: lastUpdated: "yesterday" is not a date (YYYY-MM-DD)`},
 		},
 		{
 			name:  "lastUpdated is not a calendar date",
 			files: withProfile(profile(`lastUpdated: "2026-01-02"`, `lastUpdated: "2026-02-30"`)),
-			want:  []string{`profile.yaml: lastUpdated: "2026-02-30" is not a date`},
+			want:  []string{`profile.yaml:14: lastUpdated: "2026-02-30" is not a date`},
 		},
 		{
 			name:  "pages.insight without {slug}",
 			files: withProfile(profile("insight: /insights/{slug}", "insight: /insights/")),
-			want:  []string{"profile.yaml: pages.insight: must contain the placeholder {slug}"},
+			want:  []string{"profile.yaml:16: pages.insight: must contain the placeholder {slug}"},
 		},
 		{
 			name:  "pages.home is not a link",
 			files: withProfile(validProfile + "  home: example.com\n"),
-			want:  []string{`profile.yaml: pages.home: "example.com" is neither a path`},
+			want:  []string{`profile.yaml:17: pages.home: "example.com" is neither a path`},
 		},
 		{
 			name:  "profile.yaml over MaxFileSize",
@@ -506,14 +544,14 @@ func TestLoadErrors(t *testing.T) {
 			want:  []string{"insights/x.md: front matter: is empty"},
 		},
 		{
-			name:  "unknown front-matter key",
-			files: withInsight("x.md", insightWith("topic", "Platforms\nauthor: Ada")),
-			want:  []string{"insights/x.md: front matter: ", "field author not found"},
+			name:  "front-matter key that looks like a typo",
+			files: withInsight("x.md", insightWith("topic", "Platforms\ntitel: Ada")),
+			want:  []string{"insights/x.md:8: titel: unknown key, did you mean title? (allowed: title, description, "},
 		},
 		{
 			name:  "duplicate front-matter key",
 			files: withInsight("x.md", insightWith("topic", "Platforms\ntitle: Again")),
-			want:  []string{"insights/x.md: front matter: ", `"title" already defined`},
+			want:  []string{"insights/x.md:8: title: already given on line 2"},
 		},
 		{
 			name:  "missing title",
@@ -521,39 +559,19 @@ func TestLoadErrors(t *testing.T) {
 			want:  []string{"insights/x.md: title: is required"},
 		},
 		{
-			name:  "missing description",
-			files: withInsight("x.md", insightWithout("description")),
-			want:  []string{"insights/x.md: description: is required"},
-		},
-		{
-			name:  "missing topic",
-			files: withInsight("x.md", insightWithout("topic")),
-			want:  []string{"insights/x.md: topic: is required"},
-		},
-		{
 			name:  "dateISO is not a date",
 			files: withInsight("x.md", insightWith("dateISO", "2 January 2026")),
-			want:  []string{`insights/x.md: dateISO: "2 January 2026" is not a date (YYYY-MM-DD)`},
+			want:  []string{`insights/x.md:5: dateISO: "2 January 2026" is not a date (YYYY-MM-DD)`},
 		},
 		{
 			name:  "dateISO without zero padding",
 			files: withInsight("x.md", insightWith("dateISO", "2026-1-2")),
-			want:  []string{`insights/x.md: dateISO: "2026-1-2" is not a date`},
-		},
-		{
-			name:  "missing dateModifiedISO",
-			files: withInsight("x.md", insightWithout("dateModifiedISO")),
-			want:  []string{"insights/x.md: dateModifiedISO: is required"},
+			want:  []string{`insights/x.md:5: dateISO: "2026-1-2" is not a date`},
 		},
 		{
 			name:  "dateModifiedISO before dateISO",
 			files: withInsight("x.md", insightWith("dateModifiedISO", `"2025-12-31"`)),
-			want:  []string{`insights/x.md: dateModifiedISO: "2025-12-31" is before dateISO "2026-01-02"`},
-		},
-		{
-			name:  "blank readTime",
-			files: withInsight("x.md", insightWith("topic", "Platforms\nreadTime: \" \"")),
-			want:  []string{"insights/x.md: readTime: is required"},
+			want:  []string{`insights/x.md:6: dateModifiedISO: "2025-12-31" is before dateISO "2026-01-02"`},
 		},
 		{
 			name:  "empty body",
@@ -590,6 +608,7 @@ func TestLoadErrors(t *testing.T) {
 					t.Errorf("Load() error = %q\nwant it to contain %q", err, want)
 				}
 			}
+			checkNoGoTypes(t, err)
 		})
 	}
 }
@@ -611,8 +630,8 @@ func TestLoadReportsEveryError(t *testing.T) {
 			},
 			want: []string{
 				"profile.yaml: name: is required",
-				`profile.yaml: contact.email: "nobody" is not an email address`,
-				"profile.yaml: pages.insight: must contain the placeholder {slug}",
+				`profile.yaml:7: contact.email: "nobody" is not an email address`,
+				"profile.yaml:15: pages.insight: must contain the placeholder {slug}",
 			},
 		},
 		{
@@ -623,15 +642,14 @@ func TestLoadReportsEveryError(t *testing.T) {
 				"insights/Bad.md":     validInsight,
 				"insights/no-fm.md":   "The body.\n",
 				"insights/fields.md":  insightWith("title", `""`, "dateISO", "soon"),
-				"insights/unknown.md": insightWith("topic", "Platforms\ntags: [a]"),
+				"insights/unknown.md": insightWith("topic", "Platforms\ntgas: [a]"),
 			},
 			want: []string{
 				`insights/Bad.md: file name: "Bad" is not a slug`,
 				"insights/no-fm.md: front matter: the file must begin",
-				"insights/fields.md: title: is required",
-				`insights/fields.md: dateISO: "soon" is not a date`,
-				"insights/unknown.md: front matter: ",
-				"field tags not found",
+				"insights/fields.md:2: title: is required",
+				`insights/fields.md:5: dateISO: "soon" is not a date`,
+				"insights/unknown.md:8: tgas: unknown key, did you mean tags?",
 			},
 		},
 	}
@@ -770,7 +788,7 @@ func FuzzFrontMatter(f *testing.F) {
 // and the profile's errors do not hide the insights'.
 func TestLoadReportsEachProblemOnce(t *testing.T) {
 	for name, files := range map[string]map[string]string{
-		"missing dateModifiedISO": {"profile.yaml": validProfile, "insights/x.md": insightWithout("dateModifiedISO")},
+		"invalid dateModifiedISO": {"profile.yaml": validProfile, "insights/x.md": insightWith("dateModifiedISO", "later")},
 		"invalid dateISO": {"profile.yaml": validProfile,
 			"insights/x.md": insightWith("dateISO", "soon", "dateModifiedISO", `"2026-01-03"`)},
 	} {
@@ -782,5 +800,84 @@ func TestLoadReportsEachProblemOnce(t *testing.T) {
 	_, err := Load(contentFS(map[string]string{"profile.yaml": "", "insights/Bad.md": "x"}))
 	if err == nil || !strings.Contains(err.Error(), "profile.yaml: is empty") || !strings.Contains(err.Error(), "insights/Bad.md") {
 		t.Errorf("profile and insight errors: %v", err)
+	}
+}
+
+func TestLastUpdated(t *testing.T) {
+	noDate := strings.Replace(validProfile, "lastUpdated: \"2026-01-02\"\n", "", 1)
+	modTime := time.Date(2025, 3, 4, 23, 0, 0, 0, time.FixedZone("", -5*3600))
+	tests := []struct {
+		name  string
+		fsys  fstest.MapFS
+		want  string
+		error string
+	}{
+		{
+			name: "given in profile.yaml",
+			fsys: fstest.MapFS{"profile.yaml": {Data: []byte(validProfile)}, "insights/x.md": {Data: []byte(post("title: T", "date: 2027-01-01"))}},
+			want: "2026-01-02",
+		},
+		{
+			name: "the newest modification of an insight",
+			fsys: fstest.MapFS{
+				"profile.yaml":  {Data: []byte(noDate)},
+				"insights/a.md": {Data: []byte(post("title: A", "date: 2024-05-01", "lastmod: 2025-02-01"))},
+				"insights/b.md": {Data: []byte(post("title: B", "date: 2024-06-01"))},
+			},
+			want: "2025-02-01",
+		},
+		{
+			name: "the newest insight when none was modified",
+			fsys: fstest.MapFS{
+				"profile.yaml":  {Data: []byte(noDate)},
+				"insights/a.md": {Data: []byte(post("title: A", "date: 2024-05-01"))},
+				"insights/b.md": {Data: []byte(post("title: B", "date: 2024-06-01"))},
+			},
+			want: "2024-06-01",
+		},
+		{
+			name: "drafts do not count",
+			fsys: fstest.MapFS{
+				"profile.yaml":  {Data: []byte(noDate)},
+				"insights/a.md": {Data: []byte(post("title: A", "date: 2024-05-01"))},
+				"insights/b.md": {Data: []byte(post("title: B", "date: 2024-06-01", "draft: true"))},
+			},
+			want: "2024-05-01",
+		},
+		{
+			name: "profile.yaml's modification day, in UTC, when there are no insights",
+			fsys: fstest.MapFS{"profile.yaml": {Data: []byte(noDate), ModTime: modTime}},
+			want: "2025-03-05",
+		},
+		{
+			name:  "required when nothing gives it",
+			fsys:  fstest.MapFS{"profile.yaml": {Data: []byte(noDate)}},
+			error: "profile.yaml: lastUpdated: is required when there are no insights to take it from",
+		},
+		{
+			name: "not required again when the insights have problems",
+			fsys: fstest.MapFS{
+				"profile.yaml":  {Data: []byte(noDate)},
+				"insights/a.md": {Data: []byte(post("title: A"))},
+			},
+			error: "insights/a.md: date: is required (or dateISO, pubDate, or a file name beginning with YYYY-MM-DD-)",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			site, err := Load(tt.fsys)
+			if tt.error != "" {
+				if err == nil || err.Error() != tt.error {
+					t.Fatalf("Load() error = %v, want %s", err, tt.error)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Load() error: %v", err)
+			}
+			if site.Profile.LastUpdated != tt.want {
+				t.Errorf("LastUpdated = %q, want %q", site.Profile.LastUpdated, tt.want)
+			}
+		})
 	}
 }

@@ -1,0 +1,562 @@
+package content
+
+import (
+	"bytes"
+	"errors"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+// DefaultTopic is the topic of an insight whose front matter names no
+// topic, category or tag.
+const DefaultTopic = "General"
+
+// displayDateLayout writes the display date derived from an ISO date:
+// "July 15, 2025".
+const displayDateLayout = "January 2, 2006"
+
+// frontMatterKeys are the front-matter keys the loader reads, as the
+// generators spell them. Keys are matched ignoring case, as Hugo does.
+// Keys that name the same fact are listed in order of precedence:
+//   - publication date: dateISO, date, pubDate (Astro), then publishDate
+//     and published (Hugo), then a Jekyll file name's date;
+//   - modification date: dateModifiedISO, lastmod (Hugo), modified,
+//     updated (Eleventy), updatedDate (Astro), dateModified,
+//     last_modified_at (Jekyll), else the publication date;
+//   - description: description, summary (Hugo), excerpt (Jekyll), else the
+//     body's first paragraph;
+//   - topic: topic, categories, category (Jekyll), tags, else DefaultTopic;
+//   - not published: draft: true, or published: false (Jekyll).
+var frontMatterKeys = []string{
+	"title", "description", "summary", "excerpt",
+	"date", "dateISO", "pubDate", "publishDate", "published",
+	"dateModifiedISO", "lastmod", "modified", "updated", "updatedDate", "dateModified", "last_modified_at",
+	"topic", "categories", "category", "tags",
+	"slug", "readTime", "draft",
+}
+
+// modifiedKeys name the modification date, in order of precedence;
+// dateModifiedISO, first, must be YYYY-MM-DD.
+var modifiedKeys = []string{"dateModifiedISO", "lastmod", "modified", "updated", "updatedDate", "dateModified", "last_modified_at"}
+
+// listKeys hold a list, or a single value that counts as a list of one.
+var listKeys = map[string]bool{"categories": true, "category": true, "tags": true}
+
+// collectionTags are tags that Eleventy sites use to put a page in the
+// posts collection; they say nothing about the topic, so the topic is never
+// taken from them.
+var collectionTags = map[string]bool{"post": true, "posts": true, "blog": true, "article": true, "articles": true}
+
+// ignoredFrontMatterKeys are keys that generators and themes commonly write
+// and the API has no use for. Like any other key the loader does not read,
+// they are ignored; listing them here keeps them from ever being taken for a
+// typo of a key the loader reads.
+var ignoredFrontMatterKeys = []string{
+	"layout", "author", "authors", "image", "images", "cover", "heroImage", "thumbnail", "featured_image",
+	"aliases", "redirect_from", "weight", "permalink", "url", "type", "keywords", "series", "toc", "math",
+	"linkTitle", "subtitle", "lang", "translationKey", "comments", "featured", "hidden", "menu", "expiryDate",
+	"headless", "canonicalURL", "showToc", "excerpt_separator", "sitemap", "outputs", "markup",
+	"eleventyNavigation", "eleventyExcludeFromCollections", "eleventyComputed",
+}
+
+var (
+	knownKey   = lowerIndex(frontMatterKeys)
+	ignoredKey = lowerIndex(ignoredFrontMatterKeys)
+)
+
+func lowerIndex(keys []string) map[string]string {
+	m := make(map[string]string, len(keys))
+	for _, k := range keys {
+		m[strings.ToLower(k)] = k
+	}
+	return m
+}
+
+// fmValue is the value of one front-matter key.
+type fmValue struct {
+	key  string // as written in the file, for messages
+	line int    // of the key in the file
+	node *yaml.Node
+	text string   // a scalar's text
+	list []string // a list key's items, blank ones left out
+	// invalid marks a value of the wrong kind, reported already: the key
+	// is neither read nor reported again as missing.
+	invalid bool
+}
+
+// frontMatter holds the keys read, by their spelling in frontMatterKeys.
+type frontMatter map[string]*fmValue
+
+func (fm frontMatter) text(key string) string {
+	if f := fm[key]; f != nil {
+		return strings.TrimSpace(f.text)
+	}
+	return ""
+}
+
+// valid returns the value of key, or nil when it is absent or invalid.
+func (fm frontMatter) valid(key string) *fmValue {
+	if f := fm[key]; f != nil && !f.invalid {
+		return f
+	}
+	return nil
+}
+
+// splitFrontMatter separates the YAML header, fenced by lines of "---"
+// (trailing blanks allowed, as Jekyll allows them), from the Markdown body.
+func splitFrontMatter(data []byte) (header []byte, body string, err error) {
+	if bytes.IndexByte(data, '\r') >= 0 {
+		data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	}
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	first, rest, _ := bytes.Cut(data, []byte("\n"))
+	if !isFence(first) {
+		if isFenceOf(first, "+++") {
+			return nil, "", errors.New("is TOML (+++), which is not read: write it as YAML between lines of three hyphens (---); hugo convert toYAML converts a whole site")
+		}
+		return nil, "", errors.New("the file must begin with a line of three hyphens (---)")
+	}
+	for offset := 0; offset <= len(rest); {
+		line, _, found := bytes.Cut(rest[offset:], []byte("\n"))
+		if isFence(line) {
+			header = rest[:offset]
+			if len(bytes.TrimSpace(header)) == 0 {
+				return nil, "", errors.New("is empty")
+			}
+			if !found {
+				return header, "", nil
+			}
+			return header, strings.TrimLeft(string(rest[offset+len(line)+1:]), "\n"), nil
+		}
+		if !found {
+			break
+		}
+		offset += len(line) + 1
+	}
+	return nil, "", errors.New("no closing line of three hyphens (---)")
+}
+
+func isFence(line []byte) bool { return isFenceOf(line, "---") }
+
+func isFenceOf(line []byte, fence string) bool {
+	return bytes.HasPrefix(line, []byte(fence)) && len(bytes.Trim(line[len(fence):], " \t")) == 0
+}
+
+// decodeFrontMatter reads the keys of a front-matter mapping. A key it does
+// not read is ignored, unless it looks like a typo of one it reads.
+func decodeFrontMatter(doc *yamlDoc, ps *problems) frontMatter {
+	fm := make(frontMatter)
+	n := doc.root
+	seen := make(map[string]int)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, value := deref(n.Content[i]), deref(n.Content[i+1])
+		line := doc.line(k)
+		if k.Kind != yaml.ScalarNode {
+			ps.add(doc.file, line, "front matter", "keys must be text, not %s", describe(k))
+			continue
+		}
+		lower := strings.ToLower(k.Value)
+		if first, dup := seen[lower]; dup {
+			ps.add(doc.file, line, k.Value, "already given on line %d", first)
+			continue
+		}
+		seen[lower] = line
+		key, known := knownKey[lower]
+		if !known {
+			if _, ignored := ignoredKey[lower]; !ignored && nearest(k.Value, frontMatterKeys) != "" {
+				ps.add(doc.file, line, k.Value, "%s", unknownKey(k.Value, frontMatterKeys))
+			}
+			continue
+		}
+		if isNull(value) {
+			continue
+		}
+		f := &fmValue{key: k.Value, line: line, node: value}
+		switch {
+		case listKeys[key] && value.Kind == yaml.SequenceNode:
+			for j, item := range value.Content {
+				item = deref(item)
+				if item.Kind != yaml.ScalarNode {
+					ps.add(doc.file, doc.line(item), k.Value+"["+strconv.Itoa(j)+"]", "must be text, not %s", describe(item))
+				} else if s := strings.TrimSpace(item.Value); s != "" && !isNull(item) {
+					f.list = append(f.list, s)
+				}
+			}
+		case value.Kind != yaml.ScalarNode:
+			ps.add(doc.file, line, k.Value, "must be text, not %s", describe(value))
+			f.invalid = true
+		case listKeys[key]:
+			if s := strings.TrimSpace(value.Value); s != "" {
+				f.list = []string{s}
+			}
+		default:
+			f.text = value.Value
+		}
+		fm[key] = f
+	}
+	return fm
+}
+
+// unpublished returns why the front matter keeps the file from being
+// published, or "" when it does not.
+func unpublished(fm frontMatter, ps *problems, file string) string {
+	reason := ""
+	if f := fm.valid("draft"); f != nil {
+		if draft, ok := parseBool(f.node); !ok {
+			ps.add(file, f.line, f.key, "must be true or false, not %q", f.text)
+		} else if draft {
+			reason = "draft (" + f.key + ": true)"
+		}
+	}
+	if f := fm.valid("published"); f != nil && reason == "" {
+		if published, ok := parseBool(f.node); ok && !published {
+			reason = "not published (" + f.key + ": false)"
+		}
+	}
+	return reason
+}
+
+// day is a calendar day read from a front-matter key.
+type day struct {
+	key  string // the key it was read from, as written; or "the file name"
+	raw  string // the value as written
+	line int
+	t    time.Time
+}
+
+func (d day) iso() string { return d.t.Format(time.DateOnly) }
+
+func (d day) String() string {
+	if d.line == 0 {
+		return d.key + " (" + d.raw + ")"
+	}
+	return d.key + " " + strconv.Quote(d.raw)
+}
+
+// isoDatePrefix matches a value written as an ISO 8601 date, with or
+// without a time.
+var isoDatePrefix = regexp.MustCompile(`^\d{4}-\d{1,2}-\d{1,2}`)
+
+// isoLayouts are the ways sites write an ISO date: YAML timestamps, RFC
+// 3339, and Jekyll's "2006-01-02 15:04:05 -0700". Fractional seconds are
+// accepted wherever seconds are.
+var isoLayouts = []string{
+	time.DateOnly, "2006-1-2",
+	time.RFC3339, "2006-01-02T15:04:05Z0700", "2006-01-02T15:04:05", "2006-01-02T15:04Z07:00", "2006-01-02T15:04",
+	"2006-01-02 15:04:05Z07:00", "2006-01-02 15:04:05 Z07:00", "2006-01-02 15:04:05 -0700", "2006-01-02 15:04:05 MST",
+	"2006-01-02 15:04:05", "2006-01-02 15:04 -0700", "2006-01-02 15:04",
+}
+
+// textLayouts are the written-out dates that sites put in a date key, such
+// as the Astro blog template's pubDate: 'Jul 08 2022'.
+var textLayouts = []string{
+	displayDateLayout, "January 2 2006", "Jan 2, 2006", "Jan 2 2006", "2 January 2006", "2 Jan 2006",
+	"Monday, January 2, 2006", "Mon, Jan 2, 2006", "Mon Jan 2 2006",
+}
+
+// parseDay reads a date as sites write it. The day is the one written,
+// whatever the time zone. iso reports whether s is written as an ISO date,
+// even a wrong one.
+func parseDay(s string) (t time.Time, iso, ok bool) {
+	s = strings.TrimSpace(s)
+	iso = isoDatePrefix.MatchString(s)
+	layouts := textLayouts
+	if iso {
+		layouts = isoLayouts
+	}
+	for _, layout := range layouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, iso, true
+		}
+	}
+	return time.Time{}, iso, false
+}
+
+// jekyllName splits a Jekyll post's file name: 2024-01-15-my-post.
+var jekyllName = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2})-(.+)$`)
+
+// parseInsight reads one insight file. skip is why the file is not
+// published, or "" when it is.
+func parseInsight(pf postFile, data []byte, ps *problems) (in Insight, skip string) {
+	file := pf.name
+	header, body, err := splitFrontMatter(data)
+	if err != nil {
+		ps.add(file, 0, "front matter", "%s", err)
+		return Insight{}, ""
+	}
+	var keyProblems problems
+	doc, ok := parseYAML(file, 1, "front matter", header, &keyProblems)
+	if ok && doc.root == nil {
+		keyProblems.add(file, 0, "front matter", "is empty")
+		ok = false
+	} else if ok && doc.root.Kind != yaml.MappingNode {
+		keyProblems.add(file, doc.line(doc.root), "front matter", "must be key: value lines, not %s", describe(doc.root))
+		ok = false
+	}
+	if !ok {
+		*ps = append(*ps, keyProblems...)
+		return Insight{}, ""
+	}
+	fm := decodeFrontMatter(doc, &keyProblems)
+	if reason := unpublished(fm, &keyProblems, file); reason != "" {
+		// A draft is work in progress: only its YAML has to be readable.
+		return Insight{}, reason
+	}
+	*ps = append(*ps, keyProblems...)
+
+	b := insightBuilder{file: file, fm: fm, ps: ps}
+	in = Insight{
+		Slug:     b.slug(pf),
+		Title:    b.title(),
+		Topic:    b.topic(),
+		ReadTime: b.readTime(body),
+		Body:     body,
+	}
+	in.Date, in.DateISO, in.DateModifiedISO = b.dates(pf.base)
+	in.Description = b.description(body)
+	if strings.TrimSpace(body) == "" {
+		ps.add(file, 0, "body", "is empty")
+	} else if !utf8.ValidString(body) {
+		ps.add(file, 0, "body", "is not valid UTF-8")
+	}
+	return in, ""
+}
+
+// insightBuilder derives an Insight's fields from one file's front matter.
+type insightBuilder struct {
+	file string
+	fm   frontMatter
+	ps   *problems
+}
+
+func (b *insightBuilder) errorf(f *fmValue, format string, args ...any) {
+	b.ps.add(b.file, f.line, f.key, format, args...)
+}
+
+func (b *insightBuilder) title() string {
+	title := b.fm.text("title")
+	if title == "" && (b.fm["title"] == nil || !b.fm["title"].invalid) {
+		b.ps.add(b.file, b.line("title"), "title", "is required")
+	}
+	return b.fm.valid("title").textOr(title)
+}
+
+// textOr returns the value as written, keeping its spacing, or def when the
+// key is absent.
+func (f *fmValue) textOr(def string) string {
+	if f == nil || strings.TrimSpace(f.text) == "" {
+		return def
+	}
+	return f.text
+}
+
+func (b *insightBuilder) line(key string) int {
+	if f := b.fm[key]; f != nil {
+		return f.line
+	}
+	return 0
+}
+
+func (b *insightBuilder) slug(pf postFile) string {
+	slug := pf.base
+	if m := jekyllName.FindStringSubmatch(pf.base); m != nil {
+		if _, err := time.Parse(time.DateOnly, m[1]); err == nil {
+			slug = m[2]
+		}
+	}
+	if f := b.fm.valid("slug"); f != nil && strings.TrimSpace(f.text) != "" {
+		if !ValidSlug(f.text) {
+			b.errorf(f, "%q is not a slug (%s)", f.text, SlugGrammar)
+		}
+		return f.text
+	}
+	if !ValidSlug(slug) {
+		what := "file name"
+		if pf.bundle {
+			what = "folder name"
+		}
+		b.ps.add(b.file, 0, what, "%q is not a slug (%s): rename it or set slug in the front matter", slug, SlugGrammar)
+	}
+	return slug
+}
+
+// dates derives the display date, the publication day and the
+// modification day.
+func (b *insightBuilder) dates(base string) (display, published, modified string) {
+	reported := len(*b.ps)
+	for _, key := range []string{"date", "dateISO", "pubDate", "publishDate", "published"} {
+		if f := b.fm[key]; f != nil && f.invalid {
+			reported = -1 // a date key is wrong, and that is reported already
+		}
+	}
+	var pub []day // the publication day, from each key that gives one
+	if f := b.fm.valid("dateISO"); f != nil {
+		if t, err := time.Parse(time.DateOnly, f.text); err != nil {
+			b.errorf(f, "%q is not a date (YYYY-MM-DD)", f.text)
+		} else {
+			pub = append(pub, day{f.key, f.text, f.line, t})
+		}
+	}
+	freeText := ""
+	if f := b.fm.valid("date"); f != nil && len(pub) > 0 {
+		// Beside dateISO, date is the display date, whatever it holds.
+		display = f.text
+	} else if f != nil {
+		switch t, iso, ok := parseDay(f.text); {
+		case ok && iso:
+			pub = append(pub, day{f.key, f.text, f.line, t})
+		case ok:
+			display = f.text
+			pub = append(pub, day{f.key, f.text, f.line, t})
+		case iso:
+			b.errorf(f, "%q is not a date (YYYY-MM-DD, or with a time as in 2024-05-01T10:00:00Z)", f.text)
+		default:
+			// Free text such as "Spring 2024" is a display date only.
+			display, freeText = f.text, f.text
+		}
+	}
+	if d, ok := b.lenientDay("pubDate"); ok {
+		pub = append(pub, d)
+	}
+	for _, d := range pub[min(1, len(pub)):] {
+		if d.iso() != pub[0].iso() {
+			b.ps.add(b.file, d.line, d.key, "%q is not the same day as %s", d.raw, pub[0])
+		}
+	}
+	if len(pub) == 0 {
+		if d, ok := b.fallbackDay(base); ok {
+			pub = append(pub, d)
+		}
+	}
+	if len(pub) == 0 {
+		switch {
+		case reported < 0 || len(*b.ps) > reported:
+			// A date key is wrong, and that is reported already.
+		case freeText != "":
+			b.ps.add(b.file, b.line("date"), b.fm["date"].key, "%q is not a date: write it as YYYY-MM-DD, or add dateISO", freeText)
+		default:
+			b.ps.add(b.file, 0, "date", "is required (or dateISO, pubDate, or a file name beginning with YYYY-MM-DD-)")
+		}
+		return display, "", ""
+	}
+	if display == "" {
+		display = pub[0].t.Format(displayDateLayout)
+	}
+	published = pub[0].iso()
+
+	var mod []day
+	if f := b.fm.valid("dateModifiedISO"); f != nil {
+		if t, err := time.Parse(time.DateOnly, f.text); err != nil {
+			b.errorf(f, "%q is not a date (YYYY-MM-DD)", f.text)
+		} else {
+			mod = append(mod, day{f.key, f.text, f.line, t})
+		}
+	}
+	for _, key := range modifiedKeys[1:] {
+		if d, ok := b.lenientDay(key); ok {
+			mod = append(mod, d)
+		}
+	}
+	for _, d := range mod[min(1, len(mod)):] {
+		if d.iso() != mod[0].iso() {
+			b.ps.add(b.file, d.line, d.key, "%q is not the same day as %s", d.raw, mod[0])
+		}
+	}
+	modified = published
+	if len(mod) > 0 {
+		modified = mod[0].iso()
+		if modified < published {
+			b.ps.add(b.file, mod[0].line, mod[0].key, "%q is before %s", mod[0].raw, pub[0])
+		}
+	}
+	return display, published, modified
+}
+
+// lenientDay reads a generator's date key, reporting a value that is not a
+// date.
+func (b *insightBuilder) lenientDay(key string) (day, bool) {
+	f := b.fm.valid(key)
+	if f == nil {
+		return day{}, false
+	}
+	t, _, ok := parseDay(f.text)
+	if !ok {
+		b.errorf(f, "%q is not a date (YYYY-MM-DD, or with a time as in 2024-05-01T10:00:00Z)", f.text)
+		return day{}, false
+	}
+	return day{f.key, f.text, f.line, t}, true
+}
+
+// fallbackDay is the publication day when no date key gives one: Hugo's
+// publishDate, Hugo's published date, or a Jekyll file name's date.
+func (b *insightBuilder) fallbackDay(base string) (day, bool) {
+	if d, ok := b.lenientDay("publishDate"); ok {
+		return d, true
+	}
+	if f := b.fm.valid("published"); f != nil {
+		if _, isBool := parseBool(f.node); !isBool {
+			if t, _, ok := parseDay(f.text); ok {
+				return day{f.key, f.text, f.line, t}, true
+			}
+			b.errorf(f, "must be true, false or a date, not %q", f.text)
+		}
+	}
+	if m := jekyllName.FindStringSubmatch(base); m != nil {
+		if t, err := time.Parse(time.DateOnly, m[1]); err == nil {
+			return day{"the date in the file name", m[1], 0, t}, true
+		}
+	}
+	return day{}, false
+}
+
+func (b *insightBuilder) description(body string) string {
+	for _, key := range []string{"description", "summary", "excerpt"} {
+		if s := b.fm.valid(key).textOr(""); s != "" {
+			return s
+		}
+	}
+	desc := summarize(body)
+	if desc == "" && strings.TrimSpace(body) != "" {
+		b.ps.add(b.file, 0, "description", "is required: the body has no paragraph to take it from")
+	}
+	return desc
+}
+
+func (b *insightBuilder) topic() string {
+	if s := b.fm.text("topic"); s != "" {
+		return s
+	}
+	for _, key := range []string{"categories", "category"} {
+		if f := b.fm[key]; f != nil && len(f.list) > 0 {
+			return f.list[0]
+		}
+	}
+	if f := b.fm["tags"]; f != nil {
+		for _, tag := range f.list {
+			if !collectionTags[strings.ToLower(tag)] {
+				return tag
+			}
+		}
+	}
+	return DefaultTopic
+}
+
+// bareMinutes matches a readTime written as a number of minutes.
+var bareMinutes = regexp.MustCompile(`^[0-9]{1,4}$`)
+
+func (b *insightBuilder) readTime(body string) string {
+	s := b.fm.text("readTime")
+	switch {
+	case s == "":
+		return ReadTime(body)
+	case bareMinutes.MatchString(s):
+		minutes, _ := strconv.Atoi(s)
+		return strconv.Itoa(max(minutes, 1)) + " min read"
+	}
+	return b.fm["readTime"].text
+}
