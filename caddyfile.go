@@ -30,6 +30,7 @@ func init() {
 //	discovery {
 //		base_url       <url>
 //		content        <dir>
+//		insights       <dir>
 //		robots         on|off
 //		rate_limit     <events> <window> | off
 //		rate_limit_key <placeholder>
@@ -52,7 +53,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	}
 	// Most subdirectives take one word; these are stored as they are.
 	words := map[string]*string{
-		"base_url": &h.BaseURL, "content": &h.Content, "rate_limit_key": &h.RateLimitKey,
+		"base_url": &h.BaseURL, "content": &h.Content, "insights": &h.Insights, "rate_limit_key": &h.RateLimitKey,
 		"token_secret": &h.TokenSecret, "cli_name": &h.CLIName,
 		"deprecation": &h.Deprecation, "sunset": &h.Sunset, "successor": &h.Successor,
 	}

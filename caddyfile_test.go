@@ -60,6 +60,7 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 			input: `discovery {
 				base_url https://example.com
 				content /srv/c
+				insights /srv/blog/posts
 				robots off
 				rate_limit 300 2m
 				rate_limit_key {http.request.header.CF-Connecting-IP}
@@ -73,7 +74,7 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 				successor https://example.com/api/v2
 			}`,
 			want: Handler{
-				BaseURL: "https://example.com", Content: "/srv/c", Robots: &off,
+				BaseURL: "https://example.com", Content: "/srv/c", Insights: "/srv/blog/posts", Robots: &off,
 				RateLimit:    &RateLimitPolicy{Events: 300, Window: caddy.Duration(2 * time.Minute)},
 				RateLimitKey: "{http.request.header.CF-Connecting-IP}",
 				Distributed:  &caddyrl.DistributedRateLimiting{ReadInterval: caddy.Duration(2 * time.Second), WriteInterval: caddy.Duration(3 * time.Second)},
@@ -247,6 +248,7 @@ func TestValidate(t *testing.T) {
 		{name: "deprecation not a date", h: Handler{Deprecation: "soon"}, field: "deprecation"},
 		{name: "sunset before deprecation", h: Handler{Deprecation: "2027-06-01", Sunset: "2027-01-01"}, field: "sunset"},
 		{name: "successor not a URL", h: Handler{Successor: "ftp://x"}, field: "successor"},
+		{name: "insights without content", h: Handler{Insights: "/srv/blog/posts"}, field: "insights"},
 		{name: "negative distributed interval", h: Handler{Distributed: &caddyrl.DistributedRateLimiting{ReadInterval: -1}}, field: "distributed"},
 	}
 	for _, tt := range tests {

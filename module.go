@@ -55,6 +55,12 @@ type Handler struct {
 	// Global placeholders are expanded at load.
 	Content string `json:"content,omitempty"`
 
+	// Insights is the folder of the insight articles, when they live
+	// elsewhere than <content>/insights: for example an existing blog's
+	// posts folder (content/posts of Hugo, _posts of Jekyll, …). Needs
+	// Content for profile.yaml. Global placeholders are expanded at load.
+	Insights string `json:"insights,omitempty"`
+
 	// Robots serves /robots.txt with the content-usage signals when true or
 	// absent; false leaves /robots.txt to the next handler.
 	Robots *bool `json:"robots,omitempty"`
@@ -135,7 +141,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	for _, f := range []struct {
 		name  string
 		value *string
-	}{{"base_url", &h.BaseURL}, {"content", &h.Content}} {
+	}{{"base_url", &h.BaseURL}, {"content", &h.Content}, {"insights", &h.Insights}} {
 		expanded := repl.ReplaceKnown(*f.value, "")
 		if expanded == "" && *f.value != "" {
 			// An unset variable would silently mean the default.
@@ -149,13 +155,19 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 
 	var site *content.Site
 	var err error
-	if h.Content == "" {
+	switch {
+	case h.Content == "":
 		site, err = content.Sample()
-	} else {
+	case h.Insights != "":
+		site, err = content.LoadDirs(h.Content, h.Insights)
+	default:
 		site, err = content.LoadDir(h.Content)
 	}
 	if err != nil {
 		return err
+	}
+	for _, skip := range site.Skipped {
+		h.logger.Info("content file skipped", zap.String("file", skip.Path), zap.String("reason", skip.Reason))
 	}
 	deprecation, sunset, _ := h.versionDates() // checked by Validate
 	secret, err := h.tokenSecret(ctx)
@@ -236,6 +248,9 @@ func (h *Handler) Validate() error {
 		if _, err := handlers.NormalizeBaseURL(h.BaseURL); err != nil {
 			check(fmt.Errorf("base_url: %w", err))
 		}
+	}
+	if h.Insights != "" && h.Content == "" {
+		check(fmt.Errorf("insights: needs content, the folder of profile.yaml"))
 	}
 	if h.CLIName != "" && !handlers.ValidCLIName(h.CLIName) {
 		check(fmt.Errorf("cli_name: %q is not a name: use letters, digits, hyphens and underscores", h.CLIName))

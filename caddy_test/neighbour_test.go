@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -114,5 +115,55 @@ http://localhost:9080 {
 	}
 	if r := s.mcpPost(`{"jsonrpc":"2.0","id":1,"method":"ping"}`, "Authorization", creds); r.StatusCode != http.StatusOK {
 		t.Errorf("/mcp with alice's credentials: %d %s", r.StatusCode, r.body)
+	}
+}
+
+// TestExistingBlogContent: a Hugo site's posts folder and a profile of a
+// name and a tagline are served, every response valid against the
+// description, with the fields the profile lacks left out.
+func TestExistingBlogContent(t *testing.T) {
+	hugo, err := filepath.Abs("../content/testdata/hugo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startCaddy(t, `
+http://localhost:9080 {
+	discovery {
+		content `+hugo+`
+		insights `+filepath.Join(hugo, "content", "posts")+`
+	}
+}
+`)
+	profile := s.get("/api/v1/profile")
+	s.validate(profile)
+	p := profile.json(t)
+	if p["name"] != "Mara Lindqvist" {
+		t.Errorf("profile %s", profile.body)
+	}
+	for _, absent := range []string{"about", "keyFacts", "recognition", "education"} {
+		if _, ok := p[absent]; ok {
+			t.Errorf("the profile has %s, which profile.yaml does not", absent)
+		}
+	}
+	list := s.get("/api/v1/insights")
+	s.validate(list)
+	items, _ := list.json(t)["items"].([]any)
+	if len(items) < 3 {
+		t.Fatalf("%d insights from the posts folder: %s", len(items), list.body)
+	}
+	for _, it := range items {
+		slug := it.(map[string]any)["slug"].(string)
+		if slug == "_index" || strings.Contains(slug, "handover") {
+			t.Errorf("a section page or a bundle's resource became an insight: %s", slug)
+		}
+		s.validate(s.get("/api/v1/insights/" + slug))
+	}
+	if r := s.get("/api/v1/insights/on-call-without-burnout"); r.StatusCode != http.StatusOK {
+		t.Errorf("the page bundle: %d", r.StatusCode)
+	}
+	for _, doc := range []string{"/llms.txt", "/llms-full.txt", "/openapi.json", "/developers"} {
+		if r := s.get(doc); r.StatusCode != http.StatusOK || strings.Contains(string(r.body), "YouTube: \n") {
+			t.Errorf("%s: %d", doc, r.StatusCode)
+		}
 	}
 }

@@ -100,10 +100,16 @@ func (l links) llmsFullTxt() []byte {
 	section("Company", site.CompanyFacts, true)
 	section("Initiatives", site.Initiatives, true)
 	c := l.profile().Contact
-	section("Contact", []string{
-		"Contact form: " + c.Form, "Email: " + c.Email, "Phone: " + c.Phone, "LinkedIn: " + c.LinkedIn,
-		"X: " + c.X, "Substack: " + c.Substack, "YouTube: " + c.YouTube, "Company bio: " + c.CompanyBio,
-	}, true)
+	var contact []string
+	for _, ch := range []struct{ label, value string }{
+		{"Contact form", c.Form}, {"Email", c.Email}, {"Phone", c.Phone}, {"LinkedIn", c.LinkedIn},
+		{"X", c.X}, {"Substack", c.Substack}, {"YouTube", c.YouTube}, {"Company bio", c.CompanyBio},
+	} {
+		if ch.value != "" { // a channel the subject does not have is left out
+			contact = append(contact, ch.label+": "+ch.value)
+		}
+	}
+	section("Contact", contact, true)
 	for _, in := range site.Insights {
 		fmt.Fprintf(&b, "\n---\n\n## %s\n\nURL: %s\nPublished: %s (%s)\nUpdated: %s\nTopic: %s\nRead time: %s\n\n%s\n\n%s\n",
 			oneLine(in.Title), l.insight(in.Slug), in.Date, in.DateISO, in.DateModifiedISO, in.Topic, in.ReadTime,

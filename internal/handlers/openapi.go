@@ -122,7 +122,7 @@ func (l links) openAPI31() object {
 			"version":     openAPIVersion,
 			"summary":     "Read-only public facts about " + profile.Name + " and their published insights.",
 			"description": "A read-only public JSON API serving the profile of " + profile.Name + ", their published insight articles and site-discovery metadata. No API key is required. " + l.cfg.rateLimitSummary() + " Errors are RFC 9457 problem documents (application/problem+json). The production deployment is also the sandbox.",
-			"contact":     object{"name": profile.Name, "url": l.abs(profile.Contact.Form), "email": profile.Contact.Email},
+			"contact":     l.openAPIContact(),
 		},
 		"servers": []object{{"url": l.base, "description": "Production, which is also the sandbox."}},
 		"tags": []object{
@@ -148,6 +148,20 @@ func (l links) openAPI31() object {
 			"responses": responses,
 		},
 	}
+}
+
+// openAPIContact is the description's contact object: the subject's name,
+// and the contact form and email when the profile has them.
+func (l links) openAPIContact() object {
+	c := l.cfg.Site.Profile.Contact
+	contact := object{"name": l.cfg.Site.Profile.Name}
+	if c.Form != "" {
+		contact["url"] = l.abs(c.Form)
+	}
+	if c.Email != "" {
+		contact["email"] = c.Email
+	}
+	return contact
 }
 
 // operation describes one route.
