@@ -12,21 +12,26 @@ import (
 	"golang.org/x/crypto/bcrypt"
 )
 
-// backend starts a site on loopback that answers every path with its own
-// body, as an app behind reverse_proxy does, and returns its address.
-func backend(t *testing.T) string {
+// startBackend serves h on loopback, as an app behind reverse_proxy, for
+// the test's duration, and returns its address.
+func startBackend(t *testing.T, h http.HandlerFunc) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"backend":%q}`, r.URL.Path)
-	})}
+	srv := &http.Server{Handler: h}
 	go func() { _ = srv.Serve(l) }()
 	t.Cleanup(func() { _ = srv.Close() })
 	return l.Addr().String()
+}
+
+// backend is an app that answers every path with its own JSON.
+func backend(t *testing.T) string {
+	return startBackend(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"backend":%q}`, r.URL.Path)
+	})
 }
 
 // TestSiteKeepsItsOwnAPI: the module owns /api/v1 and below; the site's

@@ -2,7 +2,6 @@ package caddytest
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -27,20 +26,12 @@ const signal = "Content-Signal: ai-train=yes, search=yes, ai-input=yes"
 // robotsBackend serves robots.txt with the given status and body, as an app
 // behind reverse_proxy does, and returns its address.
 func robotsBackend(t *testing.T, status int, body string) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return startBackend(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("X-Backend", "yes")
 		w.WriteHeader(status)
 		fmt.Fprint(w, body)
-	})}
-	go func() { _ = srv.Serve(l) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	return l.Addr().String()
+	})
 }
 
 // assertMerged checks that got keeps every line of the site's file in

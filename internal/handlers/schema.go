@@ -233,12 +233,14 @@ func constrain(s *jsonschema.Schema, tag string) error {
 					target.Maximum = &n
 				}
 			}
-		case "minLength", "maxLength", "minItems", "maxItems":
-			var n int
-			if n, err = strconv.Atoi(value); err == nil {
-				*map[string]**int{"minLength": &target.MinLength, "maxLength": &target.MaxLength,
-					"minItems": &target.MinItems, "maxItems": &target.MaxItems}[key] = &n
-			}
+		case "minLength":
+			target.MinLength, err = intValue(value)
+		case "maxLength":
+			target.MaxLength, err = intValue(value)
+		case "minItems":
+			target.MinItems, err = intValue(value)
+		case "maxItems":
+			target.MaxItems, err = intValue(value)
 		default:
 			return fmt.Errorf("schema tag %q: unknown key %q", tag, key)
 		}
@@ -247,4 +249,9 @@ func constrain(s *jsonschema.Schema, tag string) error {
 		}
 	}
 	return nil
+}
+
+func intValue(s string) (*int, error) {
+	n, err := strconv.Atoi(s)
+	return &n, err
 }

@@ -1,0 +1,57 @@
+package handlers
+
+import (
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/caddy-discovery/caddy-discovery/content"
+)
+
+// TestSlugSchemaIsTheGrammar: the slug's schema (on the type, for
+// openapi.json and the MCP tools) says what content.ValidSlug checks.
+func TestSlugSchemaIsTheGrammar(t *testing.T) {
+	slug := componentSchemas["InsightSummary"].Properties["slug"]
+	if slug == nil || slug.MaxLength == nil || *slug.MaxLength != content.MaxSlugLength || *slug.MinLength != 1 {
+		t.Fatalf("slug schema %+v", slug)
+	}
+	pattern := regexp.MustCompile(slug.Pattern)
+	for _, s := range []string{"a", "a-b", "abc-123", "a--b", "-a", "a-", "A", "a_b", "é", strings.Repeat("a", 200)} {
+		if got, want := pattern.MatchString(s), content.ValidSlug(s); got != want {
+			t.Errorf("%q: pattern %v, ValidSlug %v", s, got, want)
+		}
+	}
+}
+
+func TestSchemaTags(t *testing.T) {
+	type tagged struct {
+		URL    string   `json:"url" schema:"format=uri"`
+		Kind   string   `json:"kind" schema:"enum=a|b"`
+		Links  []string `json:"links,omitempty" schema:"format=uri;minItems=1"`
+		Count  int      `json:"count" schema:"minimum=0;maximum=9"`
+		Closed bool     `json:"closed" schema:"const=false"`
+	}
+	s, err := schemaOf(reflect.TypeFor[tagged](), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := s.Properties
+	if p["url"].Format != "uri" || len(p["kind"].Enum) != 2 || p["links"].Items.Format != "uri" ||
+		*p["links"].MinItems != 1 || *p["count"].Maximum != 9 || *p["closed"].Const != false {
+		t.Errorf("constraints not applied: %+v", p)
+	}
+	if p["links"].Type != "array" || len(p["links"].Types) != 0 {
+		t.Errorf("a list is %q %q, want array (never null)", p["links"].Type, p["links"].Types)
+	}
+	if strings.Join(s.Required, ",") != "url,kind,count,closed" {
+		t.Errorf("required %v", s.Required)
+	}
+
+	type bad struct {
+		X string `json:"x" schema:"colour=blue"`
+	}
+	if _, err := schemaOf(reflect.TypeFor[bad](), nil); err == nil || !strings.Contains(err.Error(), "colour") {
+		t.Errorf("an unknown tag key: %v", err)
+	}
+}
