@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -13,16 +14,27 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// chromium is Debian's browser, which CI installs.
-const chromium = "/usr/bin/chromium"
+// findChromium finds a Chromium or Chrome on PATH (CHROMIUM names one
+// elsewhere); CI installs Debian's chromium.
+func findChromium(t *testing.T) string {
+	t.Helper()
+	if path := os.Getenv("CHROMIUM"); path != "" {
+		return path
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if path, err := exec.LookPath(name); err == nil {
+			return path
+		}
+	}
+	t.Fatal("no Chromium on PATH: install one (Debian: apt-get install -y chromium) or set CHROMIUM to its path")
+	return ""
+}
 
 // TestDeveloperPortalInBrowser loads /developers in headless Chromium at a
 // phone's width: it renders under its own CSP, every anchor a problem type
 // names exists, nothing overflows sideways, and no link on it is broken.
 func TestDeveloperPortalInBrowser(t *testing.T) {
-	if _, err := os.Stat(chromium); err != nil {
-		t.Fatalf("Chromium is not installed at %s (apt-get install -y chromium): %v", chromium, err)
-	}
+	chromium := findChromium(t)
 	s := startCaddy(t, demoSite(t))
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
