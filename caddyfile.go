@@ -31,6 +31,7 @@ func init() {
 //		base_url       <url>
 //		content        <dir>
 //		insights       <dir>
+//		watch          [on|off]
 //		robots         on|off
 //		rate_limit     <events> <window> | off
 //		rate_limit_key <placeholder>
@@ -84,6 +85,20 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			continue
 		}
 		switch name {
+		case "watch":
+			args := d.RemainingArgs()
+			switch {
+			case len(args) == 0:
+				h.Watch = true
+			case len(args) == 1:
+				on, err := parseSwitch(d, name, args[0])
+				if err != nil {
+					return err
+				}
+				h.Watch = on
+			default:
+				return d.ArgErr()
+			}
 		case "token_ttl":
 			var v string
 			if !d.AllArgs(&v) {

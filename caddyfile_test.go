@@ -101,6 +101,10 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{name: "token_ttl too short", input: "discovery {\n token_ttl 10ms\n}", wantErr: "token_ttl"},
 		{name: "mcp_host_check maybe", input: "discovery {\n mcp_host_check maybe\n}", wantErr: "mcp_host_check: expected on or off"},
 		{name: "cli_name without a name", input: "discovery {\n cli_name\n}", wantErr: "wrong argument count"},
+		{name: "watch", input: "discovery {\n watch\n}", want: Handler{Watch: true}},
+		{name: "watch off", input: "discovery {\n watch off\n}"},
+		{name: "watch maybe", input: "discovery {\n watch maybe\n}", wantErr: "watch: expected on or off"},
+		{name: "watch with two arguments", input: "discovery {\n watch on off\n}", wantErr: "wrong argument count"},
 		{
 			name: "robots on",
 			input: `discovery {

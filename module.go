@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -60,6 +61,12 @@ type Handler struct {
 	// posts folder (content/posts of Hugo, _posts of Jekyll, …). Needs
 	// Content for profile.yaml. Global placeholders are expanded at load.
 	Insights string `json:"insights,omitempty"`
+
+	// Watch re-reads the content when its files change (file events,
+	// debounced), so edits show up without a reload. Content that fails to
+	// load keeps the old content serving, and the error is logged. Off by
+	// default: `caddy reload --force` re-reads the content too.
+	Watch bool `json:"watch,omitempty"`
 
 	// Robots serves /robots.txt with the content-usage signals when true or
 	// absent; false leaves /robots.txt to the next handler.
@@ -119,9 +126,12 @@ type Handler struct {
 	// each instance.
 	Distributed *caddyrl.DistributedRateLimiting `json:"distributed,omitempty"`
 
-	service *handlers.Service
-	limiter *rateLimiter
-	logger  *zap.Logger
+	// service is swapped whole when watched content changes.
+	service       *atomic.Pointer[handlers.Service]
+	serviceConfig handlers.Config
+	watcher       *contentWatcher
+	limiter       *rateLimiter
+	logger        *zap.Logger
 }
 
 // CaddyModule returns the Caddy module information.
@@ -153,21 +163,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 
-	var site *content.Site
-	var err error
-	switch {
-	case h.Content == "":
-		site, err = content.Sample()
-	case h.Insights != "":
-		site, err = content.LoadDirs(h.Content, h.Insights)
-	default:
-		site, err = content.LoadDir(h.Content)
-	}
+	site, err := h.loadContent()
 	if err != nil {
 		return err
-	}
-	for _, skip := range site.Skipped {
-		h.logger.Info("content file skipped", zap.String("file", skip.Path), zap.String("reason", skip.Reason))
 	}
 	deprecation, sunset, _ := h.versionDates() // checked by Validate
 	secret, err := h.tokenSecret(ctx)
@@ -175,7 +173,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	limit, limited := h.policy()
-	h.service, err = handlers.New(handlers.Config{
+	h.serviceConfig = handlers.Config{
 		TokenSecret: secret,
 		TokenTTL:    time.Duration(h.TokenTTL),
 		Site:        site,
@@ -191,13 +189,21 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		Version:     Version,
 		RateLimit:   limit,
 		OnPanic:     h.logPanic,
-	})
+	}
+	service, err := handlers.New(h.serviceConfig)
 	if err != nil {
 		return err
 	}
+	h.service = new(atomic.Pointer[handlers.Service])
+	h.service.Store(service)
 	if limited {
 		if err := h.provisionRateLimit(ctx, limit); err != nil {
 			return err
+		}
+	}
+	if h.Watch && h.Content != "" {
+		if err := h.startWatching(); err != nil {
+			return fmt.Errorf("watch: %w", err)
 		}
 	}
 	h.logger.Debug("discovery content loaded",
@@ -207,6 +213,28 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		h.logger.Warn("base_url is not set: published addresses follow each request's Host header, and documents are rendered per host; set base_url in production")
 	}
 	return nil
+}
+
+// loadContent reads the configured content, or the embedded sample, and
+// logs the files it passed over.
+func (h *Handler) loadContent() (*content.Site, error) {
+	var site *content.Site
+	var err error
+	switch {
+	case h.Content == "":
+		site, err = content.Sample()
+	case h.Insights != "":
+		site, err = content.LoadDirs(h.Content, h.Insights)
+	default:
+		site, err = content.LoadDir(h.Content)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, skip := range site.Skipped {
+		h.logger.Info("content file skipped", zap.String("file", skip.Path), zap.String("reason", skip.Reason))
+	}
+	return site, nil
 }
 
 // versionDates parses Deprecation and Sunset.
@@ -280,8 +308,12 @@ func (h *Handler) Validate() error {
 	return errors.Join(errs...)
 }
 
-// Cleanup releases the rate-limit zone and its mirror.
+// Cleanup stops the content watcher and releases the rate-limit zone and
+// its mirror.
 func (h *Handler) Cleanup() error {
+	if h.watcher != nil {
+		h.watcher.stop()
+	}
 	if h.limiter != nil {
 		return h.limiter.cleanup()
 	}
@@ -291,14 +323,14 @@ func (h *Handler) Cleanup() error {
 // ServeHTTP answers the paths the module owns and hands every other request
 // to next.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	if !h.service.Owns(r.URL.Path) {
+	if !h.service.Load().Owns(r.URL.Path) {
 		return next.ServeHTTP(w, r)
 	}
 	serve := func(w http.ResponseWriter, r *http.Request) error {
-		h.service.ServeHTTP(w, r)
+		h.service.Load().ServeHTTP(w, r)
 		return nil
 	}
-	if h.service.MergesRobots(r.URL.Path) && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+	if h.service.Load().MergesRobots(r.URL.Path) && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		serve = func(w http.ResponseWriter, r *http.Request) error { return h.serveRobots(w, r, next) }
 	}
 	if h.limiter != nil {
@@ -361,7 +393,7 @@ func (h *Handler) serveRobots(w http.ResponseWriter, r *http.Request, next caddy
 	if mergeable {
 		site = buf.Bytes()
 	}
-	h.service.ServeRobots(w, r, site)
+	h.service.Load().ServeRobots(w, r, site)
 	return nil
 }
 

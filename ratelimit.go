@@ -170,6 +170,6 @@ func (h *Handler) serveLimited(w http.ResponseWriter, r *http.Request, serve fun
 	if perr != nil || retryAfter < 1 {
 		retryAfter = 1
 	}
-	h.service.RateLimited(w, r, rl.headers, retryAfter)
+	h.service.Load().RateLimited(w, r, rl.headers, retryAfter)
 	return nil
 }
