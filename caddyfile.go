@@ -123,7 +123,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				if err != nil || window < time.Second {
 					return d.Errf("rate_limit: window must be a duration of at least 1s, got '%s'", args[1])
 				}
-				h.RateLimit = &RateLimitPolicy{Events: events, Window: caddy.Duration(window)}
+				h.RateLimit = &RateLimitPolicy{Events: &events, Window: caddy.Duration(window)}
 			default:
 				return d.ArgErr()
 			}

@@ -75,7 +75,7 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 			}`,
 			want: Handler{
 				BaseURL: "https://example.com", Content: "/srv/c", Insights: "/srv/blog/posts", Robots: &off,
-				RateLimit:    &RateLimitPolicy{Events: 300, Window: caddy.Duration(2 * time.Minute)},
+				RateLimit:    &RateLimitPolicy{Events: intPtr(300), Window: caddy.Duration(2 * time.Minute)},
 				RateLimitKey: "{http.request.header.CF-Connecting-IP}",
 				Distributed:  &caddyrl.DistributedRateLimiting{ReadInterval: caddy.Duration(2 * time.Second), WriteInterval: caddy.Duration(3 * time.Second)},
 				TokenSecret:  "{env.SECRET}", TokenTTL: caddy.Duration(time.Hour), MCPHostCheck: &off,
@@ -245,9 +245,11 @@ func TestValidate(t *testing.T) {
 		{name: "short token_secret", h: Handler{TokenSecret: "short"}, field: "token_secret"},
 		{name: "token_secret from an unset variable", h: Handler{TokenSecret: "{env.DISCOVERY_TEST_UNSET_VARIABLE}"}, field: "token_secret"},
 		{name: "token_secret of 32 bytes", h: Handler{TokenSecret: strings.Repeat("k", 32)}},
-		{name: "negative events", h: Handler{RateLimit: &RateLimitPolicy{Events: -1}}, field: "rate_limit"},
+		{name: "negative events", h: Handler{RateLimit: &RateLimitPolicy{Events: intPtr(-1)}}, field: "rate_limit"},
+		{name: "zero events", h: Handler{RateLimit: &RateLimitPolicy{Events: intPtr(0)}}, field: "rate_limit"},
+		{name: "window alone keeps the default quota", h: Handler{RateLimit: &RateLimitPolicy{Window: caddy.Duration(time.Minute)}}},
 		{name: "window under a second", h: Handler{RateLimit: &RateLimitPolicy{Window: caddy.Duration(time.Millisecond)}}, field: "rate_limit"},
-		{name: "rate_limit off ignores the numbers", h: Handler{RateLimit: &RateLimitPolicy{Off: true, Events: -1}}},
+		{name: "rate_limit off ignores the numbers", h: Handler{RateLimit: &RateLimitPolicy{Off: true, Events: intPtr(-1)}}},
 		{name: "bad cli_name", h: Handler{CLIName: "../x"}, field: "cli_name"},
 		{name: "deprecation not a date", h: Handler{Deprecation: "soon"}, field: "deprecation"},
 		{name: "sunset before deprecation", h: Handler{Deprecation: "2027-06-01", Sunset: "2027-01-01"}, field: "sunset"},
@@ -279,6 +281,20 @@ func TestValidateReportsEveryField(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), field) {
 			t.Errorf("Validate() = %v, want it to name %s", err, field)
 		}
+	}
+}
+
+func intPtr(n int) *int { return &n }
+
+// TestJSONZeroEventsIsRefused: "events": 0 in JSON is an error, not the
+// default quota in disguise.
+func TestJSONZeroEventsIsRefused(t *testing.T) {
+	var h Handler
+	if err := json.Unmarshal([]byte(`{"rate_limit":{"events":0,"window":60000000000}}`), &h); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Validate(); err == nil || !strings.HasPrefix(err.Error(), "rate_limit: ") {
+		t.Errorf("Validate() = %v, want a rate_limit error", err)
 	}
 }
 

@@ -289,8 +289,8 @@ func (h *Handler) Validate() error {
 		check(fmt.Errorf("successor: %q is not an absolute http(s) URL or a path", h.Successor))
 	}
 	if rl := h.RateLimit; rl != nil && !rl.Off {
-		if rl.Events < 0 {
-			check(fmt.Errorf("rate_limit: events must be positive, got %d", rl.Events))
+		if rl.Events != nil && *rl.Events < 1 {
+			check(fmt.Errorf("rate_limit: events must be at least 1, got %d", *rl.Events))
 		}
 		if rl.Window < 0 || (rl.Window > 0 && rl.Window < caddy.Duration(time.Second)) {
 			check(fmt.Errorf("rate_limit: window must be at least 1s, got %s", time.Duration(rl.Window)))

@@ -17,8 +17,9 @@ import (
 // RateLimitPolicy is the public rate-limit policy: at most Events requests
 // per client in any sliding Window.
 type RateLimitPolicy struct {
-	// Events is the quota. Default: 120.
-	Events int `json:"events,omitempty"`
+	// Events is the quota, at least 1. Default (absent): 120. A pointer, so
+	// that JSON "events": 0 is refused rather than taken for the default.
+	Events *int `json:"events,omitempty"`
 	// Window is the length of the sliding window. Default: 1m. It is
 	// published in whole seconds, rounded up.
 	Window caddy.Duration `json:"window,omitempty"`
@@ -88,9 +89,9 @@ func (h *Handler) policy() (handlers.RateLimit, bool) {
 	if p.Off {
 		return handlers.RateLimit{}, false
 	}
-	limit := handlers.RateLimit{Events: p.Events, Window: time.Duration(p.Window)}
-	if limit.Events == 0 {
-		limit.Events = defaultEvents
+	limit := handlers.RateLimit{Events: defaultEvents, Window: time.Duration(p.Window)}
+	if p.Events != nil {
+		limit.Events = *p.Events
 	}
 	if limit.Window == 0 {
 		limit.Window = defaultWindow
