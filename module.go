@@ -323,20 +323,24 @@ func (h *Handler) Cleanup() error {
 // ServeHTTP answers the paths the module owns and hands every other request
 // to next.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	if !h.service.Load().Owns(r.URL.Path) {
+	service := h.service.Load()
+	if !service.Owns(r.URL.Path) {
 		return next.ServeHTTP(w, r)
 	}
-	serve := func(w http.ResponseWriter, r *http.Request) error {
-		h.service.Load().ServeHTTP(w, r)
-		return nil
-	}
-	if h.service.Load().MergesRobots(r.URL.Path) && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-		serve = func(w http.ResponseWriter, r *http.Request) error { return h.serveRobots(w, r, next) }
-	}
 	if h.limiter != nil {
-		return h.serveLimited(w, r, serve)
+		return h.serveLimited(w, r, service, next)
 	}
-	return serve(w, r)
+	return h.serveOwned(w, r, service, next)
+}
+
+// serveOwned answers a path the module owns; /robots.txt asks next for the
+// site's own file first.
+func (h *Handler) serveOwned(w http.ResponseWriter, r *http.Request, service *handlers.Service, next caddyhttp.Handler) error {
+	if service.MergesRobots(r.URL.Path) && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		return h.serveRobots(w, r, service, next)
+	}
+	service.ServeHTTP(w, r)
+	return nil
 }
 
 // serveRobots asks the site for its own robots.txt and serves it with the
@@ -344,7 +348,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 // none (404 or 410). Any other answer of the site (a redirect, an error,
 // a file too large to merge) is passed on as the site gave it, so the
 // module never loosens the site's rules.
-func (h *Handler) serveRobots(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+func (h *Handler) serveRobots(w http.ResponseWriter, r *http.Request, service *handlers.Service, next caddyhttp.Handler) error {
 	get := r.Clone(r.Context())
 	get.Method = http.MethodGet
 	get.Header.Del("If-None-Match")
@@ -393,7 +397,7 @@ func (h *Handler) serveRobots(w http.ResponseWriter, r *http.Request, next caddy
 	if mergeable {
 		site = buf.Bytes()
 	}
-	h.service.Load().ServeRobots(w, r, site)
+	service.ServeRobots(w, r, site)
 	return nil
 }
 

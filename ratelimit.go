@@ -147,7 +147,7 @@ func (rl *rateLimiter) cleanup() error {
 // serve passes an owned request through caddy-ratelimit. An allowed request
 // is recorded in the mirror and served with its RateLimit headers; a
 // refused one gets the 429 problem.
-func (h *Handler) serveLimited(w http.ResponseWriter, r *http.Request, serve func(http.ResponseWriter, *http.Request) error) error {
+func (h *Handler) serveLimited(w http.ResponseWriter, r *http.Request, service *handlers.Service, next caddyhttp.Handler) error {
 	rl := h.limiter
 	err := rl.decider.ServeHTTP(w, r, caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
@@ -157,7 +157,7 @@ func (h *Handler) serveLimited(w http.ResponseWriter, r *http.Request, serve fun
 		}
 		remaining, reset := rl.window.Record(key, time.Now())
 		rl.headers.Set(w.Header(), remaining, reset)
-		return serve(w, r)
+		return h.serveOwned(w, r, service, next)
 	}))
 	if err == nil {
 		return nil
@@ -171,6 +171,6 @@ func (h *Handler) serveLimited(w http.ResponseWriter, r *http.Request, serve fun
 	if perr != nil || retryAfter < 1 {
 		retryAfter = 1
 	}
-	h.service.Load().RateLimited(w, r, rl.headers, retryAfter)
+	service.RateLimited(w, r, rl.headers, retryAfter)
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -112,14 +113,22 @@ var componentSchemas = func() map[string]*jsonschema.Schema {
 	return out
 }()
 
+// inlineSchemas caches inlineSchema's results: a schema depends on its type
+// alone, so every rendition's MCP server shares it.
+var inlineSchemas sync.Map // reflect.Type -> *jsonschema.Schema
+
 // inlineSchema is t's schema with every component written out in place:
 // a self-contained schema, as MCP clients expect of a tool's output schema.
 func inlineSchema(t reflect.Type) *jsonschema.Schema {
+	if s, ok := inlineSchemas.Load(t); ok {
+		return s.(*jsonschema.Schema)
+	}
 	s, err := schemaOf(t, nil)
 	if err != nil {
 		panic(fmt.Sprintf("handlers: schema of %s: %v", t, err))
 	}
-	return s
+	actual, _ := inlineSchemas.LoadOrStore(t, s)
+	return actual.(*jsonschema.Schema)
 }
 
 // schemaOf infers t's schema, with the types in refs replaced by their
