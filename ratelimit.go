@@ -1,9 +1,12 @@
 package discovery
 
 import (
+	"bytes"
+	"encoding/gob"
 	"errors"
 	"fmt"
 	"net/http"
+	"path"
 	"strconv"
 	"time"
 
@@ -116,6 +119,11 @@ func (h *Handler) provisionRateLimit(ctx caddy.Context, limit handlers.RateLimit
 		},
 		Distributed: h.Distributed,
 	}
+	if h.Distributed != nil {
+		if err := seedDistributedState(ctx); err != nil {
+			return fmt.Errorf("distributed: %w", err)
+		}
+	}
 	if err := decider.Provision(ctx); err != nil {
 		return fmt.Errorf("rate_limit: %w", err)
 	}
@@ -134,6 +142,35 @@ func (h *Handler) provisionRateLimit(ctx caddy.Context, limit handlers.RateLimit
 		headers: handlers.NewRateLimitHeaders(limit),
 	}
 	return nil
+}
+
+// distributedStatePrefix is where caddy-ratelimit keeps each instance's state
+// in Caddy's storage, one "<instance ID>.rlstate" file per instance.
+const distributedStatePrefix = "rate_limit/instances"
+
+// seedDistributedState makes sure the storage holds this instance's state
+// file before caddy-ratelimit's first sync. Its reader lists the folder, and
+// on the first start of a cluster the folder does not exist until the first
+// write: if the first read comes first (the default intervals are equal), it
+// logs an ERROR for a state that is merely empty. The seed is an empty state
+// in caddy-ratelimit's own gob shape (a timestamp and no zones, which every
+// instance reads as "nothing counted"); this instance's first write
+// replaces it. An existing folder is left alone.
+func seedDistributedState(ctx caddy.Context) error {
+	storage := ctx.Storage()
+	if _, err := storage.List(ctx, distributedStatePrefix, false); err == nil {
+		return nil
+	}
+	id, err := caddy.InstanceID()
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	state := struct{ Timestamp time.Time }{Timestamp: time.Now()}
+	if err := gob.NewEncoder(&buf).Encode(state); err != nil {
+		return err
+	}
+	return storage.Store(ctx, path.Join(distributedStatePrefix, id.String()+".rlstate"), buf.Bytes())
 }
 
 func (rl *rateLimiter) cleanup() error {

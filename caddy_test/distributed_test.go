@@ -2,6 +2,7 @@ package caddytest
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -53,6 +54,32 @@ func TestDistributedRateLimitConverges(t *testing.T) {
 	for _, p := range []*process{a, b} {
 		if status := p.get(t, "/api/v1", "burst"); status != http.StatusTooManyRequests {
 			t.Errorf("%s after sync: %d, want 429", p.url, status)
+		}
+	}
+}
+
+// TestDistributedFirstStartLogsNoError starts a cluster on empty storage.
+// caddy-ratelimit's reader lists the instances' folder, which does not exist
+// until some instance writes: the module seeds its instance's empty state at
+// start, so the first read finds a folder. Instance A never writes in the
+// test (its write interval is an hour), so B reads A's seed again and again:
+// it must decode as an empty state, not a corrupted one.
+func TestDistributedFirstStartLogsNoError(t *testing.T) {
+	storage := t.TempDir()
+	a := startProcess(t, "instance A", "http://localhost:9183", processCaddyfile(9183, storage, "distributed 50ms 1h"))
+	b := startProcess(t, "instance B", "http://localhost:9184", processCaddyfile(9184, storage, "distributed 50ms 50ms"))
+	for i := range 3 {
+		if status := b.get(t, "/api/v1", "client"); status != http.StatusOK {
+			t.Fatalf("B, request %d: %d", i+1, status)
+		}
+	}
+	time.Sleep(500 * time.Millisecond) // ten reads by each
+	for _, p := range []*process{a, b} {
+		log := p.stop()
+		for _, line := range strings.Split(log, "\n") {
+			if strings.Contains(line, `"level":"error"`) {
+				t.Errorf("%s logged an error: %s", p.url, line)
+			}
 		}
 	}
 }

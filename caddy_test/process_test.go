@@ -67,6 +67,13 @@ func startProcess(t *testing.T, name, url, caddyfile string) *process {
 	}
 }
 
+// stop ends the process and returns everything it logged.
+func (p *process) stop() string {
+	_ = p.cmd.Process.Kill()
+	_ = p.cmd.Wait()
+	return p.log.String()
+}
+
 // get sends GET url+path as client and returns the status.
 func (p *process) get(t *testing.T, path, client string) int {
 	t.Helper()
