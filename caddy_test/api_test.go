@@ -1,7 +1,11 @@
 package caddytest
 
 import (
+	"bufio"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -62,7 +66,9 @@ func TestEndpointsServeValidJSON(t *testing.T) {
 				if cc != "no-store" || r.Header.Get("ETag") != "" {
 					t.Errorf("health: Cache-Control %q, ETag %q; want no-store and none", cc, r.Header.Get("ETag"))
 				}
-			} else if !strings.HasPrefix(cc, "public, max-age=") || r.Header.Get("ETag") == "" {
+			} else if !strings.HasPrefix(cc, "private, max-age=") || r.Header.Get("ETag") == "" {
+				// private: the sample site has no base_url, so every
+				// document names the request's Host.
 				t.Errorf("Cache-Control %q, ETag %q", cc, r.Header.Get("ETag"))
 			}
 		})
@@ -355,10 +361,50 @@ http://:9080 {
 	for _, host := range []string{"one.example", "two.example:9080"} {
 		req, _ := http.NewRequest(http.MethodGet, base+"/api/v1/profile", nil)
 		req.Host = host
-		p := s.send(req).json(t)
-		if u := p["urls"].(map[string]any)["openapi"]; u != "http://"+host+"/openapi.json" {
+		r := s.send(req)
+		if u := r.json(t)["urls"].(map[string]any)["openapi"]; u != "http://"+host+"/openapi.json" {
 			t.Errorf("Host %s: openapi %v", host, u)
 		}
+		// A document that names the request's Host is for that client:
+		// no shared cache may hand it to a client of another Host.
+		if cc := r.Header.Get("Cache-Control"); cc != "private, max-age=300" {
+			t.Errorf("Host %s: Cache-Control %q, want private", host, cc)
+		}
+	}
+}
+
+// A request line in absolute form names the host it likes, whatever the
+// Host header says (RFC 9112 section 3.2.2). Without base_url the CLI then
+// has that host built in, and must not be stored for anyone else; with
+// base_url it names the configured address, and is public.
+func TestAbsoluteFormRequestLine(t *testing.T) {
+	for _, tc := range []struct {
+		name, directive, wantBase, wantCache string
+	}{
+		{"without base_url", "discovery", "http://evil.example", "private, max-age=3600"},
+		{"with base_url", "discovery {\n\t\tbase_url https://site.example\n\t}", "https://site.example", "public, max-age=3600"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			startCaddy(t, "http://:9080 {\n\t"+tc.directive+"\n}\n")
+			conn, err := net.Dial("tcp", "localhost:9080")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			fmt.Fprintf(conn, "GET http://evil.example/cli/discovery.mjs HTTP/1.1\r\nHost: localhost:9080\r\nConnection: close\r\n\r\n")
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"`+tc.wantBase+`"`) {
+				t.Fatalf("%d; want the CLI with %s built in", resp.StatusCode, tc.wantBase)
+			}
+			if cc := resp.Header.Get("Cache-Control"); cc != tc.wantCache {
+				t.Errorf("Cache-Control %q, want %q", cc, tc.wantCache)
+			}
+		})
 	}
 }
 

@@ -271,7 +271,7 @@ func TestServerCard(t *testing.T) {
 		t.Errorf("server card %v", c)
 	}
 	for _, h := range []struct{ name, want string }{
-		{"Access-Control-Allow-Origin", "*"}, {"Cache-Control", "public, max-age=3600"},
+		{"Access-Control-Allow-Origin", "*"}, {"Cache-Control", "private, max-age=3600"}, // no base_url: the card names the Host
 	} {
 		if got := wellKnown.Header.Get(h.name); got != h.want {
 			t.Errorf("%s %q", h.name, got)

@@ -72,16 +72,23 @@ func newEncodings(body []byte) []encoding {
 
 // get returns the compressed form, making it on first use; nil when it
 // would not be a tenth smaller than the identity form.
-func (e *encoding) get(i int, identity []byte, etag string) *encoding {
+func (e *encoding) get(i int, doc *document) *encoding {
 	e.once.Do(func() {
-		compressed := codings[i].compress(identity)
-		if len(compressed) > len(identity)*9/10 {
+		if doc.owner != nil {
+			doc.owner.cache.slots <- struct{}{}
+			defer func() { <-doc.owner.cache.slots }()
+		}
+		compressed := codings[i].compress(doc.body)
+		if len(compressed) > len(doc.body)*9/10 {
 			return
+		}
+		if doc.owner != nil {
+			doc.owner.account(len(compressed))
 		}
 		e.body = compressed
 		// Not "-gzip" or "-zstd": Caddy's encode handler strips those
 		// suffixes from If-None-Match, as they are its own.
-		e.etag = strings.TrimSuffix(etag, `"`) + "." + e.name + `"`
+		e.etag = strings.TrimSuffix(doc.etag, `"`) + "." + e.name + `"`
 		e.contentLength = strconv.Itoa(len(compressed))
 	})
 	if e.body == nil {

@@ -23,14 +23,22 @@ const (
 // title up to the first "]" and a URL up to the first ")", so neither may
 // contain them.
 func llmsLink(b *bytes.Buffer, title, url, note string) {
-	title = strings.NewReplacer("[", "(", "]", ")", "\n", " ").Replace(title)
-	url = strings.NewReplacer(")", "%29", " ", "%20").Replace(url)
-	fmt.Fprintf(b, "- [%s](%s)", title, url)
+	b.WriteString("- [")
+	b.WriteString(llmsTitle.Replace(title))
+	b.WriteString("](")
+	b.WriteString(llmsURL.Replace(url))
+	b.WriteByte(')')
 	if note = oneLine(note); note != "" {
-		fmt.Fprintf(b, ": %s", note)
+		b.WriteString(": ")
+		b.WriteString(note)
 	}
 	b.WriteByte('\n')
 }
+
+var (
+	llmsTitle = strings.NewReplacer("[", "(", "]", ")", "\n", " ")
+	llmsURL   = strings.NewReplacer(")", "%29", " ", "%20")
+)
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
@@ -39,6 +47,7 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 func (l links) llmsTxt() []byte {
 	p := l.cfg.Site.Profile
 	var b bytes.Buffer
+	b.Grow(8<<10 + len(l.cfg.Site.Insights)*(512+3*len(l.base)))
 	fmt.Fprintf(&b, "# %s\n\n> %s\n\n", oneLine(p.Name), oneLine(p.Tagline))
 	fmt.Fprintf(&b, "Public, read-only facts about %s and their published insights, for agents and people. No API key is needed. "+
 		"Use the JSON API under %s for structured facts; the MCP server at %s when your agent speaks MCP; "+
@@ -78,6 +87,7 @@ func (l links) llmsFullTxt() []byte {
 	site := l.cfg.Site
 	p := site.Profile
 	var b bytes.Buffer
+	b.Grow(l.cfg.bodiesSize + 512*len(site.Insights) + 16<<10)
 	fmt.Fprintf(&b, "# %s\n\n> %s\n\nSource: %s\nLast updated: %s\n", p.Name, oneLine(p.Tagline), l.base+pathProfile, p.LastUpdated)
 	section := func(title string, items []string, bullets bool) {
 		if len(items) == 0 {
@@ -110,10 +120,12 @@ func (l links) llmsFullTxt() []byte {
 		}
 	}
 	section("Contact", contact, true)
-	for _, in := range site.Insights {
-		fmt.Fprintf(&b, "\n---\n\n## %s\n\nURL: %s\nPublished: %s (%s)\nUpdated: %s\nTopic: %s\nRead time: %s\n\n%s\n\n%s\n",
+	for i, in := range site.Insights {
+		fmt.Fprintf(&b, "\n---\n\n## %s\n\nURL: %s\nPublished: %s (%s)\nUpdated: %s\nTopic: %s\nRead time: %s\n\n%s\n\n",
 			oneLine(in.Title), l.insight(in.Slug), in.Date, in.DateISO, in.DateModifiedISO, in.Topic, in.ReadTime,
-			oneLine(in.Description), strings.TrimSpace(demoteHeadings(in.Body)))
+			oneLine(in.Description))
+		b.WriteString(l.cfg.fullBodies[i])
+		b.WriteByte('\n')
 	}
 	return b.Bytes()
 }

@@ -64,7 +64,7 @@ func (s *Service) serveMCP(w http.ResponseWriter, r *http.Request, rd *rendition
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	rw := &rpcErrorWriter{ResponseWriter: w}
-	rd.mcp.ServeHTTP(rw, r)
+	rd.mcpHandler().ServeHTTP(rw, r)
 	rw.finish()
 }
 

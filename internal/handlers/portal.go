@@ -108,6 +108,13 @@ func (l links) exampleResponse(rt *Route, slug string) string {
 		v = health{"ok", l.cfg.ServiceName, l.cfg.Version, apiVersion, l.base + pathHealth, "2026-01-01T00:00:00Z"}
 	case rt.Path == pathInsight && len(l.cfg.Site.Insights) > 0:
 		v = l.insightDocument(l.cfg.Site.Insights[0])
+	case rt.Path == pathInsights:
+		// The example shows a few items whatever the site's size.
+		list := insightList{Count: len(l.cfg.Site.Insights), Items: []insightSummary{}}
+		for _, in := range l.cfg.Site.Insights[:min(3, len(l.cfg.Site.Insights))] {
+			list.Items = append(list.Items, l.summary(in))
+		}
+		v = list
 	case rt.OperationID == "getOpenApi" || rt.Path == pathDevelopers:
 		return ""
 	case rt.render == nil:

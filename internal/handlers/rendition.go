@@ -3,83 +3,200 @@ package handlers
 import (
 	"fmt"
 	"net/http"
+	"runtime"
 	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
 )
 
-// rendition is every document rendered for one base URL.
+// rendition is the documents of one base URL. For the configured base URL
+// every document is rendered when the service is built (eager). For a base
+// URL taken from a request's Host (no base_url configured) a document is
+// rendered the first time it is asked for, and the rendition lives in the
+// service's bounded cache: an unseen Host costs the one document it asks
+// for, never the whole site.
 type rendition struct {
 	links
 	baseHeaders
-	docs map[string]*document
+	// eager holds every document of the configured base URL; nil for a
+	// request-derived base, whose documents are in lazy.
+	eager map[string]*document
+	// lazy maps a path to its *lazyDocument, rendered on first use.
+	lazy sync.Map
 	// tokens issues tokens and identity assertions naming this base URL.
 	tokens *token.Issuer
-	// mcp is the stateless MCP handler, built once per rendition.
-	mcp http.Handler
-	// ready is closed when the rendition is complete.
-	ready chan struct{}
+	// mcp is the stateless MCP handler, built on first use.
+	mcp     http.Handler
+	mcpOnce sync.Once
+	// cache is the cache the rendition is accounted in; nil when eager.
+	cache *renditionCache
+	// lastUse orders the cache's renditions for eviction; size and evicted
+	// are guarded by cache.mu.
+	lastUse atomic.Int64
+	size    int
+	evicted bool
 }
 
-// renditionFor returns the documents rendered for base, rendering and
-// caching them on first use. Concurrent first requests for one base share
-// one rendering.
+// lazyDocument is one document of a request-derived rendition, rendered
+// once by the first request for it; concurrent requests wait for that one.
+type lazyDocument struct {
+	once sync.Once
+	doc  *document
+}
+
+// Bounds of the cache of request-derived renditions: the Host header is
+// chosen by the client, so what its renditions hold is bounded in count and
+// in bytes (bodies and their compressed forms), least recently used first
+// out; and at most renderSlots documents of such renditions are rendered at
+// once, so a burst of unseen Hosts queues rather than takes every core.
+const (
+	maxRenditions   = 32
+	renditionBudget = 16 << 20
+	// mcpEstimate is what a rendition's MCP server is counted as holding.
+	mcpEstimate = 64 << 10
+)
+
+var renderSlots = max(1, runtime.GOMAXPROCS(0)/2)
+
+// renditionCache holds the renditions of request-derived base URLs.
+type renditionCache struct {
+	mu     sync.RWMutex
+	byBase map[string]*rendition
+	// total is the size of every cached rendition; budget bounds it.
+	total, budget int
+	// clock orders uses.
+	clock atomic.Int64
+	// slots bounds concurrent renders.
+	slots chan struct{}
+}
+
+func newRenditionCache(budget int) *renditionCache {
+	return &renditionCache{byBase: make(map[string]*rendition), budget: budget, slots: make(chan struct{}, renderSlots)}
+}
+
+// renditionFor returns the rendition of base: the configured one, or the
+// cached one of a request-derived base, made (cheaply: nothing is rendered
+// yet) on first use.
 func (s *Service) renditionFor(base string) *rendition {
 	if s.fixed != nil {
 		return s.fixed
 	}
-	s.mu.Lock()
-	if rd := s.byBase[base]; rd != nil {
-		s.mu.Unlock()
-		<-rd.ready
-		return rd
-	}
-	if len(s.byBase) >= maxRenditions {
-		for k := range s.byBase { // evict an arbitrary entry
-			delete(s.byBase, k)
-			break
+	c := s.hosted
+	c.mu.RLock()
+	rd := c.byBase[base]
+	c.mu.RUnlock()
+	if rd == nil {
+		made := s.newRendition(base)
+		c.mu.Lock()
+		if rd = c.byBase[base]; rd == nil {
+			for len(c.byBase) >= maxRenditions {
+				c.evictOldest()
+			}
+			rd = made
+			rd.cache = c
+			c.byBase[base] = rd
 		}
+		c.mu.Unlock()
 	}
-	rd := &rendition{ready: make(chan struct{})}
-	s.byBase[base] = rd
-	s.mu.Unlock()
-	done := false
-	defer func() {
-		if !done { // never leave a half-rendered rendition behind
-			s.mu.Lock()
-			delete(s.byBase, base)
-			s.mu.Unlock()
-		}
-		close(rd.ready)
-	}()
-	if err := s.render(base, rd); err != nil {
-		panic(err) // content was validated at load, so rendering cannot fail
-	}
-	done = true
+	rd.lastUse.Store(c.clock.Add(1))
 	return rd
 }
 
 // headersFor returns the per-base header values: a rendition's when one is
-// at hand, else computed from base alone, so that a problem never costs a
-// rendering.
+// at hand, else computed from base alone, so that a problem never adds a
+// rendition to the cache.
 func (s *Service) headersFor(base string) *baseHeaders {
 	if s.fixed != nil {
 		return &s.fixed.baseHeaders
 	}
-	s.mu.Lock()
-	rd := s.byBase[base]
-	s.mu.Unlock()
+	s.hosted.mu.RLock()
+	rd := s.hosted.byBase[base]
+	s.hosted.mu.RUnlock()
 	if rd != nil {
-		select {
-		case <-rd.ready:
-			return &rd.baseHeaders
-		default:
-		}
+		return &rd.baseHeaders
 	}
 	bh := s.newBaseHeaders(base)
 	return &bh
+}
+
+// document returns the document of path (of route rt, and slug for an
+// insight), rendering it first in a request-derived rendition.
+func (s *Service) document(rd *rendition, rt *Route, slug, path string) *document {
+	if rd.eager != nil {
+		return rd.eager[path]
+	}
+	v, ok := rd.lazy.Load(path)
+	if !ok {
+		v, _ = rd.lazy.LoadOrStore(path, new(lazyDocument))
+	}
+	ld := v.(*lazyDocument)
+	ld.once.Do(func() {
+		rd.cache.slots <- struct{}{}
+		defer func() { <-rd.cache.slots }()
+		body, err := rt.render(rd.links, slug)
+		if err != nil {
+			panic(fmt.Errorf("rendering %s: %w", path, err)) // content was validated at load
+		}
+		ld.doc = newDocument(rt, body, true)
+		ld.doc.owner = rd
+		rd.account(len(body))
+	})
+	return ld.doc
+}
+
+// account adds n bytes to what rd holds and evicts the least recently used
+// renditions while the cache is over its budget.
+func (rd *rendition) account(n int) {
+	c := rd.cache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if rd.evicted {
+		return
+	}
+	rd.size += n
+	c.total += n
+	for c.total > c.budget && len(c.byBase) > 0 {
+		c.evictOldest()
+	}
+}
+
+// evictOldest drops the least recently used rendition; c.mu is held.
+// Requests that hold it finish with it.
+func (c *renditionCache) evictOldest() {
+	var oldest *rendition
+	var key string
+	for k, rd := range c.byBase {
+		if oldest == nil || rd.lastUse.Load() < oldest.lastUse.Load() {
+			oldest, key = rd, k
+		}
+	}
+	delete(c.byBase, key)
+	oldest.evicted = true
+	c.total -= oldest.size
+}
+
+// mcpHandler returns the rendition's stateless MCP handler, built on first
+// use.
+func (rd *rendition) mcpHandler() http.Handler {
+	rd.mcpOnce.Do(func() {
+		server := rd.links.mcpServer()
+		rd.mcp = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
+			Stateless:    true,
+			JSONResponse: true,
+			// hostAllowed does this check, knowing the configured base URL.
+			DisableLocalhostProtection: true,
+			MaxRequestBodyBytes:        maxBodySize,
+		})
+		if rd.cache != nil {
+			rd.account(mcpEstimate)
+		}
+	})
+	return rd.mcp
 }
 
 // baseHeaders are the header values that depend on the base URL only.
@@ -115,49 +232,56 @@ func (s *Service) newBaseHeaders(base string) baseHeaders {
 	return bh
 }
 
-// render fills rd with every document of the route table rendered for base.
-func (s *Service) render(base string, rd *rendition) error {
-	l := links{base: base, cfg: &s.cfg, routes: s.routes, onPanic: func(v any) {
-		if s.cfg.OnPanic != nil {
-			s.cfg.OnPanic(nil, v)
-		}
-	}}
-	rd.links = l
-	rd.baseHeaders = s.newBaseHeaders(base)
-	rd.docs = make(map[string]*document)
+// newRendition makes the rendition of base with nothing rendered yet.
+func (s *Service) newRendition(base string) *rendition {
+	rd := &rendition{
+		links: links{base: base, cfg: &s.cfg, routes: s.routes, onPanic: func(v any) {
+			if s.cfg.OnPanic != nil {
+				s.cfg.OnPanic(nil, v)
+			}
+		}},
+		baseHeaders: s.newBaseHeaders(base),
+	}
 	var err error
 	rd.tokens, err = token.NewIssuer(token.Config{Secret: s.cfg.TokenSecret, TTL: s.cfg.TokenTTL, Issuer: base, Now: s.cfg.Now})
 	if err != nil {
-		return fmt.Errorf("tokens: %w", err)
+		panic(err) // the secret was checked by New, and base is a normalized URL
 	}
-	server := l.mcpServer()
-	rd.mcp = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
-		Stateless:    true,
-		JSONResponse: true,
-		// hostAllowed does this check, knowing the configured base URL.
-		DisableLocalhostProtection: true,
-		MaxRequestBodyBytes:        maxBodySize,
-	})
+	return rd
+}
+
+// renderAll fills rd with every document of the route table: the eager
+// rendition of the configured base URL.
+func (s *Service) renderAll(rd *rendition) error {
+	rd.eager = make(map[string]*document)
 	for i := range s.routes {
 		rt := &s.routes[i]
 		if rt.render == nil {
 			continue
 		}
 		if !rt.hasSlug() {
-			body, err := rt.render(l, "")
+			body, err := rt.render(rd.links, "")
 			if err != nil {
 				return fmt.Errorf("rendering %s: %w", rt.Path, err)
 			}
-			rd.docs[rt.Path] = newDocument(rt, body)
+			rd.eager[rt.Path] = newDocument(rt, body, false)
 			continue
 		}
 		for _, in := range s.cfg.Site.Insights {
-			body, err := rt.render(l, in.Slug)
+			body, err := rt.render(rd.links, in.Slug)
 			if err != nil {
 				return fmt.Errorf("rendering %s: %w", insightPath(in.Slug), err)
 			}
-			rd.docs[insightPath(in.Slug)] = newDocument(rt, body)
+			rd.eager[insightPath(in.Slug)] = newDocument(rt, body, false)
 		}
 	}
 	return nil
+}
+
+// privateCache is a route's cache policy for a document of a request-
+// derived base URL: such a document names the Host it was asked with, so a
+// shared cache must not serve it to anyone else (a request line in
+// absolute form names any host it likes). Browsers still keep it.
+func privateCache(policy string) string {
+	return strings.Replace(policy, "public", "private", 1)
 }

@@ -77,16 +77,26 @@ type document struct {
 	// use; the response varies on Accept-Encoding when there are any.
 	encodings     []encoding
 	contentLength string
+	// owner is the request-derived rendition the document is cached in
+	// (nil for the configured base URL's): its compressed forms are made in
+	// one of the cache's render slots and accounted in its budget.
+	owner *rendition
 }
 
-func newDocument(rt *Route, body []byte) *document {
+// newDocument makes the document of route rt with body. A document of a
+// request-derived base URL (hosted) is cached privately only.
+func newDocument(rt *Route, body []byte, hosted bool) *document {
 	sum := sha256.Sum256(body)
 	etag := `"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`
+	cacheControl := rt.CacheControl
+	if hosted {
+		cacheControl = privateCache(cacheControl)
+	}
 	return &document{
 		body:          body,
 		contentType:   rt.MediaType,
 		etag:          etag,
-		cacheControl:  rt.CacheControl,
+		cacheControl:  cacheControl,
 		headers:       documentHeaders[rt.MediaType],
 		encodings:     newEncodings(body),
 		contentLength: strconv.Itoa(len(body)),
@@ -111,7 +121,7 @@ func serveDocument(f *fields, w http.ResponseWriter, r *http.Request, doc *docum
 				if !acceptsEncoding(ae, doc.encodings[i].name) {
 					continue
 				}
-				if e := doc.encodings[i].get(i, doc.body, doc.etag); e != nil {
+				if e := doc.encodings[i].get(i, doc); e != nil {
 					body, etag, length = e.body, e.etag, e.contentLength
 					f.set(headerContentEnc, e.name)
 					break

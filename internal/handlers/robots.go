@@ -147,7 +147,7 @@ func (s *Service) ServeRobots(w http.ResponseWriter, r *http.Request, site []byt
 	f := newFields(w.Header())
 	s.headersFor(base).setCommon(f, r, rt)
 	rd := s.renditionFor(base)
-	serveDocument(f, w, r, newDocument(rt, rd.mergeRobots(site)))
+	serveDocument(f, w, r, newDocument(rt, rd.mergeRobots(site), rd.eager == nil))
 }
 
 // MergesRobots reports whether the service merges its lines into the

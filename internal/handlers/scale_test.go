@@ -5,7 +5,9 @@ import (
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -75,5 +77,127 @@ func BenchmarkScale(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// hostedService is a service without a base URL over n insights.
+func hostedService(tb testing.TB, n int) *Service {
+	tb.Helper()
+	site, err := content.Load(scaleContent(tb, n))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s, err := New(Config{Site: site, TokenSecret: []byte(strings.Repeat("s", 32))})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+// get serves path for host, with the codings accepted if any.
+func get(s *Service, host, path, acceptEncoding string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(http.MethodGet, path, nil)
+	r.Host = host
+	r.Header.Set("Accept-Encoding", acceptEncoding)
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, r)
+	return w
+}
+
+// checkAccounting verifies the cache's total is the sum of what its
+// renditions hold, and within the budget.
+func checkAccounting(t *testing.T, c *renditionCache) {
+	t.Helper()
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	sum := 0
+	for _, rd := range c.byBase {
+		sum += rd.size
+	}
+	if sum != c.total {
+		t.Errorf("cache total %d bytes, its renditions hold %d", c.total, sum)
+	}
+	if c.total > c.budget {
+		t.Errorf("cache holds %d bytes, over its budget of %d", c.total, c.budget)
+	}
+	if len(c.byBase) > maxRenditions {
+		t.Errorf("%d renditions cached, limit %d", len(c.byBase), maxRenditions)
+	}
+}
+
+// An unseen Host costs the document it asks for, not the site: with 2 000
+// insights, one insight for a new Host renders one document.
+func TestUnseenHostRendersOneDocument(t *testing.T) {
+	s := hostedService(t, 2000)
+	w := get(s, "new.example", insightPath("insight-01000"), "")
+	if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), "http://new.example/") {
+		t.Fatalf("%d %s", w.Code, w.Body.String()[:min(200, w.Body.Len())])
+	}
+	rd := s.hosted.byBase["http://new.example"]
+	n := 0
+	rd.lazy.Range(func(any, any) bool { n++; return true })
+	if n != 1 {
+		t.Errorf("%d documents rendered for one request, want 1", n)
+	}
+	if cc := w.Header().Get(headerCacheControl); !strings.HasPrefix(cc, "private, ") {
+		t.Errorf("Cache-Control %q for a document of a request-derived base URL, want private", cc)
+	}
+}
+
+// However many Hosts ask for the largest documents, the cache stays within
+// its byte budget and its accounting stays exact, under concurrency too.
+func TestRenditionCacheByteBudget(t *testing.T) {
+	s := hostedService(t, 300)
+	s.hosted.budget = 1 << 20 // a few renditions of the largest document
+	paths := []string{"/llms-full.txt", "/llms.txt", pathInsights, "/openapi.json", insightPath("insight-00007")}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 10 {
+				host := fmt.Sprintf("h%d-%d.example", g, i)
+				for _, p := range paths {
+					if w := get(s, host, p, "gzip, zstd"); w.Code != http.StatusOK {
+						t.Errorf("%s%s: %d", host, p, w.Code)
+						return
+					}
+				}
+				// The site's own Host keeps being used; it is never the
+				// least recently used.
+				if w := get(s, "site.example", pathInsights, "gzip"); w.Code != http.StatusOK {
+					t.Errorf("site.example: %d", w.Code)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	checkAccounting(t, s.hosted)
+	if s.hosted.byBase["http://site.example"] == nil {
+		t.Error("the Host in constant use was evicted")
+	}
+	t.Logf("after 40 Hosts × %d documents: %d renditions, %d bytes cached (budget %d)", len(paths), len(s.hosted.byBase), s.hosted.total, s.hosted.budget)
+}
+
+// BenchmarkUnseenHost is what one request with a Host never seen before
+// costs at 2 000 insights: one insight, and the list. Compare with
+// BenchmarkScale's render/1000, the cost of rendering every document, which
+// an unseen Host used to pay.
+func BenchmarkUnseenHost(b *testing.B) {
+	s := hostedService(b, 2000)
+	for _, path := range []string{insightPath("insight-01000"), pathInsights, pathLLMs, pathLLMsFull, pathOpenAPI, pathDevelopers} {
+		b.Run(strings.TrimPrefix(path, "/api/v1/"), func(b *testing.B) {
+			r := httptest.NewRequest(http.MethodGet, path, nil)
+			w := &discardWriter{h: make(http.Header)}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i++
+				r.Host = "h" + strconv.Itoa(i) + ".example"
+				clear(w.h)
+				s.ServeHTTP(w, r)
+			}
+		})
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
@@ -62,6 +61,11 @@ type Config struct {
 
 	// bySlug indexes Site.Insights by slug.
 	bySlug map[string]int
+	// fullBodies are the insights' bodies as llms-full.txt prints them
+	// (headings demoted, trimmed), and bodiesSize their total length: they
+	// do not depend on the base URL, so they are made once.
+	fullBodies []string
+	bodiesSize int
 }
 
 // defaultTokenTTL is the lifetime of access tokens unless configured.
@@ -100,14 +104,9 @@ type Service struct {
 	verifier *token.Issuer
 	// fixed is the one rendition when BaseURL is set.
 	fixed *rendition
-	// byBase caches renditions for request-derived base URLs.
-	mu     sync.RWMutex
-	byBase map[string]*rendition
+	// hosted caches the renditions of request-derived base URLs.
+	hosted *renditionCache
 }
-
-// maxRenditions bounds how many request-derived base URLs are cached: the
-// Host header is chosen by the client.
-const maxRenditions = 32
 
 // New builds a Service; with a fixed BaseURL every document is rendered now.
 func New(cfg Config) (*Service, error) {
@@ -124,10 +123,13 @@ func New(cfg Config) (*Service, error) {
 		return nil, fmt.Errorf("CLI name %q: use letters, digits, hyphens and underscores", cfg.CLIName)
 	}
 	cfg.bySlug = make(map[string]int, len(cfg.Site.Insights))
+	cfg.fullBodies = make([]string, len(cfg.Site.Insights))
 	for i, in := range cfg.Site.Insights {
 		cfg.bySlug[in.Slug] = i
+		cfg.fullBodies[i] = strings.TrimSpace(demoteHeadings(in.Body))
+		cfg.bodiesSize += len(cfg.fullBodies[i])
 	}
-	s := &Service{cfg: cfg, byBase: make(map[string]*rendition), byPath: make(map[string]*Route)}
+	s := &Service{cfg: cfg, hosted: newRenditionCache(renditionBudget), byPath: make(map[string]*Route)}
 	for _, rt := range routes {
 		if rt.Path == pathRobots && !cfg.Robots {
 			continue
@@ -149,11 +151,11 @@ func New(cfg Config) (*Service, error) {
 			return nil, err
 		}
 		s.cfg.BaseURL = base
-		s.fixed = &rendition{ready: make(chan struct{})}
-		close(s.fixed.ready)
-		if err := s.render(base, s.fixed); err != nil {
+		s.fixed = s.newRendition(base)
+		if err := s.renderAll(s.fixed); err != nil {
 			return nil, err
 		}
+		s.fixed.mcpHandler()
 	}
 	return s, nil
 }
@@ -210,7 +212,8 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f := newFields(w.Header())
 	base, ok := s.base(r)
 	if !ok {
-		p := newProblem("", codeBadRequest, r, "The Host header "+quote(r.Host)+" is not a valid host name and port.")
+		p := newProblem("", codeBadRequest, r, "The Host header "+quote(r.Host)+" is not a valid host name and port"+
+			fmt.Sprintf(" (at most %d characters).", maxHostLen))
 		p.Hint = "Send the site's host name in the Host header."
 		writeProblem(w, r, p)
 		return
@@ -250,7 +253,7 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rt.serve(s, w, r, rd)
 		return
 	}
-	doc := rd.docs[r.URL.Path]
+	doc := s.document(rd, rt, slug, r.URL.Path)
 	if doc == nil { // every rendered route has a document; this is a safeguard
 		writeProblem(w, r, newProblem(base, codeNotFound, r, "The requested API endpoint does not exist."))
 		return

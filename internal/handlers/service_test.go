@@ -96,7 +96,7 @@ func TestRenditionCacheIsBounded(t *testing.T) {
 			t.Fatalf("host %s: %d", r.Host, rec.Code)
 		}
 	}
-	if n := len(s.byBase); n > maxRenditions {
+	if n := len(s.hosted.byBase); n > maxRenditions {
 		t.Errorf("%d renditions cached, limit %d", n, maxRenditions)
 	}
 }
@@ -152,3 +152,28 @@ type discardWriter struct{ h http.Header }
 func (w *discardWriter) Header() http.Header         { return w.h }
 func (w *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
 func (w *discardWriter) WriteHeader(int)             {}
+
+// A base URL is taken only from a Host a DNS name and port can be: every
+// published address repeats it, so a 20 KB Host would make every document
+// 20 KB per link.
+func TestRequestBaseHostLength(t *testing.T) {
+	s := newTestService(t, Config{})
+	longest := strings.Repeat("a", 63) + "." + strings.Repeat("b", 63) + "." + strings.Repeat("c", 63) + "." + strings.Repeat("d", 61) + ":65535"
+	for host, want := range map[string]int{
+		longest:                    http.StatusOK,
+		longest + "5":              http.StatusBadRequest,
+		strings.Repeat("h", 20000): http.StatusBadRequest,
+		"example.com:8080":         http.StatusOK,
+		"[2001:db8::1]:443":        http.StatusOK,
+		strings.Repeat("x", 300):   http.StatusBadRequest,
+		"localhost":                http.StatusOK,
+	} {
+		r := httptest.NewRequest(http.MethodGet, "/api/v1", nil)
+		r.Host = host
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, r)
+		if w.Code != want {
+			t.Errorf("Host of %d characters: %d, want %d", len(host), w.Code, want)
+		}
+	}
+}

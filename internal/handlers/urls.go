@@ -28,9 +28,18 @@ func NormalizeBaseURL(raw string) (string, error) {
 	return u.Scheme + "://" + strings.ToLower(u.Host), nil
 }
 
+// maxHostLen is the longest Host a base URL is taken from: a DNS name has
+// at most 253 characters, and a port adds at most 6. Every published
+// address repeats the Host, so a longer one would only make the documents
+// larger.
+const maxHostLen = 253 + len(":65535")
+
 // requestBase is the base URL a request names: its scheme and Host. ok is
 // false when the Host is not a valid host[:port].
 func requestBase(r *http.Request) (base string, ok bool) {
+	if len(r.Host) > maxHostLen {
+		return "", false
+	}
 	host := strings.ToLower(r.Host)
 	u, err := url.Parse("http://" + host)
 	if err != nil || u.Host != host || u.Hostname() == "" || u.User != nil || u.Path != "" {
