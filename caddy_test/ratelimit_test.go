@@ -229,3 +229,67 @@ func TestRateLimitRaisedQuota(t *testing.T) {
 		t.Errorf("RateLimit-Policy %q", p)
 	}
 }
+
+// TestRateLimitRefusalsDoNotFloodTheLog: a client hammering past its quota
+// gets one INFO line a window, naming the zone and the client, instead of
+// one per refusal (caddy-ratelimit's ~200 bytes each: 400 KB here).
+func TestRateLimitRefusalsDoNotFloodTheLog(t *testing.T) {
+	p := startProcess(t, "limited", "http://localhost:9191", processCaddyfile(9191, t.TempDir(), "rate_limit 20 60s"))
+	// The quota, less what the start-up probes used.
+	for i := 0; p.get(t, "/api/v1", "") == http.StatusOK; i++ {
+		if i == 20 {
+			t.Fatal("more than 20 requests allowed")
+		}
+	}
+	for i := range 2000 {
+		if status := p.get(t, "/api/v1", ""); status != http.StatusTooManyRequests {
+			t.Fatalf("refusal %d: %d", i+1, status)
+		}
+	}
+	log := p.stop()
+	var refusals []string
+	for line := range strings.Lines(log) {
+		if strings.Contains(line, "rate limit") {
+			refusals = append(refusals, line)
+		}
+	}
+	t.Logf("after 2 001 refusals the log holds %d bytes, %d lines about rate limits", len(log), len(refusals))
+	if len(refusals) != 1 || len(log) > 16<<10 {
+		t.Fatalf("%d lines about rate limits, log of %d bytes; want 1 line, a few KB:\n%s", len(refusals), len(log), log)
+	}
+	for _, want := range []string{`"level":"info"`, `"msg":"rate limit exceeded"`, `"zone":"discovery 20/1m0s {http.vars.client_ip} "`, `"key":"127.0.0.1"`, `"suppressed":0`} {
+		if !strings.Contains(refusals[0], want) {
+			t.Errorf("the refusal line lacks %s: %s", want, refusals[0])
+		}
+	}
+}
+
+// TestDistributedRefusalsDoNotFloodTheLog: a client refused by instance B
+// for the requests it made on A (which B's mirror cannot see) is refused
+// by caddy-ratelimit once and then held for the Retry-After it was given,
+// so the burst logs one line, not one per refusal.
+func TestDistributedRefusalsDoNotFloodTheLog(t *testing.T) {
+	storage := t.TempDir()
+	const discovery = `rate_limit 20 60s
+		rate_limit_key "{http.vars.client_ip} {http.request.header.X-Client}"
+		distributed 100ms 100ms`
+	a := startProcess(t, "instance A", "http://localhost:9192", processCaddyfile(9192, storage, discovery))
+	b := startProcess(t, "instance B", "http://localhost:9193", processCaddyfile(9193, storage, discovery))
+	for i := range 20 {
+		if status := a.get(t, "/api/v1", "hammer"); status != http.StatusOK {
+			t.Fatalf("A, request %d: %d", i+1, status)
+		}
+	}
+	time.Sleep(time.Second) // well over a write plus a read interval
+	for i := range 1000 {
+		if status := b.get(t, "/api/v1", "hammer"); status != http.StatusTooManyRequests {
+			t.Fatalf("B, refusal %d: %d", i+1, status)
+		}
+	}
+	log := b.stop()
+	n := strings.Count(log, "rate limit exceeded")
+	t.Logf("B refused 1 000 requests and logged %d bytes, %d refusal lines", len(log), n)
+	if n != 1 {
+		t.Errorf("%d refusal lines, want 1:\n%s", n, log)
+	}
+}
