@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"path"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,9 +38,13 @@ type RateLimitPolicy struct {
 
 // Defaults of the public policy, from the specification.
 const (
-	defaultEvents       = 120
-	defaultWindow       = time.Minute
-	defaultRateLimitKey = "{http.vars.client_ip}"
+	defaultEvents     = 120
+	defaultWindow     = time.Minute
+	defaultIPv6Prefix = 64
+	// clientVar holds the client's address with an IPv6 address cut to
+	// its prefix, set for the keys that use it.
+	clientVar           = "discovery_client"
+	defaultRateLimitKey = "{http.vars." + clientVar + "}"
 	// minRotateInterval is the shortest time between two rotations of a
 	// mirror, which rotates once a window: an idle client is forgotten one
 	// to three intervals after its last request.
@@ -84,6 +90,10 @@ type rateLimiter struct {
 	decider *caddyrl.Handler
 	window  *pooledWindow
 	headers handlers.RateLimitHeaders
+	// ipv6Prefix is the length of the client prefix; setsClient is whether
+	// the key uses clientVar, which then needs setting on each request.
+	ipv6Prefix int
+	setsClient bool
 	// distributed holds each refusal caddy-ratelimit decides for its
 	// Retry-After (see serveLimited).
 	distributed bool
@@ -117,10 +127,19 @@ func (h *Handler) provisionRateLimit(ctx caddy.Context, limit handlers.RateLimit
 	if key == "" {
 		key = defaultRateLimitKey
 	}
+	ipv6Prefix := defaultIPv6Prefix
+	if h.IPv6Prefix != nil {
+		ipv6Prefix = *h.IPv6Prefix
+	}
+	setsClient := strings.Contains(key, defaultRateLimitKey)
 	// The zone name must be unique among all rate_limit zones of the
 	// server; the prefix keeps it apart from a user's own zones, and the
 	// policy in the name makes a changed policy start a fresh zone.
-	zone := fmt.Sprintf("discovery %d/%s %s %s", limit.Events, limit.Window, key, h.BaseURL)
+	zone := fmt.Sprintf("discovery %d/%s %s", limit.Events, limit.Window, key)
+	if setsClient {
+		zone += fmt.Sprintf(" ipv6/%d", ipv6Prefix)
+	}
+	zone += " " + h.BaseURL
 	decider := &caddyrl.Handler{
 		RateLimits: map[string]*caddyrl.RateLimit{
 			zone: {Key: key, MaxEvents: limit.Events, Window: caddy.Duration(limit.Window)},
@@ -152,6 +171,8 @@ func (h *Handler) provisionRateLimit(ctx caddy.Context, limit handlers.RateLimit
 		decider:     decider,
 		window:      w.(*pooledWindow),
 		headers:     handlers.NewRateLimitHeaders(limit),
+		ipv6Prefix:  ipv6Prefix,
+		setsClient:  setsClient,
 		distributed: h.Distributed != nil,
 		logger:      h.logger,
 		stop:        make(chan struct{}),
@@ -291,13 +312,50 @@ func (rl *rateLimiter) refused(r *http.Request, err error) bool {
 }
 
 // clientKey returns the rate-limit key of r, the string caddy-ratelimit
-// makes of the same placeholders.
+// makes of the same placeholders. For a key that uses the client address,
+// it sets that first.
 func (rl *rateLimiter) clientKey(r *http.Request) string {
+	if rl.setsClient {
+		client := clientAddress(caddyhttp.GetVar(r.Context(), caddyhttp.ClientIPVarKey), rl.ipv6Prefix)
+		caddyhttp.SetVar(r.Context(), clientVar, client)
+		if rl.key == defaultRateLimitKey {
+			s, _ := client.(string)
+			return s
+		}
+	}
 	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
 	if repl == nil {
 		return rl.key
 	}
 	return repl.ReplaceAll(rl.key, "")
+}
+
+// clientAddress returns the client address that keys the limit: an IPv4
+// address whole (also when written as IPv4-mapped IPv6), an IPv6 address
+// as its prefix of the given length, such as 2001:db8:1:2::/64. clientIP is
+// Caddy's client_ip variable, which honours trusted_proxies; it is
+// returned as it is, without allocating, when there is nothing to cut (an
+// IPv4 address, a full-length prefix, or no address, as on a Unix socket).
+func clientAddress(clientIP any, prefix int) any {
+	s, ok := clientIP.(string)
+	if !ok {
+		return ""
+	}
+	if strings.IndexByte(s, ':') < 0 {
+		return clientIP
+	}
+	addr, err := netip.ParseAddr(s)
+	switch {
+	case err != nil:
+		return clientIP
+	case addr.Is4In6():
+		return addr.Unmap().String()
+	case prefix >= 128:
+		return clientIP
+	}
+	p, _ := addr.Prefix(prefix) // prefix is within 1..128, checked by Validate
+	var buf [len("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff/128")]byte
+	return string(p.AppendTo(buf[:0]))
 }
 
 // logRefusal logs a refusal the mirror answered: at INFO for the client's
@@ -327,7 +385,8 @@ func (rl *rateLimiter) refusalFields(r *http.Request, key string, wait time.Dura
 		zap.String("remote_ip", remoteIP), zap.String("client_ip", clientIP))
 }
 
-// keyFields logs the key when it is the default, the client's address. A key of the user's own may hold anything, a token for one, and
+// keyFields logs the key when it is the default, the client's address or
+// prefix. A key of the user's own may hold anything, a token for one, and
 // is not logged, as caddy-ratelimit does not log keys unless asked.
 func (rl *rateLimiter) keyFields(key string) []zap.Field {
 	if rl.key != defaultRateLimitKey {

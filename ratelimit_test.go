@@ -22,6 +22,46 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 )
 
+func TestClientAddress(t *testing.T) {
+	for _, tt := range []struct {
+		clientIP any
+		prefix   int
+		want     string
+	}{
+		{"203.0.113.7", 64, "203.0.113.7"},
+		{"203.0.113.7", 128, "203.0.113.7"},
+		{"2001:db8:1:2:3:4:5:6", 64, "2001:db8:1:2::/64"},
+		{"2001:db8:1:2::", 64, "2001:db8:1:2::/64"},
+		{"2001:db8:1:2:3:4:5:6", 48, "2001:db8:1::/48"},
+		{"2001:db8:1:2:3:4:5:6", 56, "2001:db8:1::/56"},
+		{"2001:db8:1:2ff:3:4:5:6", 56, "2001:db8:1:200::/56"},
+		{"2001:db8:1:2:3:4:5:6", 128, "2001:db8:1:2:3:4:5:6"},
+		{"2001:db8:1:2:3:4:5:6", 1, "::/1"},
+		{"::1", 64, "::/64"},
+		{"::ffff:203.0.113.7", 64, "203.0.113.7"},
+		{"@", 64, "@"},
+		{"", 64, ""},
+		{nil, 64, ""},
+		{"not:an:address", 64, "not:an:address"},
+	} {
+		if got := clientAddress(tt.clientIP, tt.prefix); got != tt.want {
+			t.Errorf("clientAddress(%v, %d) = %v, want %s", tt.clientIP, tt.prefix, got, tt.want)
+		}
+	}
+}
+
+func BenchmarkClientAddress(b *testing.B) {
+	for _, ip := range []string{"203.0.113.7", "2001:db8:1:2:3:4:5:6"} {
+		b.Run(ip, func(b *testing.B) {
+			var v any = ip
+			b.ReportAllocs()
+			for b.Loop() {
+				clientAddress(v, 64)
+			}
+		})
+	}
+}
+
 // activeContext loads an empty Caddy config, with logs discarded and
 // storage in a temporary folder, so that handlers can be provisioned and
 // called without a network.
@@ -105,7 +145,7 @@ func TestRefusalsAreLoggedOncePerWindow(t *testing.T) {
 	events := 3
 	h := &Handler{RateLimit: &RateLimitPolicy{Events: &events, Window: caddy.Duration(time.Minute)}}
 	logs := provision(t, h)
-	const client = "203.0.113.7"
+	const client = "2001:db8:aa:1::7"
 	for i := range 3 {
 		if w := serve(t, h, "/api/v1/health", client); w.Code != http.StatusOK {
 			t.Fatalf("request %d: %d", i+1, w.Code)
@@ -123,7 +163,7 @@ func TestRefusalsAreLoggedOncePerWindow(t *testing.T) {
 		t.Fatalf("%d INFO lines for 100 refusals, want 1", len(info))
 	}
 	fields := info[0].ContextMap()
-	if fields["key"] != client || !strings.HasPrefix(fmt.Sprint(fields["zone"]), "discovery 3/1m0s") ||
+	if fields["key"] != "2001:db8:aa:1::/64" || !strings.HasPrefix(fmt.Sprint(fields["zone"]), "discovery 3/1m0s") ||
 		fields["client_ip"] != client || fields["remote_ip"] != "192.0.2.1" || fields["suppressed"] != int64(0) {
 		t.Errorf("INFO line %v", fields)
 	}
@@ -152,7 +192,7 @@ func TestCustomKeyIsNotLogged(t *testing.T) {
 }
 
 // BenchmarkServeLimited is an allowed request through the whole handler,
-// caddy-ratelimit and the mirror included.
+// caddy-ratelimit and the mirror included, from an IPv4 and an IPv6 client.
 func BenchmarkServeLimited(b *testing.B) {
 	for _, ip := range []string{"203.0.113.7", "2001:db8:1:2:3:4:5:6"} {
 		b.Run(ip, func(b *testing.B) {
