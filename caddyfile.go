@@ -35,6 +35,7 @@ func init() {
 //		robots         on|off
 //		rate_limit     <events> <window> | off
 //		rate_limit_key <placeholder>
+//		ipv6_prefix    <bits>
 //		distributed    [<read_interval> [<write_interval>]]
 //		token_secret   <secret>
 //		token_ttl      <duration>
@@ -127,6 +128,16 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			default:
 				return d.ArgErr()
 			}
+		case "ipv6_prefix":
+			var v string
+			if !d.AllArgs(&v) {
+				return d.ArgErr()
+			}
+			bits, err := strconv.Atoi(v)
+			if err != nil || bits < 1 || bits > 128 {
+				return d.Errf("ipv6_prefix: must be a number of bits from 1 to 128, got '%s'", v)
+			}
+			h.IPv6Prefix = &bits
 		case "distributed":
 			args := d.RemainingArgs()
 			if len(args) > 2 {

@@ -63,7 +63,8 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 				insights /srv/blog/posts
 				robots off
 				rate_limit 300 2m
-				rate_limit_key {http.request.header.CF-Connecting-IP}
+				rate_limit_key "{http.vars.discovery_client} {http.request.header.X-Tenant}"
+				ipv6_prefix 48
 				distributed 2s 3s
 				token_secret {env.SECRET}
 				token_ttl 1h
@@ -76,7 +77,8 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 			want: Handler{
 				BaseURL: "https://example.com", Content: "/srv/c", Insights: "/srv/blog/posts", Robots: &off,
 				RateLimit:    &RateLimitPolicy{Events: intPtr(300), Window: caddy.Duration(2 * time.Minute)},
-				RateLimitKey: "{http.request.header.CF-Connecting-IP}",
+				RateLimitKey: "{http.vars.discovery_client} {http.request.header.X-Tenant}",
+				IPv6Prefix:   intPtr(48),
 				Distributed:  &caddyrl.DistributedRateLimiting{ReadInterval: caddy.Duration(2 * time.Second), WriteInterval: caddy.Duration(3 * time.Second)},
 				TokenSecret:  "{env.SECRET}", TokenTTL: caddy.Duration(time.Hour), MCPHostCheck: &off,
 				CLIName: "site-cli", Deprecation: "2027-01-01", Sunset: "2027-07-01", Successor: "https://example.com/api/v2",
@@ -96,6 +98,11 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{name: "rate_limit of zero", input: "discovery {\n rate_limit 0 1m\n}", wantErr: "events must be a positive integer"},
 		{name: "rate_limit window too short", input: "discovery {\n rate_limit 5 500ms\n}", wantErr: "at least 1s"},
 		{name: "rate_limit window not a duration", input: "discovery {\n rate_limit 5 soon\n}", wantErr: "window"},
+		{name: "ipv6_prefix 128", input: "discovery {\n ipv6_prefix 128\n}", want: Handler{IPv6Prefix: intPtr(128)}},
+		{name: "ipv6_prefix 0", input: "discovery {\n ipv6_prefix 0\n}", wantErr: "ipv6_prefix: must be a number of bits from 1 to 128, got '0'"},
+		{name: "ipv6_prefix 129", input: "discovery {\n ipv6_prefix 129\n}", wantErr: "ipv6_prefix: must be a number of bits from 1 to 128, got '129'"},
+		{name: "ipv6_prefix as a mask", input: "discovery {\n ipv6_prefix /64\n}", wantErr: "ipv6_prefix: must be a number of bits"},
+		{name: "ipv6_prefix without bits", input: "discovery {\n ipv6_prefix\n}", wantErr: "wrong argument count"},
 		{name: "distributed with three intervals", input: "discovery {\n distributed 1s 1s 1s\n}", wantErr: "wrong argument count"},
 		{name: "distributed with a bad interval", input: "discovery {\n distributed fast\n}", wantErr: "not a positive duration"},
 		{name: "token_ttl too short", input: "discovery {\n token_ttl 10ms\n}", wantErr: "token_ttl"},
@@ -250,6 +257,12 @@ func TestValidate(t *testing.T) {
 		{name: "window alone keeps the default quota", h: Handler{RateLimit: &RateLimitPolicy{Window: caddy.Duration(time.Minute)}}},
 		{name: "window under a second", h: Handler{RateLimit: &RateLimitPolicy{Window: caddy.Duration(time.Millisecond)}}, field: "rate_limit"},
 		{name: "rate_limit off ignores the numbers", h: Handler{RateLimit: &RateLimitPolicy{Off: true, Events: intPtr(-1)}}},
+		{name: "ipv6_prefix 1", h: Handler{IPv6Prefix: intPtr(1)}},
+		{name: "ipv6_prefix 128", h: Handler{IPv6Prefix: intPtr(128)}},
+		{name: "ipv6_prefix 0", h: Handler{IPv6Prefix: intPtr(0)}, field: "ipv6_prefix"},
+		{name: "ipv6_prefix 129", h: Handler{IPv6Prefix: intPtr(129)}, field: "ipv6_prefix"},
+		{name: "ipv6_prefix with a key that uses it", h: Handler{IPv6Prefix: intPtr(56), RateLimitKey: "{http.vars.discovery_client}-{http.request.host}"}},
+		{name: "ipv6_prefix with a key that does not use it", h: Handler{IPv6Prefix: intPtr(56), RateLimitKey: "{http.vars.client_ip}"}, field: "ipv6_prefix"},
 		{name: "bad cli_name", h: Handler{CLIName: "../x"}, field: "cli_name"},
 		{name: "deprecation not a date", h: Handler{Deprecation: "soon"}, field: "deprecation"},
 		{name: "sunset before deprecation", h: Handler{Deprecation: "2027-06-01", Sunset: "2027-01-01"}, field: "sunset"},
@@ -298,6 +311,18 @@ func TestJSONZeroEventsIsRefused(t *testing.T) {
 	}
 }
 
+// TestJSONZeroIPv6PrefixIsRefused: "ipv6_prefix": 0 in JSON is an error,
+// not the default in disguise.
+func TestJSONZeroIPv6PrefixIsRefused(t *testing.T) {
+	var h Handler
+	if err := json.Unmarshal([]byte(`{"ipv6_prefix":0}`), &h); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Validate(); err == nil || !strings.HasPrefix(err.Error(), "ipv6_prefix: ") {
+		t.Errorf("Validate() = %v, want an ipv6_prefix error", err)
+	}
+}
+
 func FuzzCaddyfile(f *testing.F) {
 	for _, seed := range []string{
 		`discovery`,
@@ -314,6 +339,7 @@ func FuzzCaddyfile(f *testing.F) {
 		"discovery {\n\tcontent /a\n\tcontent /b\n}",
 		"discovery {\n\troot /srv\n}",
 		"discovery {\n\trobots maybe\n}",
+		"discovery {\n\tipv6_prefix 56\n}",
 		"discovery {\n\trobots {\n\t}\n}",
 		"",
 		"{",

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -114,10 +115,18 @@ type Handler struct {
 	// per client in any 60-second window; {"off": true} disables it.
 	RateLimit *RateLimitPolicy `json:"rate_limit,omitempty"`
 
-	// RateLimitKey tells clients apart. Default: {http.vars.client_ip}, the
-	// client address, which honours the server's trusted_proxies setting.
-	// Any placeholder works.
+	// RateLimitKey tells clients apart. Default:
+	// {http.vars.discovery_client}, the client address (Caddy's client_ip,
+	// which honours the server's trusted_proxies setting) with an IPv6
+	// address cut to its IPv6Prefix. Any placeholder works.
 	RateLimitKey string `json:"rate_limit_key,omitempty"`
+
+	// IPv6Prefix is the length in bits of the prefix that an IPv6 client
+	// address is cut to in {http.vars.discovery_client}, from 1 to 128.
+	// Default: 64, so that the addresses of one /64, which one host or
+	// subscriber can use all of, share one quota; 128 keys each address.
+	// IPv4 addresses are kept whole.
+	IPv6Prefix *int `json:"ipv6_prefix,omitempty"`
 
 	// Distributed shares the limiter's state with every Caddy instance that
 	// uses the same storage, through that storage (caddy-ratelimit's
@@ -294,6 +303,14 @@ func (h *Handler) Validate() error {
 		}
 		if rl.Window < 0 || (rl.Window > 0 && rl.Window < caddy.Duration(time.Second)) {
 			check(fmt.Errorf("rate_limit: window must be at least 1s, got %s", time.Duration(rl.Window)))
+		}
+	}
+	if p := h.IPv6Prefix; p != nil {
+		switch {
+		case *p < 1 || *p > 128:
+			check(fmt.Errorf("ipv6_prefix: must be from 1 to 128 bits, got %d", *p))
+		case h.RateLimitKey != "" && !strings.Contains(h.RateLimitKey, defaultRateLimitKey):
+			check(fmt.Errorf("ipv6_prefix: has no effect, as rate_limit_key %q does not use %s", h.RateLimitKey, defaultRateLimitKey))
 		}
 	}
 	if h.TokenTTL != 0 && h.TokenTTL < caddy.Duration(time.Second) {

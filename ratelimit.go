@@ -5,14 +5,20 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/netip"
 	"path"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	caddyrl "github.com/mholt/caddy-ratelimit"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/handlers"
 )
@@ -32,48 +38,51 @@ type RateLimitPolicy struct {
 
 // Defaults of the public policy, from the specification.
 const (
-	defaultEvents       = 120
-	defaultWindow       = time.Minute
-	defaultRateLimitKey = "{http.vars.client_ip}"
-	// windowSweepInterval is how often the mirror forgets idle clients.
-	windowSweepInterval = time.Minute
+	defaultEvents     = 120
+	defaultWindow     = time.Minute
+	defaultIPv6Prefix = 64
+	// clientVar holds the client's address with an IPv6 address cut to
+	// its prefix, set for the keys that use it.
+	clientVar           = "discovery_client"
+	defaultRateLimitKey = "{http.vars." + clientVar + "}"
+	// minRotateInterval is the shortest time between two rotations of a
+	// mirror, which rotates once a window: an idle client is forgotten one
+	// to three intervals after its last request.
+	minRotateInterval = time.Minute
 )
 
 // windows holds the rate-limit mirrors by zone, so that a config reload keeps
 // the counts, exactly as caddy-ratelimit keeps its own zones in a UsagePool.
 var windows = caddy.NewUsagePool()
 
-// pooledWindow is a mirror with the goroutine that sweeps it.
+// pooledWindow is a mirror and when it last forgot its idle clients.
 type pooledWindow struct {
 	*handlers.Window
-	stop chan struct{}
+	interval time.Duration
+	mu       sync.Mutex
+	rotated  time.Time
 }
 
-func newPooledWindow(limit handlers.RateLimit) *pooledWindow {
-	pw := &pooledWindow{Window: handlers.NewWindow(limit), stop: make(chan struct{})}
-	go func() {
-		ticker := time.NewTicker(windowSweepInterval)
-		defer ticker.Stop()
-		for {
-			select {
-			case now := <-ticker.C:
-				pw.Sweep(now)
-			case <-pw.stop:
-				return
-			}
-		}
-	}()
-	return pw
-}
+// Destruct lets the mirror go with the last config using its zone.
+func (pw *pooledWindow) Destruct() error { return nil }
 
-// Destruct stops the sweeper when the last config using the zone is gone.
-func (pw *pooledWindow) Destruct() error {
-	close(pw.stop)
-	return nil
+// rotate forgets the idle clients if the last rotation is at least one
+// interval old. Every handler of the zone calls it from its own ticker (so a
+// reload keeps rotating, without a goroutine of the pool to stop), and this
+// keeps the rotations an interval apart, as Window.Rotate requires.
+func (pw *pooledWindow) rotate(now time.Time) (forgotten []handlers.Unreported, done bool) {
+	pw.mu.Lock()
+	defer pw.mu.Unlock()
+	if now.Sub(pw.rotated) < pw.interval {
+		return nil, false
+	}
+	pw.rotated = now
+	return pw.Rotate(), true
 }
 
 // rateLimiter is the provisioned limiter of one handler: caddy-ratelimit
-// decides, and the mirror reports what is left.
+// decides, the mirror reports what is left and answers the clients it knows
+// to have nothing left.
 type rateLimiter struct {
 	limit   handlers.RateLimit
 	key     string
@@ -81,6 +90,15 @@ type rateLimiter struct {
 	decider *caddyrl.Handler
 	window  *pooledWindow
 	headers handlers.RateLimitHeaders
+	// ipv6Prefix is the length of the client prefix; setsClient is whether
+	// the key uses clientVar, which then needs setting on each request.
+	ipv6Prefix int
+	setsClient bool
+	// distributed holds each refusal caddy-ratelimit decides for its
+	// Retry-After (see serveLimited).
+	distributed bool
+	logger      *zap.Logger
+	stop        chan struct{}
 }
 
 // policy returns the configured policy with its defaults.
@@ -109,10 +127,19 @@ func (h *Handler) provisionRateLimit(ctx caddy.Context, limit handlers.RateLimit
 	if key == "" {
 		key = defaultRateLimitKey
 	}
+	ipv6Prefix := defaultIPv6Prefix
+	if h.IPv6Prefix != nil {
+		ipv6Prefix = *h.IPv6Prefix
+	}
+	setsClient := strings.Contains(key, defaultRateLimitKey)
 	// The zone name must be unique among all rate_limit zones of the
 	// server; the prefix keeps it apart from a user's own zones, and the
 	// policy in the name makes a changed policy start a fresh zone.
-	zone := fmt.Sprintf("discovery %d/%s %s %s", limit.Events, limit.Window, key, h.BaseURL)
+	zone := fmt.Sprintf("discovery %d/%s %s", limit.Events, limit.Window, key)
+	if setsClient {
+		zone += fmt.Sprintf(" ipv6/%d", ipv6Prefix)
+	}
+	zone += " " + h.BaseURL
 	decider := &caddyrl.Handler{
 		RateLimits: map[string]*caddyrl.RateLimit{
 			zone: {Key: key, MaxEvents: limit.Events, Window: caddy.Duration(limit.Window)},
@@ -128,20 +155,56 @@ func (h *Handler) provisionRateLimit(ctx caddy.Context, limit handlers.RateLimit
 		return fmt.Errorf("rate_limit: %w", err)
 	}
 	w, _, err := windows.LoadOrNew(zone, func() (caddy.Destructor, error) {
-		return newPooledWindow(limit), nil
+		return &pooledWindow{
+			Window:   handlers.NewWindow(limit),
+			interval: max(limit.Window, minRotateInterval),
+			rotated:  time.Now(),
+		}, nil
 	})
 	if err != nil {
 		return fmt.Errorf("rate_limit: %w", err)
 	}
 	h.limiter = &rateLimiter{
-		limit:   limit,
-		key:     key,
-		zone:    zone,
-		decider: decider,
-		window:  w.(*pooledWindow),
-		headers: handlers.NewRateLimitHeaders(limit),
+		limit:       limit,
+		key:         key,
+		zone:        zone,
+		decider:     decider,
+		window:      w.(*pooledWindow),
+		headers:     handlers.NewRateLimitHeaders(limit),
+		ipv6Prefix:  ipv6Prefix,
+		setsClient:  setsClient,
+		distributed: h.Distributed != nil,
+		logger:      h.logger,
+		stop:        make(chan struct{}),
 	}
+	go h.limiter.rotate()
 	return nil
+}
+
+// rotate asks the mirror to forget its idle clients twice per interval, so
+// that it does at most an interval and a half after it is due, and logs
+// the refusals of the forgotten clients that no line reported yet.
+func (rl *rateLimiter) rotate() {
+	ticker := time.NewTicker(rl.window.interval / 2)
+	defer ticker.Stop()
+	for {
+		select {
+		case now := <-ticker.C:
+			start := time.Now()
+			forgotten, done := rl.window.rotate(now)
+			if !done {
+				continue
+			}
+			for _, f := range forgotten {
+				rl.logger.Info("rate limit refusals not logged one by one",
+					append(rl.keyFields(f.Key), zap.String("zone", rl.zone), zap.Int("refused", f.Refusals))...)
+			}
+			rl.logger.Debug("rate limit clients rotated", zap.String("zone", rl.zone),
+				zap.Int("clients", rl.window.Clients()), zap.Duration("took", time.Since(start)))
+		case <-rl.stop:
+			return
+		}
+	}
 }
 
 // distributedStatePrefix is where caddy-ratelimit keeps each instance's state
@@ -174,6 +237,7 @@ func seedDistributedState(ctx caddy.Context) error {
 }
 
 func (rl *rateLimiter) cleanup() error {
+	close(rl.stop)
 	err := rl.decider.Cleanup()
 	if _, derr := windows.Delete(rl.zone); derr != nil {
 		err = errors.Join(err, derr)
@@ -181,26 +245,32 @@ func (rl *rateLimiter) cleanup() error {
 	return err
 }
 
-// serve passes an owned request through caddy-ratelimit. An allowed request
-// is recorded in the mirror and served with its RateLimit headers; a
-// refused one gets the 429 problem.
+// serveLimited passes an owned request through caddy-ratelimit. An allowed
+// request is recorded in the mirror and served with its RateLimit headers;
+// a refused one gets the 429 problem.
+//
+// A client the mirror knows to have nothing left is refused without asking
+// caddy-ratelimit, which would refuse it too (see handlers.Window) but log
+// each refusal at INFO: one client could write megabytes a minute. The
+// module logs the first refusal of a client in a window at INFO, with the
+// count of those since its previous line, and the others at DEBUG.
 func (h *Handler) serveLimited(w http.ResponseWriter, r *http.Request, service *handlers.Service, next caddyhttp.Handler) error {
 	rl := h.limiter
+	// Read before caddy-ratelimit reads its own, for every recorded time
+	// to be at or before the one it keeps.
+	now := time.Now()
+	key := rl.clientKey(r)
+	if refusal, refused := rl.window.Refuse(key, now); refused {
+		rl.logRefusal(r, key, refusal)
+		service.RateLimited(w, r, rl.headers, max(ceilSeconds(refusal.Wait), 1))
+		return nil
+	}
 	err := rl.decider.ServeHTTP(w, r, caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
-		key := rl.key
-		if repl != nil {
-			key = repl.ReplaceAll(rl.key, "")
-		}
-		remaining, reset := rl.window.Record(key, time.Now())
+		remaining, reset := rl.window.Record(key, now)
 		rl.headers.Set(w.Header(), remaining, reset)
 		return h.serveOwned(w, r, service, next)
 	}))
-	if err == nil {
-		return nil
-	}
-	var he caddyhttp.HandlerError
-	if !errors.As(err, &he) || he.StatusCode != http.StatusTooManyRequests {
+	if err == nil || !rl.refused(r, err) {
 		return err
 	}
 	// caddy-ratelimit has set Retry-After in whole seconds, rounded up.
@@ -208,6 +278,124 @@ func (h *Handler) serveLimited(w http.ResponseWriter, r *http.Request, service *
 	if perr != nil || retryAfter < 1 {
 		retryAfter = 1
 	}
+	// caddy-ratelimit has logged this refusal. Locally it refuses beyond
+	// the mirror only in a race at the quota, and the mirror's own count
+	// answers the next request. In distributed mode the other instances'
+	// counts refuse too, which the mirror cannot see: it holds the refusal
+	// for the Retry-After the client was given, so that a client retrying
+	// sooner is not logged at INFO once a request. caddy-ratelimit works
+	// from the others' counts as of their last sync, so the hold (at most a
+	// second past the exact wait) is within its own precision.
+	var hold time.Duration
+	if rl.distributed {
+		hold = time.Duration(retryAfter) * time.Second
+	}
+	rl.window.Refused(key, now, hold)
 	service.RateLimited(w, r, rl.headers, retryAfter)
 	return nil
+}
+
+// refused reports whether err is caddy-ratelimit refusing r in this zone,
+// rather than an error of the handlers behind the module (the site's
+// robots.txt is asked for through them).
+func (rl *rateLimiter) refused(r *http.Request, err error) bool {
+	var he caddyhttp.HandlerError
+	if !errors.As(err, &he) || he.StatusCode != http.StatusTooManyRequests {
+		return false
+	}
+	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
+	if repl == nil {
+		return true
+	}
+	zone, _ := repl.GetString("http.rate_limit.exceeded.name")
+	return zone == rl.zone
+}
+
+// clientKey returns the rate-limit key of r, the string caddy-ratelimit
+// makes of the same placeholders. For a key that uses the client address,
+// it sets that first.
+func (rl *rateLimiter) clientKey(r *http.Request) string {
+	if rl.setsClient {
+		client := clientAddress(caddyhttp.GetVar(r.Context(), caddyhttp.ClientIPVarKey), rl.ipv6Prefix)
+		caddyhttp.SetVar(r.Context(), clientVar, client)
+		if rl.key == defaultRateLimitKey {
+			s, _ := client.(string)
+			return s
+		}
+	}
+	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
+	if repl == nil {
+		return rl.key
+	}
+	return repl.ReplaceAll(rl.key, "")
+}
+
+// clientAddress returns the client address that keys the limit: an IPv4
+// address whole (also when written as IPv4-mapped IPv6), an IPv6 address
+// as its prefix of the given length, such as 2001:db8:1:2::/64. clientIP is
+// Caddy's client_ip variable, which honours trusted_proxies; it is
+// returned as it is, without allocating, when there is nothing to cut (an
+// IPv4 address, a full-length prefix, or no address, as on a Unix socket).
+func clientAddress(clientIP any, prefix int) any {
+	s, ok := clientIP.(string)
+	if !ok {
+		return ""
+	}
+	if strings.IndexByte(s, ':') < 0 {
+		return clientIP
+	}
+	addr, err := netip.ParseAddr(s)
+	switch {
+	case err != nil:
+		return clientIP
+	case addr.Is4In6():
+		return addr.Unmap().String()
+	case prefix >= 128:
+		return clientIP
+	}
+	p, _ := addr.Prefix(prefix) // prefix is within 1..128, checked by Validate
+	var buf [len("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff/128")]byte
+	return string(p.AppendTo(buf[:0]))
+}
+
+// logRefusal logs a refusal the mirror answered: at INFO for the client's
+// first in a window, at DEBUG for the others.
+func (rl *rateLimiter) logRefusal(r *http.Request, key string, refusal handlers.Refusal) {
+	const msg = "rate limit exceeded"
+	if !refusal.Report {
+		if ce := rl.logger.Check(zapcore.DebugLevel, msg); ce != nil {
+			ce.Write(rl.refusalFields(r, key, refusal.Wait)...)
+		}
+		return
+	}
+	// suppressed: the client's refusals logged at DEBUG since its last line.
+	rl.logger.Info(msg, append(rl.refusalFields(r, key, refusal.Wait), zap.Int("suppressed", refusal.Unreported))...)
+}
+
+// refusalFields are caddy-ratelimit's fields of a refusal (zone, wait,
+// remote_ip), and the client.
+func (rl *rateLimiter) refusalFields(r *http.Request, key string, wait time.Duration) []zap.Field {
+	remoteIP, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		remoteIP = r.RemoteAddr
+	}
+	clientIP, _ := caddyhttp.GetVar(r.Context(), caddyhttp.ClientIPVarKey).(string)
+	return append(rl.keyFields(key),
+		zap.String("zone", rl.zone), zap.Duration("wait", wait),
+		zap.String("remote_ip", remoteIP), zap.String("client_ip", clientIP))
+}
+
+// keyFields logs the key when it is the default, the client's address or
+// prefix. A key of the user's own may hold anything, a token for one, and
+// is not logged, as caddy-ratelimit does not log keys unless asked.
+func (rl *rateLimiter) keyFields(key string) []zap.Field {
+	if rl.key != defaultRateLimitKey {
+		return nil
+	}
+	return []zap.Field{zap.String("key", key)}
+}
+
+// ceilSeconds rounds d up to whole seconds, as Retry-After is given.
+func ceilSeconds(d time.Duration) int {
+	return int((d + time.Second - 1) / time.Second)
 }
