@@ -92,25 +92,6 @@ func FuzzMCPPreCheck(f *testing.F) {
 	})
 }
 
-// TestSearchSnippetsAnyText runs searches over bodies whose lowercase form
-// has another length in bytes than the original: no panic, and the snippet
-// shows the word found.
-func TestSearchSnippetsAnyText(t *testing.T) {
-	for _, body := range []string{
-		strings.Repeat("İstanbul ", 100) + "zebra crossing",
-		strings.Repeat("Ⱥ Ⱦ ", 200) + "zebra crossing",
-		strings.Repeat("K ẞ ", 150) + "zebra crossing",
-	} {
-		s := snippet(body, queryWords("ZEBRA"))
-		if !strings.Contains(s, "zebra") {
-			t.Errorf("snippet %q does not show the word", s)
-		}
-	}
-	if words := queryWords(strings.Repeat("ab ", 21000) + strings.Repeat("x", 100) + " Data data DATA"); len(words) != 2 {
-		t.Errorf("query words %q: repeated, overlong and surplus words must be dropped", words)
-	}
-}
-
 func TestToolPanicBecomesToolError(t *testing.T) {
 	var reported any
 	h := safeTool(func(v any) { reported = v }, func(context.Context, *mcp.CallToolRequest, noInput) (*mcp.CallToolResult, health, error) {

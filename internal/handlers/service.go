@@ -62,6 +62,8 @@ type Config struct {
 
 	// bySlug indexes Site.Insights by slug.
 	bySlug map[string]int
+	// searchIndex is the search tool's index of Site.Insights.
+	searchIndex *searchIndex
 }
 
 // defaultTokenTTL is the lifetime of access tokens unless configured.
@@ -127,6 +129,7 @@ func New(cfg Config) (*Service, error) {
 	for i, in := range cfg.Site.Insights {
 		cfg.bySlug[in.Slug] = i
 	}
+	cfg.searchIndex = newSearchIndex(cfg.Site.Insights)
 	s := &Service{cfg: cfg, byBase: make(map[string]*rendition), byPath: make(map[string]*Route)}
 	for _, rt := range routes {
 		if rt.Path == pathRobots && !cfg.Robots {
