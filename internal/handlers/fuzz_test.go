@@ -65,6 +65,8 @@ func FuzzMCPPreCheck(f *testing.F) {
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_insight","arguments":{"slug":"x"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
+		`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]`,
+		"[" + strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"ping"},`, 40) + "1]",
 		`{"jsonrpc":"2.0","id":1,"method":`,
 		"",
 		"null",
