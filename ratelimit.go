@@ -187,12 +187,7 @@ func (rl *rateLimiter) cleanup() error {
 func (h *Handler) serveLimited(w http.ResponseWriter, r *http.Request, service *handlers.Service, next caddyhttp.Handler) error {
 	rl := h.limiter
 	err := rl.decider.ServeHTTP(w, r, caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
-		key := rl.key
-		if repl != nil {
-			key = repl.ReplaceAll(rl.key, "")
-		}
-		remaining, reset := rl.window.Record(key, time.Now())
+		remaining, reset := rl.window.Record(rl.clientKey(r), time.Now())
 		rl.headers.Set(w.Header(), remaining, reset)
 		return h.serveOwned(w, r, service, next)
 	}))
@@ -211,3 +206,58 @@ func (h *Handler) serveLimited(w http.ResponseWriter, r *http.Request, service *
 	service.RateLimited(w, r, rl.headers, retryAfter)
 	return nil
 }
+
+// clientKey is the key of r's client, in the mirror as in caddy-ratelimit.
+func (rl *rateLimiter) clientKey(r *http.Request) string {
+	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
+		return repl.ReplaceAll(rl.key, "")
+	}
+	return rl.key
+}
+
+// chargeExtra counts n more events for the client of r, an allowed request
+// (the further messages of a JSON-RPC batch). caddy-ratelimit has no call
+// to count several events at once, so it decides each one as it decides a
+// request: its count (the cluster's, in distributed mode) stays the one
+// that decides, and each event it allows is recorded in the mirror too.
+// The mirror is asked first, so that a batch larger than what is left is
+// refused without using any of it; only a race with the client's other
+// requests, or another instance's count in distributed mode, can refuse
+// part-way, and the events allowed by then stay counted.
+func (h *Handler) chargeExtra(header http.Header, r *http.Request, n int) handlers.Extra {
+	rl := h.limiter
+	key := rl.clientKey(r)
+	now := time.Now()
+	remaining, reset, wait := rl.window.Room(key, now, n+1)
+	allowed := remaining >= n
+	if allowed {
+		for range n {
+			refusal := discardWriter{header: make(http.Header)}
+			if err := rl.decider.ServeHTTP(&refusal, r, caddyhttp.HandlerFunc(nopHandler)); err != nil {
+				allowed = false
+				remaining, reset, wait = rl.window.Room(key, time.Now(), n+1)
+				// caddy-ratelimit's Retry-After counts the cluster.
+				if s, err := strconv.Atoi(refusal.header.Get("Retry-After")); err == nil {
+					wait = max(wait, time.Duration(s)*time.Second)
+				}
+				break
+			}
+			remaining, reset = rl.window.Record(key, time.Now())
+		}
+	}
+	rl.headers.Set(header, remaining, reset)
+	if allowed {
+		return handlers.Extra{Allowed: true, Remaining: remaining}
+	}
+	return handlers.Extra{Remaining: remaining, RetryAfter: max(int((wait+time.Second-1)/time.Second), 1)}
+}
+
+func nopHandler(http.ResponseWriter, *http.Request) error { return nil }
+
+// discardWriter takes what caddy-ratelimit writes when it refuses an
+// extra event, which is only headers, off the real response.
+type discardWriter struct{ header http.Header }
+
+func (d *discardWriter) Header() http.Header         { return d.header }
+func (d *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (d *discardWriter) WriteHeader(int)             {}

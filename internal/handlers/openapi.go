@@ -243,8 +243,8 @@ func operation(rt *Route, rateLimited bool) object {
 
 // jsonRPC describes a JSON-RPC route's answers beyond a REST route's: a
 // batch's array of responses, and the JSON-RPC errors that may stand for a
-// 400 (malformed JSON, an invalid message, a batch over the cap), next to
-// the problem.
+// 400 (malformed JSON, an invalid message, a batch over the cap) or a 429
+// (a batch over what is left of the quota), next to the problems.
 func jsonRPC(responses object, rateLimited bool) {
 	response := ref("schemas", componentName(typeOf[jsonrpcResponse]()))
 	ok := responses["200"].(object)
@@ -260,6 +260,21 @@ func jsonRPC(responses object, rateLimited bool) {
 		"content": object{
 			mediaProblem: object{"schema": ref("schemas", "Problem")},
 			mediaJSON:    object{"schema": response},
+		},
+	}
+	if !rateLimited {
+		return
+	}
+	responses["429"] = object{
+		"description": codeRateLimited.Title + ": " + codeRateLimited.Meaning + " A batch counts one request per message; one larger than what is left is refused whole, with a JSON-RPC error (code -32000) for each request in it.",
+		"headers": object{
+			"RateLimit-Policy": headers["RateLimit-Policy"],
+			"RateLimit":        headers["RateLimit"],
+			"Retry-After":      ref("headers", "Retry-After"),
+		},
+		"content": object{
+			mediaProblem: object{"schema": ref("schemas", "Problem")},
+			mediaJSON:    object{"schema": orBatch(response, "An error for each request of the batch.")},
 		},
 	}
 }
