@@ -199,6 +199,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		RateLimit:   limit,
 		OnPanic:     h.logPanic,
 	}
+	if limited {
+		h.serviceConfig.ChargeExtra = h.chargeExtra
+	}
 	service, err := handlers.New(h.serviceConfig)
 	if err != nil {
 		return err

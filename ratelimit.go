@@ -399,3 +399,53 @@ func (rl *rateLimiter) keyFields(key string) []zap.Field {
 func ceilSeconds(d time.Duration) int {
 	return int((d + time.Second - 1) / time.Second)
 }
+
+// chargeExtra counts n more events for the client of r, an allowed request
+// (the further messages of a JSON-RPC batch). caddy-ratelimit has no call
+// to count several events at once, so it decides each one as it decides a
+// request: its count (the cluster's, in distributed mode) stays the one
+// that decides, and each event it allows is recorded in the mirror too.
+// The mirror is asked first, so that a batch larger than what is left is
+// refused without using any of it; only a race with the client's other
+// requests, or another instance's count in distributed mode, can refuse
+// part-way, and the events allowed by then stay counted.
+func (h *Handler) chargeExtra(header http.Header, r *http.Request, n int) handlers.Extra {
+	rl := h.limiter
+	key := rl.clientKey(r)
+	now := time.Now()
+	remaining, reset, wait := rl.window.Room(key, now, n+1)
+	allowed := remaining >= n
+	if allowed {
+		for range n {
+			// Read before caddy-ratelimit reads its own, as serveLimited
+			// does, so the mirror never holds a time later than it.
+			at := time.Now()
+			refusal := refusalWriter{header: make(http.Header)}
+			if err := rl.decider.ServeHTTP(&refusal, r, caddyhttp.HandlerFunc(nopHandler)); err != nil {
+				allowed = false
+				remaining, reset, wait = rl.window.Room(key, time.Now(), n+1)
+				// caddy-ratelimit's Retry-After counts the cluster.
+				if s, err := strconv.Atoi(refusal.header.Get("Retry-After")); err == nil {
+					wait = max(wait, time.Duration(s)*time.Second)
+				}
+				break
+			}
+			remaining, reset = rl.window.Record(key, at)
+		}
+	}
+	rl.headers.Set(header, remaining, reset)
+	if allowed {
+		return handlers.Extra{Allowed: true, Remaining: remaining}
+	}
+	return handlers.Extra{Remaining: remaining, RetryAfter: max(int((wait+time.Second-1)/time.Second), 1)}
+}
+
+func nopHandler(http.ResponseWriter, *http.Request) error { return nil }
+
+// refusalWriter takes what caddy-ratelimit writes when it refuses an
+// extra event, which is only headers, off the real response.
+type refusalWriter struct{ header http.Header }
+
+func (d *refusalWriter) Header() http.Header         { return d.header }
+func (d *refusalWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (d *refusalWriter) WriteHeader(int)             {}

@@ -61,6 +61,9 @@ func (s *Service) serveMCP(w http.ResponseWriter, r *http.Request, rd *rendition
 		write(w, r, http.StatusBadRequest, mediaJSON, []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the body is not valid JSON"}}`))
 		return
 	}
+	if !s.admitBatch(w, r, body) {
+		return
+	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	rw := &rpcErrorWriter{ResponseWriter: w}

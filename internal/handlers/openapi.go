@@ -206,6 +206,9 @@ func operation(rt *Route, rateLimited bool) object {
 			"content":     object{mediaJSON: object{"schema": ref("schemas", componentName(rt.ErrorBody))}},
 		}
 	}
+	if rt.JSONRPC {
+		jsonRPC(responses, rateLimited)
+	}
 	op := object{
 		"operationId": rt.OperationID,
 		"summary":     rt.Summary,
@@ -214,9 +217,13 @@ func operation(rt *Route, rateLimited bool) object {
 		"responses":   responses,
 	}
 	if rt.Request != nil {
+		schema := ref("schemas", componentName(rt.Request))
+		if rt.JSONRPC {
+			schema = orBatch(schema, "A batch of at most "+strconv.Itoa(maxBatch)+" messages (MCP 2025-03-26 only).")
+		}
 		op["requestBody"] = object{
 			"required": true,
-			"content":  object{rt.RequestMediaType: object{"schema": ref("schemas", componentName(rt.Request))}},
+			"content":  object{rt.RequestMediaType: object{"schema": schema}},
 		}
 	}
 	if !rt.Bearer {
@@ -232,6 +239,53 @@ func operation(rt *Route, rateLimited bool) object {
 		}}
 	}
 	return op
+}
+
+// jsonRPC describes a JSON-RPC route's answers beyond a REST route's: a
+// batch's array of responses, and the JSON-RPC errors that may stand for a
+// 400 (malformed JSON, an invalid message, a batch over the cap) or a 429
+// (a batch over what is left of the quota), next to the problems.
+func jsonRPC(responses object, rateLimited bool) {
+	response := ref("schemas", componentName(typeOf[jsonrpcResponse]()))
+	ok := responses["200"].(object)
+	ok["content"] = object{mediaJSON: object{"schema": orBatch(response, "The responses to a batch, one for each request in it.")}}
+	headers := object{}
+	if rateLimited {
+		headers["RateLimit-Policy"] = ref("headers", "RateLimit-Policy")
+		headers["RateLimit"] = ref("headers", "RateLimit")
+	}
+	responses["400"] = object{
+		"headers":     headers,
+		"description": codeBadRequest.Title + ": " + codeBadRequest.Meaning + " A JSON-RPC client gets a JSON-RPC error: -32700 for malformed JSON, -32600 for an invalid message or a batch of more than " + strconv.Itoa(maxBatch) + " messages (or than the quota, if smaller).",
+		"content": object{
+			mediaProblem: object{"schema": ref("schemas", "Problem")},
+			mediaJSON:    object{"schema": response},
+		},
+	}
+	if !rateLimited {
+		return
+	}
+	responses["429"] = object{
+		"description": codeRateLimited.Title + ": " + codeRateLimited.Meaning + " A batch counts one request per message; one larger than what is left is refused whole, with a JSON-RPC error (code -32000) for each request in it.",
+		"headers": object{
+			"RateLimit-Policy": headers["RateLimit-Policy"],
+			"RateLimit":        headers["RateLimit"],
+			"Retry-After":      ref("headers", "Retry-After"),
+		},
+		"content": object{
+			mediaProblem: object{"schema": ref("schemas", "Problem")},
+			mediaJSON:    object{"schema": orBatch(response, "An error for each request of the batch.")},
+		},
+	}
+}
+
+// orBatch is schema, or a JSON-RPC batch of at most maxBatch of them,
+// described by batch.
+func orBatch(schema object, batch string) object {
+	return object{"oneOf": []object{schema, {
+		"description": batch,
+		"type":        "array", "items": schema, "minItems": 1, "maxItems": maxBatch,
+	}}}
 }
 
 // problems are the statuses of the route's problem responses; 429 only

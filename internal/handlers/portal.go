@@ -94,7 +94,7 @@ func (l links) developerPortal(_ string) ([]byte, error) {
 		"RateLimit": l.cfg.rateLimitSummary(), "Limited": l.cfg.RateLimit.Events > 0,
 		"PolicyExample": NewRateLimitHeaders(l.cfg.RateLimit).policy,
 		"VersionStatus": versionStatus, "openAPIVersion": openAPIVersion,
-		"MCP": mcp, "CLI": cli, "CLIFile": path.Base(cli), "CLIName": l.cfg.CLIName,
+		"MCP": mcp, "MCPBatch": l.cfg.batchCap(), "CLI": cli, "CLIFile": path.Base(cli), "CLIName": l.cfg.CLIName,
 		"Documents": documents,
 	})
 	return b.Bytes(), err

@@ -265,3 +265,28 @@ func ceilSeconds(d time.Duration) int {
 	}
 	return int((d + time.Second - 1) / time.Second)
 }
+
+// Room reports how many more requests key may make at now, how long until
+// the oldest counted request leaves the window, and how long until key may
+// make n requests at once (0 if it may now; n is at most the quota).
+func (w *Window) Room(key string, now time.Time, n int) (remaining int, reset, wait time.Duration) {
+	t := now.UnixNano()
+	sh := w.shard(key)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	cw := sh.client(key, false)
+	if cw == nil {
+		return w.limit.Events, 0, 0
+	}
+	cw.expire(t - int64(w.limit.Window))
+	live := cw.live()
+	remaining = max(w.limit.Events-live, 0)
+	if live > 0 {
+		reset = time.Duration(cw.times[cw.head] + int64(w.limit.Window) - t)
+	}
+	if leave := min(n, w.limit.Events) - remaining; leave > 0 {
+		// The leave oldest requests must leave the window first.
+		wait = time.Duration(cw.times[cw.head+leave-1] + int64(w.limit.Window) - t)
+	}
+	return remaining, reset, wait
+}

@@ -36,6 +36,33 @@ func TestWindowCountsDownAndReopens(t *testing.T) {
 	}
 }
 
+func TestWindowRoom(t *testing.T) {
+	w := NewWindow(RateLimit{Events: 5, Window: 10 * time.Second})
+	t0 := time.Unix(1000, 0)
+	if r, reset, wait := w.Room("k", t0, 5); r != 5 || reset != 0 || wait != 0 {
+		t.Errorf("unknown key: r=%d reset=%v wait=%v, want the whole quota now", r, reset, wait)
+	}
+	for i := range 4 { // at 0s, 1s, 2s, 3s
+		w.Record("k", t0.Add(time.Duration(i)*time.Second))
+	}
+	now := t0.Add(4 * time.Second)
+	for _, c := range []struct {
+		n    int
+		wait time.Duration
+	}{
+		{1, 0},
+		{2, 6 * time.Second}, // the request at 0s leaves at 10s
+		{4, 8 * time.Second}, // the one at 2s leaves at 12s
+		{5, 9 * time.Second},
+		{9, 9 * time.Second}, // never more than the quota
+	} {
+		r, reset, wait := w.Room("k", now, c.n)
+		if r != 1 || reset != 6*time.Second || wait != c.wait {
+			t.Errorf("n=%d: r=%d reset=%v wait=%v, want r=1 reset=6s wait=%v", c.n, r, reset, wait, c.wait)
+		}
+	}
+}
+
 func TestWindowNeverHoldsMoreThanTheQuota(t *testing.T) {
 	w := NewWindow(RateLimit{Events: 5, Window: time.Minute})
 	t0 := time.Unix(0, 0)

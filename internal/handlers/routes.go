@@ -53,6 +53,11 @@ type Route struct {
 	// ErrorBody, when set, is the type of the 400 response instead of
 	// Problem (the OAuth token endpoint answers RFC 6749 errors).
 	ErrorBody reflect.Type
+	// JSONRPC marks a JSON-RPC endpoint: the body may also be a batch (an
+	// array of messages) answered by an array, and a malformed message, a
+	// batch over the cap or a batch over the quota is answered with
+	// JSON-RPC errors, which is what its clients read.
+	JSONRPC bool
 	// ExampleArgs are the curl arguments of the portal's example request
 	// beyond the method and the address.
 	ExampleArgs string
@@ -196,7 +201,7 @@ var routes = []Route{
 		Description: "Model Context Protocol over Streamable HTTP (JSON-RPC 2.0, stateless, no authentication): tools for the profile, the insights, a search and the health check, and the insights as resources. Not a REST resource: connect with an MCP client.",
 		MediaType:   mediaJSON, Body: typeOf[jsonrpcResponse](), CacheControl: cacheNever, Listed: listMain,
 		SiteOrigin: true, Bearer: true,
-		RequestMediaType: mediaJSON, Request: typeOf[jsonrpcMessage](),
+		RequestMediaType: mediaJSON, Request: typeOf[jsonrpcMessage](), JSONRPC: true,
 		Problems:    []int{http.StatusForbidden, http.StatusRequestEntityTooLarge},
 		ExampleArgs: `-H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_insights","arguments":{"query":"data contracts"}}}'`,
 		serve:       (*Service).serveMCP,

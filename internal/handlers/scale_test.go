@@ -11,6 +11,7 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+	"unsafe"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 )
@@ -199,5 +200,43 @@ func BenchmarkUnseenHost(b *testing.B) {
 				s.ServeHTTP(w, r)
 			}
 		})
+	}
+}
+
+// searchQueries are the benchmark's searches: words of every title, a word
+// of some bodies, a prefix of many words, and a word found nowhere.
+var searchQueries = []string{"data contracts", "warehouse cost", "the", "platf", "zyzzyva"}
+
+// BenchmarkSearch builds the search index of 10, 2 000 and 10 000
+// insights, reporting the bytes it keeps, and runs the search tool's
+// searches over it.
+func BenchmarkSearch(b *testing.B) {
+	for _, n := range []int{10, 2000, 10000} {
+		site, err := content.Load(scaleContent(b, n))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("index/%d", n), func(b *testing.B) {
+			var x *searchIndex
+			for b.Loop() {
+				x = newSearchIndex(site.Insights)
+			}
+			// The suffix array holds an int32 per byte of words.
+			kept := 5*len(x.words) + 4*len(x.starts) + 4*len(x.first) + int(unsafe.Sizeof(posting{}))*len(x.postings)
+			b.ReportMetric(float64(kept), "index-bytes")
+		})
+		s, err := New(Config{Site: site, BaseURL: "https://example.com", TokenSecret: []byte(strings.Repeat("s", 32))})
+		if err != nil {
+			b.Fatal(err)
+		}
+		l := links{base: "https://example.com", cfg: &s.cfg, routes: s.routes}
+		for _, q := range searchQueries {
+			b.Run(fmt.Sprintf("%s/%d", q, n), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					l.search(q, 10)
+				}
+			})
+		}
 	}
 }

@@ -52,6 +52,14 @@ type Config struct {
 	// RateLimit is the public policy the deployment enforces (zero Events:
 	// none). The Service only describes it; enforcement is the caller's.
 	RateLimit RateLimit
+	// ChargeExtra, when set, counts n more events against the quota of the
+	// client that sent r, beyond the one the caller counted for r itself:
+	// the messages of a JSON-RPC batch after the first. It stops at the
+	// first event refused, sets the RateLimit header in h to what is then
+	// left, and reports whether all were allowed and, if not, when the
+	// whole request (n+1 events) could be sent again. Nil when no rate
+	// limit is enforced.
+	ChargeExtra func(h http.Header, r *http.Request, n int) Extra
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// OnPanic, if set, is told of a recovered panic and of the request it
@@ -66,6 +74,8 @@ type Config struct {
 	// do not depend on the base URL, so they are made once.
 	fullBodies []string
 	bodiesSize int
+	// searchIndex is the search tool's index of Site.Insights.
+	searchIndex *searchIndex
 }
 
 // defaultTokenTTL is the lifetime of access tokens unless configured.
@@ -129,6 +139,7 @@ func New(cfg Config) (*Service, error) {
 		cfg.fullBodies[i] = strings.TrimSpace(demoteHeadings(in.Body))
 		cfg.bodiesSize += len(cfg.fullBodies[i])
 	}
+	cfg.searchIndex = newSearchIndex(cfg.Site.Insights)
 	s := &Service{cfg: cfg, hosted: newRenditionCache(renditionBudget), byPath: make(map[string]*Route)}
 	for _, rt := range routes {
 		if rt.Path == pathRobots && !cfg.Robots {
