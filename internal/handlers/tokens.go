@@ -54,7 +54,7 @@ type claimResponse struct {
 
 // serveRegister issues an anonymous public:read token to anyone who asks.
 func (s *Service) serveRegister(w http.ResponseWriter, r *http.Request, rd *rendition) {
-	if _, ok := readBody(w, r, rd, ""); !ok {
+	if _, ok := s.readBody(w, r, rd, ""); !ok {
 		return
 	}
 	s.issueToken(w, r, rd)
@@ -70,7 +70,7 @@ func (s *Service) issueToken(w http.ResponseWriter, r *http.Request, rd *renditi
 
 // serveIdentity registers an anonymous agent identity (the auth.md flow).
 func (s *Service) serveIdentity(w http.ResponseWriter, r *http.Request, rd *rendition) {
-	body, ok := readBody(w, r, rd, mediaJSON)
+	body, ok := s.readBody(w, r, rd, mediaJSON)
 	if !ok {
 		return
 	}
@@ -111,7 +111,7 @@ func (s *Service) serveIdentity(w http.ResponseWriter, r *http.Request, rd *rend
 
 // serveClaim explains that there is nothing to claim.
 func (s *Service) serveClaim(w http.ResponseWriter, r *http.Request, rd *rendition) {
-	if _, ok := readBody(w, r, rd, ""); !ok {
+	if _, ok := s.readBody(w, r, rd, ""); !ok {
 		return
 	}
 	writeJSON(w, r, http.StatusOK, claimResponse{
@@ -126,7 +126,7 @@ func (s *Service) serveClaim(w http.ResponseWriter, r *http.Request, rd *renditi
 // no client authentication, and the JWT-bearer grant with an identity
 // assertion from this service. Errors follow RFC 6749 section 5.2.
 func (s *Service) serveToken(w http.ResponseWriter, r *http.Request, rd *rendition) {
-	body, ok := readBody(w, r, rd, mediaForm)
+	body, ok := s.readBody(w, r, rd, mediaForm)
 	if !ok {
 		return
 	}
