@@ -39,6 +39,7 @@ func init() {
 //		distributed    [<read_interval> [<write_interval>]]
 //		token_secret   <secret>
 //		token_ttl      <duration>
+//		body_timeout   <duration>
 //		mcp_host_check on|off
 //		cli_name       <name>
 //		deprecation    <date>
@@ -110,6 +111,16 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("token_ttl: must be a duration of at least 1s, got '%s'", v)
 			}
 			h.TokenTTL = caddy.Duration(ttl)
+		case "body_timeout":
+			var v string
+			if !d.AllArgs(&v) {
+				return d.ArgErr()
+			}
+			timeout, err := caddy.ParseDuration(v)
+			if err != nil || timeout <= 0 {
+				return d.Errf("body_timeout: must be a positive duration, got '%s'", v)
+			}
+			h.BodyTimeout = caddy.Duration(timeout)
 		case "rate_limit":
 			args := d.RemainingArgs()
 			switch {

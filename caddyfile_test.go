@@ -68,6 +68,7 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 				distributed 2s 3s
 				token_secret {env.SECRET}
 				token_ttl 1h
+				body_timeout 30s
 				mcp_host_check off
 				cli_name site-cli
 				deprecation 2027-01-01
@@ -81,7 +82,8 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 				IPv6Prefix:   intPtr(48),
 				Distributed:  &caddyrl.DistributedRateLimiting{ReadInterval: caddy.Duration(2 * time.Second), WriteInterval: caddy.Duration(3 * time.Second)},
 				TokenSecret:  "{env.SECRET}", TokenTTL: caddy.Duration(time.Hour), MCPHostCheck: &off,
-				CLIName: "site-cli", Deprecation: "2027-01-01", Sunset: "2027-07-01", Successor: "https://example.com/api/v2",
+				BodyTimeout: caddy.Duration(30 * time.Second),
+				CLIName:     "site-cli", Deprecation: "2027-01-01", Sunset: "2027-07-01", Successor: "https://example.com/api/v2",
 			},
 		},
 		{
@@ -106,6 +108,12 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{name: "distributed with three intervals", input: "discovery {\n distributed 1s 1s 1s\n}", wantErr: "wrong argument count"},
 		{name: "distributed with a bad interval", input: "discovery {\n distributed fast\n}", wantErr: "not a positive duration"},
 		{name: "token_ttl too short", input: "discovery {\n token_ttl 10ms\n}", wantErr: "token_ttl"},
+		{name: "body_timeout", input: "discovery {\n body_timeout 1500ms\n}", want: Handler{BodyTimeout: caddy.Duration(1500 * time.Millisecond)}},
+		{name: "body_timeout of zero", input: "discovery {\n body_timeout 0s\n}", wantErr: "body_timeout: must be a positive duration, got '0s'"},
+		{name: "body_timeout negative", input: "discovery {\n body_timeout -5s\n}", wantErr: "body_timeout: must be a positive duration"},
+		{name: "body_timeout not a duration", input: "discovery {\n body_timeout slow\n}", wantErr: "body_timeout: must be a positive duration, got 'slow'"},
+		{name: "body_timeout without a duration", input: "discovery {\n body_timeout\n}", wantErr: "wrong argument count"},
+		{name: "body_timeout with two durations", input: "discovery {\n body_timeout 1s 2s\n}", wantErr: "wrong argument count"},
 		{name: "mcp_host_check maybe", input: "discovery {\n mcp_host_check maybe\n}", wantErr: "mcp_host_check: expected on or off"},
 		{name: "cli_name without a name", input: "discovery {\n cli_name\n}", wantErr: "wrong argument count"},
 		{name: "watch", input: "discovery {\n watch\n}", want: Handler{Watch: true}},
@@ -249,6 +257,8 @@ func TestValidate(t *testing.T) {
 		{name: "base_url without a host", h: Handler{BaseURL: "https://"}, field: "base_url"},
 		{name: "token_ttl of 10ms", h: Handler{TokenTTL: caddy.Duration(10 * time.Millisecond)}, field: "token_ttl"},
 		{name: "token_ttl of 1s", h: Handler{TokenTTL: caddy.Duration(time.Second)}},
+		{name: "negative body_timeout", h: Handler{BodyTimeout: caddy.Duration(-time.Second)}, field: "body_timeout"},
+		{name: "body_timeout of 1s", h: Handler{BodyTimeout: caddy.Duration(time.Second)}},
 		{name: "short token_secret", h: Handler{TokenSecret: "short"}, field: "token_secret"},
 		{name: "token_secret from an unset variable", h: Handler{TokenSecret: "{env.DISCOVERY_TEST_UNSET_VARIABLE}"}, field: "token_secret"},
 		{name: "token_secret of 32 bytes", h: Handler{TokenSecret: strings.Repeat("k", 32)}},

@@ -106,6 +106,15 @@ type Handler struct {
 	// 86400).
 	TokenTTL caddy.Duration `json:"token_ttl,omitempty"`
 
+	// BodyTimeout bounds how long the module waits for the body of a POST
+	// to its own endpoints (/mcp and the token endpoints), counted from
+	// when it starts reading the body. A body not complete by then is
+	// answered with a 408 problem and the connection is closed, so a
+	// client trickling bytes cannot hold connections open. Default: 10s.
+	// Caddy's read_body timeout (servers > timeouts) bounds every body of
+	// the site; this one only the module's.
+	BodyTimeout caddy.Duration `json:"body_timeout,omitempty"`
+
 	// Successor is the address of the next version, sent as a Link with
 	// rel="successor-version" while v1 is deprecated.
 	Successor string `json:"successor,omitempty"`
@@ -185,6 +194,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	h.serviceConfig = handlers.Config{
 		TokenSecret: secret,
 		TokenTTL:    time.Duration(h.TokenTTL),
+		BodyTimeout: time.Duration(h.BodyTimeout),
 		Site:        site,
 		BaseURL:     h.BaseURL,
 		CLIName:     h.CLIName,
@@ -318,6 +328,9 @@ func (h *Handler) Validate() error {
 	}
 	if h.TokenTTL != 0 && h.TokenTTL < caddy.Duration(time.Second) {
 		check(fmt.Errorf("token_ttl: must be at least 1s, got %s", time.Duration(h.TokenTTL)))
+	}
+	if h.BodyTimeout < 0 {
+		check(fmt.Errorf("body_timeout: must be positive, got %s", time.Duration(h.BodyTimeout)))
 	}
 	if h.TokenSecret != "" {
 		check(validTokenSecret(h.TokenSecret))

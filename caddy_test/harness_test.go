@@ -72,6 +72,13 @@ type server struct {
 // the in-process Caddy.
 func startCaddy(t testing.TB, siteBlock string) *server {
 	t.Helper()
+	return startCaddyWith(t, globalOptions, siteBlock)
+}
+
+// startCaddyWith is startCaddy with other global options, such as a
+// variant of globalOptions.
+func startCaddyWith(t testing.TB, globals, siteBlock string) *server {
+	t.Helper()
 	// caddytest skips a test whose Caddy does not come up; here that is a
 	// failure.
 	t.Cleanup(func() {
@@ -80,7 +87,7 @@ func startCaddy(t testing.TB, siteBlock string) *server {
 		}
 	})
 	tester := caddytest.NewTester(t)
-	tester.InitServer(globalOptions+siteBlock, "caddyfile")
+	tester.InitServer(globals+siteBlock, "caddyfile")
 	if t.Failed() {
 		t.FailNow()
 	}

@@ -123,7 +123,7 @@ func TestDeveloperPortalInBrowser(t *testing.T) {
 	// endpoint's origin and host refusals), each with its anchor
 	// #error-<code with hyphens>.
 	for _, code := range []string{"bad_request", "invalid_token", "forbidden", "not_found", "method_not_allowed",
-		"payload_too_large", "unsupported_media_type", "rate_limited", "internal_error"} {
+		"request_timeout", "payload_too_large", "unsupported_media_type", "rate_limited", "internal_error"} {
 		if anchor := "error-" + strings.ReplaceAll(code, "_", "-"); !anchors[anchor] {
 			t.Errorf("no anchor #%s for the problem code %s", anchor, code)
 		}

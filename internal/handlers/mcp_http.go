@@ -51,7 +51,7 @@ func (s *Service) serveMCP(w http.ResponseWriter, r *http.Request, rd *rendition
 		writeProblem(w, r, p)
 		return
 	}
-	body, ok := readBody(w, r, rd, "")
+	body, ok := s.readBody(w, r, rd, "")
 	if !ok {
 		return
 	}

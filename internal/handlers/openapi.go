@@ -22,6 +22,7 @@ var problemResponses = map[int]string{
 	http.StatusForbidden:             "Forbidden",
 	http.StatusNotFound:              "NotFound",
 	http.StatusMethodNotAllowed:      "MethodNotAllowed",
+	http.StatusRequestTimeout:        "RequestTimeout",
 	http.StatusRequestEntityTooLarge: "PayloadTooLarge",
 	http.StatusUnsupportedMediaType:  "UnsupportedMediaType",
 	http.StatusTooManyRequests:       "TooManyRequests",

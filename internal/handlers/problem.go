@@ -59,6 +59,9 @@ var (
 	codeMethodNotAllowed = problemCode{"method_not_allowed", http.StatusMethodNotAllowed, "Method Not Allowed",
 		"The endpoint exists but does not accept this HTTP method. The Allow header lists the methods it accepts.",
 		"Use one of the methods in the Allow header."}
+	codeRequestTimeout = problemCode{"request_timeout", http.StatusRequestTimeout, "Request Timeout",
+		"The request body did not arrive completely within the time the site allows from the start of its reading (10 seconds unless configured). The connection is closed.",
+		"Send the whole body without pauses, on a new connection."}
 	codePayloadTooLarge = problemCode{"payload_too_large", http.StatusRequestEntityTooLarge, "Payload Too Large",
 		"The request body is larger than the endpoint accepts (64 KiB).",
 		"Send a smaller body."}
@@ -76,7 +79,7 @@ var (
 // problemCodes lists every problem code, in status order.
 var problemCodes = []problemCode{
 	codeBadRequest, codeInvalidToken, codeForbidden, codeNotFound, codeMethodNotAllowed,
-	codePayloadTooLarge, codeUnsupportedMediaType, codeRateLimited, codeInternalError,
+	codeRequestTimeout, codePayloadTooLarge, codeUnsupportedMediaType, codeRateLimited, codeInternalError,
 }
 
 // newProblem builds the problem for code at the request path, with the given

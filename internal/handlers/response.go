@@ -34,6 +34,7 @@ const (
 	headerContentEnc     = "Content-Encoding"
 	headerCacheControl   = "Cache-Control"
 	headerPragma         = "Pragma"
+	headerConnection     = "Connection"
 	headerCSP            = "Content-Security-Policy"
 	headerReferrerPolicy = "Referrer-Policy"
 )

@@ -46,6 +46,9 @@ type Config struct {
 	MCPAnyHost bool
 	// TokenTTL is the lifetime of access tokens; 0 means 24 hours.
 	TokenTTL time.Duration
+	// BodyTimeout bounds the reading of a POST body, from its start; 0
+	// means 10 seconds. A late body is answered with a 408 problem.
+	BodyTimeout time.Duration
 	// ServiceName and Version identify the service in health reports.
 	ServiceName string
 	Version     string
@@ -219,6 +222,7 @@ func (s *Service) route(path string) (rt *Route, slug string) {
 // malformed or unknown slug) is answered before the rendition for the
 // request's base URL is looked up.
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w = guardBody(w, r)
 	defer s.recoverPanic(w, r)
 	f := newFields(w.Header())
 	base, ok := s.base(r)
@@ -295,6 +299,7 @@ func (s *Service) serveHealth(w http.ResponseWriter, r *http.Request, rd *rendit
 // Retry-After and the RateLimit headers at zero remaining. It renders
 // nothing, so refusing stays cheap whatever the Host.
 func (s *Service) RateLimited(w http.ResponseWriter, r *http.Request, rh RateLimitHeaders, retryAfter int) {
+	w = guardBody(w, r)
 	defer s.recoverPanic(w, r)
 	base, ok := s.base(r)
 	f := newFields(w.Header())

@@ -3,9 +3,6 @@ package handlers
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
-	"mime"
 	"net/http"
 	"net/url"
 	"strings"
@@ -13,9 +10,6 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
 )
-
-// maxBodySize caps the body of every POST endpoint.
-const maxBodySize = 64 << 10
 
 // tokenResponse is RFC 6749 section 5.1's successful response.
 type tokenResponse struct {
@@ -58,44 +52,9 @@ type claimResponse struct {
 	Message       string `json:"message"`
 }
 
-// readBody reads a POST body of at most maxBodySize bytes, of media type
-// want when want is not empty. It writes the problem and returns ok false
-// when the body is too large or of another type.
-func readBody(w http.ResponseWriter, r *http.Request, rd *rendition, want string) (body []byte, ok bool) {
-	if r.ContentLength > maxBodySize {
-		writeProblem(w, r, newProblem(rd.base, codePayloadTooLarge, r, fmt.Sprintf("The body is %d bytes; this endpoint accepts at most %d.", r.ContentLength, maxBodySize)))
-		return nil, false
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodySize))
-	var tooLarge *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooLarge):
-		writeProblem(w, r, newProblem(rd.base, codePayloadTooLarge, r, fmt.Sprintf("The body is larger than %d bytes.", maxBodySize)))
-		return nil, false
-	case err != nil:
-		p := newProblem(rd.base, codeBadRequest, r, "The body could not be read completely.")
-		writeProblem(w, r, p)
-		return nil, false
-	}
-	if len(r.Header["Content-Type"]) > 1 {
-		writeProblem(w, r, newProblem(rd.base, codeBadRequest, r, "The request has more than one Content-Type header."))
-		return nil, false
-	}
-	if want != "" && (len(body) > 0 || r.Header.Get("Content-Type") != "") {
-		mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-		if err != nil || mediaType != want {
-			p := newProblem(rd.base, codeUnsupportedMediaType, r, "The body's Content-Type is "+quote(r.Header.Get("Content-Type"))+"; this endpoint accepts "+want+".")
-			p.Hint = "Send the body as " + want + "."
-			writeProblem(w, r, p)
-			return nil, false
-		}
-	}
-	return body, true
-}
-
 // serveRegister issues an anonymous public:read token to anyone who asks.
 func (s *Service) serveRegister(w http.ResponseWriter, r *http.Request, rd *rendition) {
-	if _, ok := readBody(w, r, rd, ""); !ok {
+	if _, ok := s.readBody(w, r, rd, ""); !ok {
 		return
 	}
 	s.issueToken(w, r, rd)
@@ -111,7 +70,7 @@ func (s *Service) issueToken(w http.ResponseWriter, r *http.Request, rd *renditi
 
 // serveIdentity registers an anonymous agent identity (the auth.md flow).
 func (s *Service) serveIdentity(w http.ResponseWriter, r *http.Request, rd *rendition) {
-	body, ok := readBody(w, r, rd, mediaJSON)
+	body, ok := s.readBody(w, r, rd, mediaJSON)
 	if !ok {
 		return
 	}
@@ -152,7 +111,7 @@ func (s *Service) serveIdentity(w http.ResponseWriter, r *http.Request, rd *rend
 
 // serveClaim explains that there is nothing to claim.
 func (s *Service) serveClaim(w http.ResponseWriter, r *http.Request, rd *rendition) {
-	if _, ok := readBody(w, r, rd, ""); !ok {
+	if _, ok := s.readBody(w, r, rd, ""); !ok {
 		return
 	}
 	writeJSON(w, r, http.StatusOK, claimResponse{
@@ -167,7 +126,7 @@ func (s *Service) serveClaim(w http.ResponseWriter, r *http.Request, rd *renditi
 // no client authentication, and the JWT-bearer grant with an identity
 // assertion from this service. Errors follow RFC 6749 section 5.2.
 func (s *Service) serveToken(w http.ResponseWriter, r *http.Request, rd *rendition) {
-	body, ok := readBody(w, r, rd, mediaForm)
+	body, ok := s.readBody(w, r, rd, mediaForm)
 	if !ok {
 		return
 	}

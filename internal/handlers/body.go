@@ -1,0 +1,203 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"os"
+	"sync/atomic"
+	"time"
+)
+
+// maxBodySize caps the body of every POST endpoint.
+const maxBodySize = 64 << 10
+
+// defaultBodyTimeout is how long a POST body may take to arrive, unless
+// configured: ample for 64 KiB on any working connection, short enough that
+// a client trickling a byte at a time cannot hold connections open by the
+// thousand.
+const defaultBodyTimeout = 10 * time.Second
+
+// bodyTimeout is the configured body timeout, or the default.
+func (c *Config) bodyTimeout() time.Duration {
+	if c.BodyTimeout <= 0 {
+		return defaultBodyTimeout
+	}
+	return c.BodyTimeout
+}
+
+// errBodyTimeout is the error of a body that did not arrive in time.
+var errBodyTimeout = errors.New("the request body did not arrive in time")
+
+// readBody reads a POST body of at most maxBodySize bytes, within the body
+// timeout, of media type want when want is not empty. It writes the problem
+// and returns ok false when the body is late, too large or of another type.
+func (s *Service) readBody(w http.ResponseWriter, r *http.Request, rd *rendition, want string) (body []byte, ok bool) {
+	if r.ContentLength > maxBodySize {
+		writeProblem(w, r, newProblem(rd.base, codePayloadTooLarge, r, fmt.Sprintf("The body is %d bytes; this endpoint accepts at most %d.", r.ContentLength, maxBodySize)))
+		return nil, false
+	}
+	start := time.Now()
+	body, err := readWithin(w, r, s.cfg.bodyTimeout())
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.Is(err, errBodyTimeout):
+		// A client this slow loses its connection, on HTTP/2 too (the
+		// server turns this into a GOAWAY: streams in flight finish, new
+		// ones go to a new connection). The time is the one measured: a
+		// shorter server deadline (Caddy's read_body) may have ended the
+		// read before the module's.
+		w.Header().Set(headerConnection, "close")
+		waited := time.Since(start).Round(100 * time.Millisecond)
+		writeProblem(w, r, newProblem(rd.base, codeRequestTimeout, r, fmt.Sprintf("The body did not arrive completely within %s.", waited)))
+		return nil, false
+	case errors.As(err, &tooLarge):
+		writeProblem(w, r, newProblem(rd.base, codePayloadTooLarge, r, fmt.Sprintf("The body is larger than %d bytes.", maxBodySize)))
+		return nil, false
+	case err != nil:
+		p := newProblem(rd.base, codeBadRequest, r, "The body could not be read completely.")
+		writeProblem(w, r, p)
+		return nil, false
+	}
+	if len(r.Header["Content-Type"]) > 1 {
+		writeProblem(w, r, newProblem(rd.base, codeBadRequest, r, "The request has more than one Content-Type header."))
+		return nil, false
+	}
+	if want != "" && (len(body) > 0 || r.Header.Get("Content-Type") != "") {
+		mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if err != nil || mediaType != want {
+			p := newProblem(rd.base, codeUnsupportedMediaType, r, "The body's Content-Type is "+quote(r.Header.Get("Content-Type"))+"; this endpoint accepts "+want+".")
+			p.Hint = "Send the body as " + want + "."
+			writeProblem(w, r, p)
+			return nil, false
+		}
+	}
+	return body, true
+}
+
+// guardBody returns the writer to answer r with. When r has a body, the
+// writer makes sure, before the answer starts, that a body the module did
+// not read to its end (a refusal, a 405, a 413, a late body) cannot hold
+// the connection: HTTP/1 would otherwise read what is left of it, up to
+// 256 KiB and at whatever pace the client sends it, before answering (or,
+// told to close the connection, after answering), under no deadline but
+// the server's. HTTP/2 and HTTP/3 reset the stream instead.
+func guardBody(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
+	if r.ContentLength == 0 || r.ProtoMajor != 1 {
+		return w
+	}
+	body := &trackedBody{ReadCloser: r.Body}
+	r.Body = body
+	return &bodyGuard{ResponseWriter: w, body: body}
+}
+
+// trackedBody notes when a request body has been read to its end. ended is
+// atomic for readAbandoning, whose read may outlive the wait for it.
+type trackedBody struct {
+	io.ReadCloser
+	ended atomic.Bool
+}
+
+func (b *trackedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		b.ended.Store(true)
+	}
+	return n, err
+}
+
+// bodyGuard gives up on the rest of an unread body as the answer starts:
+// it stops reading it (an expired read deadline makes net/http's drain
+// fail at once) and closes the connection after the answer.
+type bodyGuard struct {
+	http.ResponseWriter
+	body    *trackedBody
+	started bool
+}
+
+func (w *bodyGuard) start() {
+	if w.started {
+		return
+	}
+	w.started = true
+	if !w.body.ended.Load() {
+		w.Header().Set(headerConnection, "close")
+		_ = http.NewResponseController(w.ResponseWriter).SetReadDeadline(time.Now())
+	}
+}
+
+func (w *bodyGuard) WriteHeader(status int) {
+	w.start()
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *bodyGuard) Write(p []byte) (int, error) {
+	w.start()
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *bodyGuard) Flush() {
+	w.start()
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+func (w *bodyGuard) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// readWithin reads the body, at most maxBodySize bytes, and fails with
+// errBodyTimeout when it is not complete within timeout.
+//
+// The deadline is a read deadline set through http.ResponseController: on
+// the connection for HTTP/1, on the stream for HTTP/2 and HTTP/3. The
+// controller reaches it through every response writer wrapper that has an
+// Unwrap method, as Caddy's have, and Caddy's own idle body timeout takes
+// it as a ceiling. A writer it cannot reach gets readAbandoning instead.
+func readWithin(w http.ResponseWriter, r *http.Request, timeout time.Duration) ([]byte, error) {
+	if r.ContentLength == 0 {
+		// No body (HTTP/1 without a length, HTTP/2 and 3 without DATA):
+		// nothing to wait for.
+		return nil, nil
+	}
+	body := http.MaxBytesReader(w, r.Body, maxBodySize)
+	rc := http.NewResponseController(w)
+	if err := rc.SetReadDeadline(time.Now().Add(timeout)); err != nil {
+		return readAbandoning(body, timeout)
+	}
+	b, err := io.ReadAll(body)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return nil, errBodyTimeout
+	}
+	// The deadline is for the body only. net/http clears it itself once
+	// an HTTP/1 body ends (it then reads on, to notice a client that
+	// leaves, and would cancel the request at the deadline), but a server
+	// or wrapper that does not must not end the request later.
+	_ = rc.SetReadDeadline(time.Time{})
+	return b, err
+}
+
+// readAbandoning is the fallback for a response writer that cannot set a
+// read deadline: it reads in a goroutine and stops waiting at the deadline,
+// so the client still gets its answer on time. The abandoned read ends when
+// the server ends the request: at once on HTTP/2 and HTTP/3, which reset the
+// stream; on HTTP/1 when the connection ends, under the server's own
+// timeouts (Caddy's read_body, or read_body_idle for a stalled client).
+func readAbandoning(body io.Reader, timeout time.Duration) ([]byte, error) {
+	type result struct {
+		body []byte
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		b, err := io.ReadAll(body)
+		done <- result{b, err}
+	}()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case res := <-done:
+		return res.body, res.err
+	case <-timer.C:
+		return nil, errBodyTimeout
+	}
+}
