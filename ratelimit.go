@@ -262,7 +262,7 @@ func (h *Handler) serveLimited(w http.ResponseWriter, r *http.Request, service *
 	key := rl.clientKey(r)
 	if refusal, refused := rl.window.Refuse(key, now); refused {
 		rl.logRefusal(r, key, refusal)
-		service.RateLimited(w, r, rl.headers, max(ceilSeconds(refusal.Wait), 1))
+		service.RateLimited(w, r, rl.headers, max(handlers.CeilSeconds(refusal.Wait), 1))
 		return nil
 	}
 	err := rl.decider.ServeHTTP(w, r, caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
@@ -395,11 +395,6 @@ func (rl *rateLimiter) keyFields(key string) []zap.Field {
 	return []zap.Field{zap.String("key", key)}
 }
 
-// ceilSeconds rounds d up to whole seconds, as Retry-After is given.
-func ceilSeconds(d time.Duration) int {
-	return int((d + time.Second - 1) / time.Second)
-}
-
 // chargeExtra counts n more events for the client of r, an allowed request
 // (the further messages of a JSON-RPC batch). caddy-ratelimit has no call
 // to count several events at once, so it decides each one as it decides a
@@ -437,7 +432,7 @@ func (h *Handler) chargeExtra(header http.Header, r *http.Request, n int) handle
 	if allowed {
 		return handlers.Extra{Allowed: true, Remaining: remaining}
 	}
-	return handlers.Extra{Remaining: remaining, RetryAfter: max(int((wait+time.Second-1)/time.Second), 1)}
+	return handlers.Extra{Remaining: remaining, RetryAfter: max(handlers.CeilSeconds(wait), 1)}
 }
 
 func nopHandler(http.ResponseWriter, *http.Request) error { return nil }

@@ -256,10 +256,12 @@ func NewRateLimitHeaders(limit RateLimit) RateLimitHeaders {
 // rounded up to whole seconds.
 func (rh RateLimitHeaders) Set(h http.Header, remaining int, reset time.Duration) {
 	h[headerRateLimitPol] = []string{rh.policy}
-	h[headerRateLimit] = []string{`"` + policyName + `";r=` + strconv.Itoa(remaining) + `;t=` + strconv.Itoa(ceilSeconds(reset))}
+	h[headerRateLimit] = []string{`"` + policyName + `";r=` + strconv.Itoa(remaining) + `;t=` + strconv.Itoa(CeilSeconds(reset))}
 }
 
-func ceilSeconds(d time.Duration) int {
+// CeilSeconds rounds d up to whole seconds, as RateLimit's t and
+// Retry-After are given; 0 for a d that is not positive.
+func CeilSeconds(d time.Duration) int {
 	if d <= 0 {
 		return 0
 	}
