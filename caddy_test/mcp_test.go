@@ -82,7 +82,7 @@ func TestMCPWithTheGoSDKClient(t *testing.T) {
 					t.Errorf("tool %s: annotations %+v, description %q, schemas %v %v", tool.Name, tool.Annotations, tool.Description, tool.InputSchema != nil, tool.OutputSchema != nil)
 				}
 			}
-			if strings.Join(names, ",") != "get_health,get_insight,get_profile,list_insights,search_insights" {
+			if strings.Join(names, ",") != "fetch,get_health,get_insight,get_profile,list_insights,search,search_insights" {
 				t.Errorf("tools %v", names)
 			}
 
