@@ -18,10 +18,11 @@ async function connect() {
   return client;
 }
 
-test("lists the five read-only tools", async () => {
+test("lists the seven read-only tools", async () => {
   const client = await connect();
   const { tools } = await client.listTools();
-  assert.deepEqual(tools.map((t) => t.name).sort(), ["get_health", "get_insight", "get_profile", "list_insights", "search_insights"]);
+  assert.deepEqual(tools.map((t) => t.name).sort(),
+    ["fetch", "get_health", "get_insight", "get_profile", "list_insights", "search", "search_insights"]);
   for (const tool of tools) {
     assert.equal(tool.annotations?.readOnlyHint, true, tool.name);
     assert.ok(tool.description.length > 20, tool.name);
@@ -48,6 +49,46 @@ test("every tool answers with the REST API's JSON", async () => {
   const found = await call("search_insights", { query: list.items[0].title });
   assert.equal(found.results[0].slug, slug);
   assert.equal((await call("get_health")).status, "ok");
+  await client.close();
+});
+
+// The shapes ChatGPT connectors and deep research require: search(query)
+// gives one text item holding {results: [{id, title, url}]}, fetch(id) one
+// holding {id, title, text, url, metadata}.
+test("search and fetch have the connector shapes", async () => {
+  const client = await connect();
+  const list = await rest("/api/v1/insights");
+  const textJSON = (res) => {
+    assert.notEqual(res.isError, true, JSON.stringify(res.content));
+    assert.equal(res.content.length, 1);
+    assert.equal(res.content[0].type, "text");
+    return JSON.parse(res.content[0].text);
+  };
+  const found = textJSON(await client.callTool({ name: "search", arguments: { query: list.items[0].title } }));
+  assert.ok(found.results.length >= 1);
+  for (const r of found.results) assert.deepEqual(Object.keys(r).sort(), ["id", "title", "url"]);
+  assert.deepEqual(found.results[0], { id: list.items[0].slug, title: list.items[0].title, url: list.items[0].url });
+  const doc = await rest(`/api/v1/insights/${found.results[0].id}`);
+  const fetched = textJSON(await client.callTool({ name: "fetch", arguments: { id: found.results[0].id } }));
+  assert.deepEqual(Object.keys(fetched).sort(), ["id", "metadata", "text", "title", "url"]);
+  assert.equal(fetched.id, doc.slug);
+  assert.equal(fetched.title, doc.title);
+  assert.equal(fetched.text, doc.content);
+  assert.equal(fetched.url, doc.url);
+  assert.equal(fetched.metadata.topic, doc.topic);
+  const missing = await client.callTool({ name: "fetch", arguments: { id: "no-such-insight" } });
+  assert.equal(missing.isError, true);
+  assert.match(missing.content[0].text, /search/);
+  await client.close();
+});
+
+test("arguments outside their bounds are refused, not clamped", async () => {
+  const client = await connect();
+  for (const limit of [-1, 0, 51, 1000]) {
+    const res = await client.callTool({ name: "search_insights", arguments: { query: "data", limit } });
+    assert.equal(res.isError, true, `limit ${limit}`);
+    assert.match(res.content[0].text, /limit/);
+  }
   await client.close();
 });
 

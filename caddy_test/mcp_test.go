@@ -82,7 +82,7 @@ func TestMCPWithTheGoSDKClient(t *testing.T) {
 					t.Errorf("tool %s: annotations %+v, description %q, schemas %v %v", tool.Name, tool.Annotations, tool.Description, tool.InputSchema != nil, tool.OutputSchema != nil)
 				}
 			}
-			if strings.Join(names, ",") != "get_health,get_insight,get_profile,list_insights,search_insights" {
+			if strings.Join(names, ",") != "fetch,get_health,get_insight,get_profile,list_insights,search,search_insights" {
 				t.Errorf("tools %v", names)
 			}
 
@@ -279,5 +279,83 @@ func TestServerCard(t *testing.T) {
 	}
 	if wellKnown.Header.Get("ETag") == "" {
 		t.Error("no ETag")
+	}
+}
+
+// Every kind of answer /mcp gives is declared in /openapi.json: its status,
+// its content type and its body's schema, and a JSON-RPC error carries the
+// code and id JSON-RPC prescribes.
+func TestMCPAnswersAreDeclared(t *testing.T) {
+	s := startCaddy(t, sampleSite)
+	const accept = "application/json, text/event-stream"
+	for _, c := range []struct {
+		name, body string
+		headers    []string
+		status     int
+		// contentType is empty for an answer without a body.
+		contentType string
+		// code is the JSON-RPC error code, 0 for a result; id the
+		// expected id, as JSON.
+		code int
+		id   string
+	}{
+		{name: "request", body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+			status: 200, contentType: "application/json", id: "1"},
+		{name: "notification", body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+			status: 202},
+		{name: "batch", body: `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":"two","method":"ping"}]`,
+			status: 200, contentType: "application/json"},
+		{name: "parse error", body: `{"jsonrpc":"2.0","id":1,"method":`,
+			status: 400, contentType: "application/json", code: -32700, id: "null"},
+		{name: "unknown method", body: `{"jsonrpc":"2.0","id":3,"method":"tasks/list"}`,
+			status: 200, contentType: "application/json", code: -32601, id: "3"},
+		{name: "unknown method, string id", body: `{"jsonrpc":"2.0","id":"x","method":"tasks/list"}`,
+			status: 200, contentType: "application/json", code: -32601, id: `"x"`},
+		{name: "unknown method at 2026-07-28", body: `{"jsonrpc":"2.0","id":3,"method":"tasks/list"}`,
+			headers: []string{"MCP-Protocol-Version", "2026-07-28"},
+			status:  404, contentType: "application/json", code: -32601, id: "3"},
+		{name: "not JSON-RPC", body: `{"hello":1}`,
+			status: 400, contentType: "application/json", code: -32600, id: "null"},
+		{name: "bad Accept", body: `{"jsonrpc":"2.0","id":5,"method":"ping"}`, headers: []string{"Accept", "application/json"},
+			status: 400, contentType: "application/json", code: -32600, id: "5"},
+		{name: "unknown tool", body: `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"nope","arguments":{}}}`,
+			status: 200, contentType: "application/json", code: -32602, id: "6"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := *s
+			s.t = t
+			headers := append([]string{"Content-Type", "application/json", "Accept", accept}, c.headers...)
+			r := s.do(http.MethodPost, base+"/mcp", strings.NewReader(c.body), headers...)
+			if r.StatusCode != c.status || r.Header.Get("Content-Type") != c.contentType {
+				t.Fatalf("%d %q, want %d %q: %s", r.StatusCode, r.Header.Get("Content-Type"), c.status, c.contentType, r.body)
+			}
+			s.validate(r)
+			if c.contentType == "" {
+				if len(r.body) != 0 {
+					t.Errorf("body %s, want none", r.body)
+				}
+				return
+			}
+			if c.id == "" {
+				return
+			}
+			var msg struct {
+				ID    json.RawMessage     `json:"id"`
+				Error *struct{ Code int } `json:"error"`
+			}
+			if err := json.Unmarshal(r.body, &msg); err != nil {
+				t.Fatal(err)
+			}
+			if string(msg.ID) != c.id {
+				t.Errorf("id %s, want %s", msg.ID, c.id)
+			}
+			code := 0
+			if msg.Error != nil {
+				code = msg.Error.Code
+			}
+			if code != c.code {
+				t.Errorf("error code %d, want %d: %s", code, c.code, r.body)
+			}
+		})
 	}
 }

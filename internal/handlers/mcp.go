@@ -115,7 +115,7 @@ func (l links) mcpServer() *mcp.Server {
 	}, &mcp.ServerOptions{
 		Instructions: "Read-only public facts about " + p.Name + " and their published insights. " +
 			"Use get_profile for the biography and contact links, list_insights or search_insights to find articles, " +
-			"and get_insight for one article's Markdown body. The same data is at " + l.base + pathIndex + ".",
+			"and get_insight for one article's Markdown body; search and fetch are the same search and articles in the shape ChatGPT connectors and deep research use. The same data is at " + l.base + pathIndex + ".",
 	})
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(bool)}
 	for _, rt := range l.routes {
@@ -135,6 +135,7 @@ func (l links) mcpServer() *mcp.Server {
 			}
 			return nil, l.search(in.Query, in.Limit), nil
 		})
+	l.addConnectorTools(server, readOnly)
 	for _, in := range l.cfg.Site.Insights {
 		uri := l.insight(in.Slug)
 		body := in.Body

@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // jsonrpcMessage is a JSON-RPC 2.0 request or notification, the body of
@@ -25,6 +27,14 @@ type jsonrpcResponse struct {
 	ID      any            `json:"id" schema:"type=string|integer|null" jsonschema:"The request's id: a string, an integer, or null when the request could not be read."`
 	Result  map[string]any `json:"result,omitempty"`
 	Error   *jsonrpcError  `json:"error,omitempty"`
+}
+
+// jsonrpcErrorResponse is a JSON-RPC 2.0 error response, the body of every
+// JSON-RPC error /mcp answers with a 4xx status.
+type jsonrpcErrorResponse struct {
+	JSONRPC string       `json:"jsonrpc" schema:"enum=2.0"`
+	ID      any          `json:"id" schema:"type=string|integer|null" jsonschema:"The request's id: a string, an integer, or null when the request could not be read."`
+	Error   jsonrpcError `json:"error"`
 }
 
 type jsonrpcError struct {
@@ -66,16 +76,36 @@ func (s *Service) serveMCP(w http.ResponseWriter, r *http.Request, rd *rendition
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
-	rw := &rpcErrorWriter{ResponseWriter: w}
+	rw := &rpcErrorWriter{ResponseWriter: w, id: requestID(body)}
 	rd.mcpHandler().ServeHTTP(rw, r)
 	rw.finish()
 }
 
+// requestID is the id of a body holding one JSON-RPC request, or nil for a
+// notification, a batch or a body whose id cannot be read.
+func requestID(body []byte) json.RawMessage {
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(body, &m) != nil || bytes.Equal(m.ID, []byte("null")) {
+		return nil
+	}
+	return m.ID
+}
+
+// sdkNotHandled starts the SDK's plain-text answer to a method it does not
+// serve (its jsonrpc2.ErrNotHandled); before protocol 2026-07-28 the SDK
+// answers it as a transport error, a text/plain 400.
+const sdkNotHandled = "JSON RPC not handled"
+
 // rpcErrorWriter turns the SDK's plain-text transport errors (a bad Accept
-// header, a message that is JSON but not JSON-RPC) into JSON-RPC error
-// objects, the format MCP clients parse; everything else passes through.
+// header, a message that is JSON but not JSON-RPC, an unknown method) into
+// JSON-RPC error objects, the format MCP clients parse; everything else
+// passes through.
 type rpcErrorWriter struct {
 	http.ResponseWriter
+	// id is the request's id, when the body is one request.
+	id     json.RawMessage
 	status int
 	text   bytes.Buffer
 }
@@ -103,18 +133,33 @@ func (w *rpcErrorWriter) Flush() {
 
 func (w *rpcErrorWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// finish writes the error object of an intercepted error: -32600, Invalid
-// Request, with the SDK's explanation.
+// finish writes the error object of an intercepted error, with the
+// request's id when there is one: -32601, Method not found, for a method
+// the server does not serve (an error of the method, not of the transport,
+// so with HTTP 200 as for any other method error); otherwise -32600,
+// Invalid Request, with the SDK's explanation.
 func (w *rpcErrorWriter) finish() {
 	if w.status == 0 {
 		return
 	}
-	msg, _ := json.Marshal(strings.TrimSpace(w.text.String()))
+	text := strings.TrimSpace(w.text.String())
+	status, code := w.status, jsonrpc.CodeInvalidRequest
+	if detail, ok := strings.CutPrefix(text, sdkNotHandled+": "); ok {
+		code, text = jsonrpc.CodeMethodNotFound, "Method not found: "+detail+"; this server serves MCP's lifecycle, tools and resources methods."
+		if w.id != nil {
+			status = http.StatusOK
+		}
+	}
+	id := w.id
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	msg, _ := json.Marshal(text)
 	h := w.Header()
 	h.Set("Content-Type", mediaJSON)
 	h.Del("Content-Length")
-	w.ResponseWriter.WriteHeader(w.status)
-	_, _ = fmt.Fprintf(w.ResponseWriter, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":%s}}`, msg)
+	w.ResponseWriter.WriteHeader(status)
+	_, _ = fmt.Fprintf(w.ResponseWriter, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`, id, code, msg)
 }
 
 // hostAllowed protects a server on a loopback listener from DNS rebinding:

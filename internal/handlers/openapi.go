@@ -243,25 +243,36 @@ func operation(rt *Route, rateLimited bool) object {
 }
 
 // jsonRPC describes a JSON-RPC route's answers beyond a REST route's: a
-// batch's array of responses, and the JSON-RPC errors that may stand for a
-// 400 (malformed JSON, an invalid message, a batch over the cap) or a 429
-// (a batch over what is left of the quota), next to the problems.
+// batch's array of responses, the 202 of a notification, and the JSON-RPC
+// errors that stand for a 400 (malformed JSON, an invalid message, a batch
+// over the cap), a 404 (an unknown method, from protocol 2026-07-28 on) or
+// a 429 (a batch over what is left of the quota), next to the problems.
 func jsonRPC(responses object, rateLimited bool) {
 	response := ref("schemas", componentName(typeOf[jsonrpcResponse]()))
+	rpcError := ref("schemas", componentName(typeOf[jsonrpcErrorResponse]()))
 	ok := responses["200"].(object)
+	ok["description"] = "The JSON-RPC response to a request: its result, or the error of the method (before protocol 2026-07-28, -32601 for an unknown method and -32602 for invalid params), with the request's id."
 	ok["content"] = object{mediaJSON: object{"schema": orBatch(response, "The responses to a batch, one for each request in it.")}}
+	responses["202"] = object{"description": "Accepted: the body was a notification or a response, which get no answer. No body."}
 	headers := object{}
 	if rateLimited {
 		headers["RateLimit-Policy"] = ref("headers", "RateLimit-Policy")
 		headers["RateLimit"] = ref("headers", "RateLimit")
 	}
 	responses["400"] = object{
-		"headers":     headers,
-		"description": codeBadRequest.Title + ": " + codeBadRequest.Meaning + " A JSON-RPC client gets a JSON-RPC error: -32700 for malformed JSON, -32600 for an invalid message or a batch of more than " + strconv.Itoa(maxBatch) + " messages (or than the quota, if smaller).",
+		"headers": headers,
+		"description": codeBadRequest.Title + ": " + codeBadRequest.Meaning + " A JSON-RPC client gets a JSON-RPC error, with the request's id when it can be read: -32700 for malformed JSON;" +
+			" -32600 for an invalid message, an Accept header without both application/json and text/event-stream, or a batch of more than " + strconv.Itoa(maxBatch) + " messages (or than the quota, if smaller);" +
+			" from protocol 2026-07-28 on, -32602 for invalid params.",
 		"content": object{
 			mediaProblem: object{"schema": ref("schemas", "Problem")},
-			mediaJSON:    object{"schema": response},
+			mediaJSON:    object{"schema": rpcError},
 		},
+	}
+	responses["404"] = object{
+		"headers":     headers,
+		"description": "Method not found, from protocol 2026-07-28 on (the MCP-Protocol-Version header): a JSON-RPC error -32601 with the request's id. Earlier versions get it with status 200.",
+		"content":     object{mediaJSON: object{"schema": rpcError}},
 	}
 	if !rateLimited {
 		return
@@ -275,7 +286,7 @@ func jsonRPC(responses object, rateLimited bool) {
 		},
 		"content": object{
 			mediaProblem: object{"schema": ref("schemas", "Problem")},
-			mediaJSON:    object{"schema": orBatch(response, "An error for each request of the batch.")},
+			mediaJSON:    object{"schema": orBatch(rpcError, "An error for each request of the batch.")},
 		},
 	}
 }

@@ -67,6 +67,7 @@ var components = []component{
 	componentOf[claimResponse]("ClaimResponse", ""),
 	componentOf[jsonrpcMessage]("JSONRPCMessage", "A JSON-RPC 2.0 request or notification of the Model Context Protocol."),
 	componentOf[jsonrpcResponse]("JSONRPCResponse", "A JSON-RPC 2.0 response: result or error."),
+	componentOf[jsonrpcErrorResponse]("JSONRPCErrorResponse", "A JSON-RPC 2.0 error response."),
 	componentOf[serverCard]("ServerCard", "MCP server card: the current fields and the older serverInfo/transport ones."),
 }
 

@@ -1,0 +1,92 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/caddy-discovery/caddy-discovery/content"
+)
+
+// The search and fetch tools have the shapes ChatGPT connectors and deep
+// research call by name: search takes one query string and returns
+// results of {id, title, url}; fetch takes one of those ids and returns
+// the document as {id, title, text, url, metadata}. They are the same
+// index and documents as search_insights and get_insight, under the names
+// and fields those clients require; the id is the insight's slug.
+
+type connectorSearchInput struct {
+	Query string `json:"query" jsonschema:"words to look for in the insights' titles, descriptions, topics and bodies"`
+}
+
+type connectorResult struct {
+	ID    string `json:"id" jsonschema:"the insight's slug; pass it to fetch"`
+	Title string `json:"title"`
+	URL   string `json:"url" schema:"format=uri" jsonschema:"canonical URL of the article, for citation"`
+}
+
+type connectorSearchOutput struct {
+	Results []connectorResult `json:"results" jsonschema:"the best matches first, at most 10"`
+}
+
+type fetchInput struct {
+	ID string `json:"id" jsonschema:"an id returned by search: an insight's slug"`
+}
+
+type fetchMetadata struct {
+	Topic       string `json:"topic"`
+	Description string `json:"description"`
+	Published   string `json:"published" schema:"format=date"`
+	Modified    string `json:"modified" schema:"format=date"`
+	ReadTime    string `json:"readTime"`
+	APIURL      string `json:"apiUrl" schema:"format=uri" jsonschema:"the same document in the REST API"`
+	ContentType string `json:"contentType" jsonschema:"the media type of text"`
+}
+
+type fetchOutput struct {
+	ID       string        `json:"id"`
+	Title    string        `json:"title"`
+	Text     string        `json:"text" jsonschema:"the article's Markdown body"`
+	URL      string        `json:"url" schema:"format=uri" jsonschema:"canonical URL of the article, for citation"`
+	Metadata fetchMetadata `json:"metadata"`
+}
+
+// addConnectorTools registers search and fetch on server.
+func (l links) addConnectorTools(server *mcp.Server, annotations *mcp.ToolAnnotations) {
+	addTool(l, &mcp.Tool{Name: "search", Title: "Search (connector)", Annotations: annotations,
+		Description: "Searches the published insights for the query's words, best matches first; each result's id is for fetch. " +
+			"The search/fetch pair ChatGPT connectors and deep research use; search_insights gives scores and snippets."},
+		server, func(_ context.Context, _ *mcp.CallToolRequest, in connectorSearchInput) (*mcp.CallToolResult, connectorSearchOutput, error) {
+			if strings.TrimSpace(in.Query) == "" {
+				return nil, connectorSearchOutput{}, fmt.Errorf("the query is empty: give one or more words to look for")
+			}
+			found := l.search(in.Query, 0)
+			out := connectorSearchOutput{Results: make([]connectorResult, len(found.Results))}
+			for i, r := range found.Results {
+				out.Results[i] = connectorResult{ID: r.Slug, Title: r.Title, URL: r.URL}
+			}
+			return nil, out, nil
+		})
+	addTool(l, &mcp.Tool{Name: "fetch", Title: "Fetch (connector)", Annotations: annotations,
+		Description: "Returns one insight by the id search gave: its title, Markdown text, canonical URL and metadata. " +
+			"The search/fetch pair ChatGPT connectors and deep research use; get_insight gives the REST API's JSON."},
+		server, func(_ context.Context, _ *mcp.CallToolRequest, in fetchInput) (*mcp.CallToolResult, fetchOutput, error) {
+			if !content.ValidSlug(in.ID) {
+				return nil, fetchOutput{}, fmt.Errorf("the id %s is not valid: an id is an insight's slug, %s. Call search for ids", quote(in.ID), content.SlugGrammar)
+			}
+			doc, ok := l.published(in.ID)
+			if !ok {
+				return nil, fetchOutput{}, fmt.Errorf("no published insight has the id %s. Call search for ids", quote(in.ID))
+			}
+			d := l.insightDocument(doc)
+			return nil, fetchOutput{
+				ID: d.Slug, Title: d.Title, Text: d.Content, URL: d.URL,
+				Metadata: fetchMetadata{
+					Topic: d.Topic, Description: d.Description, Published: d.DateISO, Modified: d.DateModifiedISO,
+					ReadTime: d.ReadTime, APIURL: l.base + strings.Replace(pathInsight, "{slug}", d.Slug, 1), ContentType: "text/markdown",
+				},
+			}, nil
+		})
+}
