@@ -189,6 +189,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		Version:     Version,
 		RateLimit:   limit,
 		OnPanic:     h.logPanic,
+		CodeLedger:  newStorageLedger(ctx.Storage(), h.logger),
 	}
 	service, err := handlers.New(h.serviceConfig)
 	if err != nil {
