@@ -135,13 +135,27 @@ func (l links) openAPI31() object {
 		"externalDocs": object{"description": "Developer portal", "url": l.developers()},
 		// Every operation works without credentials; a bearer token is
 		// optional and changes nothing.
-		"security": []object{{}, {"bearer": []string{}}},
+		"security": []object{{}, {"bearer": []string{}}, {"oauth2": []string{tokenScope}}},
 		"paths":    paths,
 		"components": object{
 			"securitySchemes": object{
 				"bearer": object{
 					"type": "http", "scheme": "bearer",
 					"description": "Optional anonymous token with the scope public:read, from POST /agent/register or /oauth/token. Opaque, not a JWT.",
+				},
+				"oauth2": object{
+					"type":        "oauth2",
+					"description": "The same optional token through OAuth: the authorization code flow with PKCE (no login, no consent: nothing private is behind it) or client credentials with no client secret.",
+					"flows": object{
+						"authorizationCode": object{
+							"authorizationUrl": l.base + pathAuthorize, "tokenUrl": l.base + pathToken,
+							"scopes": object{tokenScope: "Read the public API; grants nothing beyond unauthenticated access."},
+						},
+						"clientCredentials": object{
+							"tokenUrl": l.base + pathToken,
+							"scopes":   object{tokenScope: "Read the public API; grants nothing beyond unauthenticated access."},
+						},
+					},
 				},
 			},
 			"schemas":   componentSchemas,

@@ -275,7 +275,7 @@ var routes = []Route{
 	{
 		Path: pathASM, Method: http.MethodGet, OperationID: "getAuthorizationServerMetadata", Tag: tagDiscovery,
 		Summary:     "OAuth authorization server metadata",
-		Description: "RFC 8414 metadata of the token endpoint: the grants, scope and client authentication it supports.",
+		Description: "RFC 8414 metadata of the authorization server: its authorization, token and registration endpoints, grants, PKCE method, scope and client authentication.",
 		MediaType:   mediaJSON, Body: typeOf[authorizationServerMetadata](), CacheControl: cacheDocument, Listed: listOptional,
 		render: jsonDocument(links.authorizationServerMetadata),
 	},
