@@ -19,7 +19,8 @@ No authentication is needed. Every public endpoint answers an unauthenticated re
 header.
 
 An anonymous bearer token is optional. It carries the scope ` + "`{{.Scope}}`" + ` and grants nothing beyond unauthenticated access; it
-exists so that agents can exercise their OAuth plumbing against a real service.
+exists so that agents can exercise their OAuth plumbing against a real service, and so that one holding a stale token
+recovers by itself.
 
 ## Discover
 {{range .Discover}}

@@ -213,7 +213,7 @@ func redirectMatches(registered, requested string) bool {
 	reg, err1 := url.Parse(registered)
 	req, err2 := url.Parse(requested)
 	if err1 != nil || err2 != nil || reg.Scheme != "http" || req.Scheme != "http" || !isLoopback(reg.Host) ||
-		strings.Contains(requested, "#") || req.User != nil || !validPort(req.Port()) {
+		checkRedirectURI(requested) != "" || !validPort(req.Port()) {
 		return false
 	}
 	withoutPort := func(u *url.URL) string {

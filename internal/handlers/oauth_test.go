@@ -53,6 +53,8 @@ func TestRedirectMatches(t *testing.T) {
 		{"http://127.0.0.1/cb", "http://127.0.0.1:51234/cb#x", false},
 		{"http://127.0.0.1/cb", "http://127.0.0.1:99999/cb", false},
 		{"http://127.0.0.1/cb", "http://user@127.0.0.1:5000/cb", false},
+		{"http://127.0.0.1/a%20b", "http://127.0.0.1:5000/a b", false},
+		{"http://127.0.0.1/a%20b", "http://127.0.0.1:5000/a%20b", true},
 	} {
 		if got := redirectMatches(tc.registered, tc.requested); got != tc.want {
 			t.Errorf("%s for %s: %v, want %v", tc.requested, tc.registered, got, tc.want)
