@@ -27,7 +27,7 @@ run: build ## serve the root Caddyfile with the sample content on http://localho
 
 test: tools vet lint unit ## everything CI runs: vet, gofmt, staticcheck, all tests with -race (real Caddy, node, chromium), the OpenAPI lint
 
-tools: ## install the Node packages the tests run (Redocly CLI, MCP SDK and conformance suite, Node 22), pinned by package-lock.json
+tools: ## install the Node packages the tests run (Redocly CLI, MCP SDK, Inspector and conformance suite, oauth4webapi, Node 22), pinned by package-lock.json
 	npm ci --no-audit --no-fund
 
 vet: ## go vet, gofmt and ESLint on the JavaScript (the CLI, its tests, the demo site)

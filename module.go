@@ -208,6 +208,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		Version:     Version,
 		RateLimit:   limit,
 		OnPanic:     h.logPanic,
+		CodeLedger:  newStorageLedger(ctx.Storage(), h.logger),
 	}
 	if limited {
 		h.serviceConfig.ChargeExtra = h.chargeExtra

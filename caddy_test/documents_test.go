@@ -220,13 +220,15 @@ func TestWellKnownDocuments(t *testing.T) {
 	}
 	asm := s.get("/.well-known/oauth-authorization-server").json(t)
 	if asm["issuer"] != base || asm["token_endpoint"] != base+"/oauth/token" ||
-		!equalStrings(asm["grant_types_supported"], "client_credentials", "urn:ietf:params:oauth:grant-type:jwt-bearer") ||
+		!equalStrings(asm["grant_types_supported"], "authorization_code", "client_credentials", "urn:ietf:params:oauth:grant-type:jwt-bearer") ||
 		!equalStrings(asm["token_endpoint_auth_methods_supported"], "none") ||
 		asm["jwks_uri"] != base+"/.well-known/jwks.json" || asm["service_documentation"] == nil {
 		t.Errorf("authorization server metadata %v", asm)
 	}
-	if _, ok := asm["response_types_supported"]; ok {
-		t.Error("response_types_supported is present without an authorization endpoint")
+	// RFC 8414 requires response_types_supported, and MCP clients refuse
+	// metadata without it.
+	if !equalStrings(asm["response_types_supported"], "code") || asm["authorization_endpoint"] != base+"/oauth/authorize" {
+		t.Errorf("authorization server metadata without the code flow: %v", asm)
 	}
 	if jwks := string(s.get("/.well-known/jwks.json").body); jwks != `{"keys":[]}` {
 		t.Errorf("JWKS %s", jwks)
@@ -294,15 +296,17 @@ func TestEveryPublishedLinkResolves(t *testing.T) {
 	}
 	for u, source := range urls {
 		r := s.do(http.MethodGet, strings.Split(u, "#")[0], nil)
-		// POST-only endpoints are published as addresses, not pages.
-		if r.StatusCode != http.StatusOK && !(r.StatusCode == http.StatusMethodNotAllowed && isPostEndpoint(u)) {
+		// POST-only endpoints are published as addresses, not pages, and
+		// the authorization endpoint wants its parameters.
+		if r.StatusCode != http.StatusOK && !(r.StatusCode == http.StatusMethodNotAllowed && isPostEndpoint(u)) &&
+			!(r.StatusCode == http.StatusBadRequest && u == base+"/oauth/authorize") {
 			t.Errorf("%s (from %s): %d", u, source, r.StatusCode)
 		}
 	}
 }
 
 func isPostEndpoint(u string) bool {
-	for _, p := range []string{"/agent/register", "/agent/identity", "/agent/identity/claim", "/oauth/token", "/mcp"} {
+	for _, p := range []string{"/agent/register", "/agent/identity", "/agent/identity/claim", "/oauth/token", "/oauth/register", "/mcp"} {
 		if u == base+p {
 			return true
 		}

@@ -46,6 +46,7 @@ func TestOpenAPILint(t *testing.T) {
 		}
 		Problems []struct {
 			RuleID, Severity, Message string
+			Location                  []struct{ Pointer string }
 		}
 	}
 	if err := json.Unmarshal(out, &report); err != nil {
@@ -59,7 +60,11 @@ func TestOpenAPILint(t *testing.T) {
 		t.Errorf("redocly found %d errors", report.Totals.Errors)
 	}
 	for _, p := range report.Problems {
-		if p.Severity == "error" || !accepted[p.RuleID] {
+		// The OAuth authorization endpoint answers only with redirects
+		// (RFC 6749 section 4.1.2): it has no 2XX response to declare.
+		redirectOnly := p.RuleID == "operation-2xx-response" && len(p.Location) == 1 &&
+			strings.HasPrefix(p.Location[0].Pointer, "#/paths/~1oauth~1authorize/get")
+		if p.Severity == "error" || !accepted[p.RuleID] && !redirectOnly {
 			t.Errorf("redocly %s %s: %s", p.Severity, p.RuleID, p.Message)
 		}
 	}

@@ -131,7 +131,7 @@ func (l links) index() apiIndex {
 		APIVersion:    apiVersion,
 		Documentation: l.developers(),
 		OpenAPI:       l.openAPI(),
-		Auth:          "No authentication is required: unauthenticated GET works on every public endpoint. An optional anonymous bearer token (scope public:read, from POST " + pathRegister + ") grants nothing more. See " + l.base + pathAuth + ".",
+		Auth:          "No authentication is required: unauthenticated GET works on every public endpoint. An optional anonymous bearer token (scope public:read, from POST " + pathRegister + " or the OAuth flows of " + l.base + pathASM + ", with no login) grants nothing more. See " + l.base + pathAuth + ".",
 		RateLimit:     l.cfg.rateLimitSummary(),
 		Versioning:    "The version is in the URL path (/api/v1) and in the API-Version response header. Additive changes stay within v1; breaking changes ship as /api/v2 with at least 180 days of overlap, announced by Deprecation and Sunset headers. See " + l.developers() + "#versioning.",
 		Endpoints:     endpoints,

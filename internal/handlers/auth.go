@@ -5,6 +5,9 @@ import (
 	"net/http"
 	"strings"
 	"text/template"
+	"time"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/token"
 )
 
 // authTemplate is /auth.md: authentication notes for agents, in the
@@ -16,7 +19,8 @@ No authentication is needed. Every public endpoint answers an unauthenticated re
 header.
 
 An anonymous bearer token is optional. It carries the scope ` + "`{{.Scope}}`" + ` and grants nothing beyond unauthenticated access; it
-exists so that agents can exercise their OAuth plumbing against a real service.
+exists so that agents can exercise their OAuth plumbing against a real service, and so that one holding a stale token
+recovers by itself.
 
 ## Discover
 {{range .Discover}}
@@ -29,6 +33,10 @@ exists so that agents can exercise their OAuth plumbing against a real service.
    ` + "`grant_type=client_credentials`" + `; no client authentication (` + "`token_endpoint_auth_methods_supported: [\"none\"]`" + `).
 3. **Identity assertion** (the auth.md agent flow): get an anonymous identity, then exchange its assertion with the
    JWT-bearer grant (RFC 7523).
+4. **Authorization code with PKCE** (OAuth 2.1, what MCP clients do on their own after a 401): register a client, follow
+   the authorization endpoint's redirect, exchange the code. There is no login and no consent screen: nothing private
+   is behind this service, and ` + "`{{.Scope}}`" + ` is what every anonymous caller has anyway, so there is nobody to identify
+   and nothing to consent to. The flow completes unattended.
 
 ## Register
 
@@ -66,8 +74,46 @@ curl -X POST {{.Base}}/oauth/token \
 ` + "```" + `
 
 The token endpoint takes ` + "`application/x-www-form-urlencoded`" + ` bodies and accepts the grants
-` + "`client_credentials`" + ` and ` + "`urn:ietf:params:oauth:grant-type:jwt-bearer`" + ` (with an assertion issued by this service). An
-optional ` + "`scope`" + ` must be ` + "`{{.Scope}}`" + `. It answers like ` + "`/agent/register`" + `.
+` + "`authorization_code`" + ` (below), ` + "`client_credentials`" + ` and ` + "`urn:ietf:params:oauth:grant-type:jwt-bearer`" + ` (with an
+assertion issued by this service). An optional ` + "`scope`" + ` must be ` + "`{{.Scope}}`" + `. It answers like ` + "`/agent/register`" + `.
+
+## Authorization code flow
+
+Register a public client (RFC 7591; no client secret, ` + "`token_endpoint_auth_method` `none`" + `):
+
+` + "```" + `
+curl -X POST {{.Base}}{{.ClientRegistration}} -H 'Content-Type: application/json' \
+  -d '{"redirect_uris":["http://127.0.0.1:8765/callback"]}'
+` + "```" + `
+
+returns 201 with ` + "`client_id`" + ` and the registered metadata. Redirect URIs: 1 to 4, at most 1024 bytes together; https,
+http only on a loopback host (127.0.0.1, [::1], localhost), or a native app's private-use scheme; no fragment. The
+` + "`client_id`" + ` is the registration itself, a signed encoding of the redirect URIs: nothing is stored, so it never expires
+(unless the site changes its token secret: then register again). Client ID Metadata Documents (URL client ids) are
+not supported, so this site never fetches a URL a client names; clients that prefer them fall back to this endpoint.
+
+Then send the user agent, or a plain GET, to the authorization endpoint, with PKCE (S256 only):
+
+` + "```" + `
+curl -i -G {{.Base}}{{.Authorize}} -d response_type=code -d client_id=<client_id> \
+  -d redirect_uri=http://127.0.0.1:8765/callback -d code_challenge=<BASE64URL(SHA-256(verifier))> \
+  -d code_challenge_method=S256 -d state=<state>
+` + "```" + `
+
+It answers 302 at once, to the redirect URI with ` + "`code`, `state`" + ` (unchanged) and ` + "`iss`" + ` (RFC 9207). The
+` + "`redirect_uri`" + ` must be a registered one exactly; on a loopback host any port is accepted (RFC 8252), and it may be left
+out when exactly one is registered. ` + "`scope`" + ` may only be ` + "`{{.Scope}}`" + `; ` + "`resource`" + ` (RFC 8707), if sent, must be
+{{.Base}} or one of its addresses such as {{.Base}}/mcp.
+
+Exchange the code within {{.CodeTTL}} seconds, once:
+
+` + "```" + `
+curl -X POST {{.Base}}{{.Token}} -d grant_type=authorization_code -d code=<code> \
+  -d code_verifier=<verifier> -d client_id=<client_id> -d redirect_uri=http://127.0.0.1:8765/callback
+` + "```" + `
+
+A code is good for one token across every instance of this site; a second exchange is ` + "`invalid_grant`" + `. There are no
+refresh tokens: when the access token expires, run the flow again; it asks nobody anything.
 
 ## Use the access token
 
@@ -80,19 +126,28 @@ A valid token is accepted on every public endpoint and changes nothing about the
 ## Errors
 
 - Token endpoint errors follow RFC 6749 section 5.2, status 400, ` + "`{\"error\",\"error_description\"}`" + `:
-  ` + "`invalid_request`" + ` (no grant type, or a malformed request), ` + "`unsupported_grant_type`" + `,
-  ` + "`invalid_grant`" + ` (an assertion that is malformed, expired, tampered with or not from this service),
-  ` + "`invalid_scope`" + ` (a scope other than ` + "`{{.Scope}}`" + `).
-- An Authorization header whose token is malformed, expired, forged or not a Bearer token gets a 401
-  ` + "`application/problem+json`" + ` with code ` + "`invalid_token`" + ` and
-  ` + "`WWW-Authenticate: Bearer error=\"invalid_token\", resource_metadata=\"{{.Base}}/.well-known/oauth-protected-resource\"`" + `.
-  Omit the header or register again.
+  ` + "`invalid_request`" + ` (no grant type, a missing, repeated or malformed parameter, or a body that is not form-encoded),
+  ` + "`invalid_client`" + ` (a client_id this site did not register), ` + "`unsupported_grant_type`" + `,
+  ` + "`invalid_grant`" + ` (a code that is expired, already used, issued to another client or redirect URI, or whose
+  ` + "`code_verifier`" + ` does not match; an assertion that is malformed, expired, tampered with or not from this service),
+  ` + "`invalid_scope`" + ` (a scope other than ` + "`{{.Scope}}`" + `), ` + "`invalid_target`" + ` (a resource that is not this site).
+- Registration errors follow RFC 7591 section 3.2.2, status 400: ` + "`invalid_redirect_uri`" + `, ` + "`invalid_client_metadata`" + `.
+- Authorization endpoint errors go to the redirect URI (RFC 6749 section 4.1.2.1) with ` + "`error`" + `, ` + "`error_description`" + `,
+  ` + "`state`" + ` and ` + "`iss`" + `: ` + "`invalid_request`" + ` (no PKCE, ` + "`plain`" + ` PKCE, a malformed challenge, a repeated parameter),
+  ` + "`unsupported_response_type`, `invalid_scope`, `invalid_target`" + `. A request with an unknown client or an unregistered
+  redirect URI is never redirected: it gets a 400 problem.
+- A malformed, expired or forged Bearer token gets a 401 ` + "`application/problem+json`" + ` with code ` + "`invalid_token`" + ` and
+  ` + "`WWW-Authenticate: Bearer error=\"invalid_token\", scope=\"{{.Scope}}\", resource_metadata=\"{{.Base}}{{.PRM}}\"`" + `
+  ({{.Base}}{{.PRMMCP}} on /mcp). Omit the header, or get a new token by any method above: an OAuth client follows
+  the metadata by itself. Another scheme (Basic, DPoP, …) is not this site's business and is ignored; two
+  Authorization headers are a 400 with ` + "`error=\"invalid_request\"`" + `.
 - Other errors are problems too: {{.Base}}/developers#errors lists every code.
 
 ## Not supported
 
-User-account creation, multi-tenant application registration, identity assertions from third-party providers,
-verified-email claim procedures for elevated scopes, and write APIs. There is one scope, ` + "`{{.Scope}}`" + `, and it is
+User-account creation, login and consent screens, multi-tenant application registration, Client ID Metadata Documents,
+refresh tokens, identity assertions from third-party providers, verified-email claim procedures for elevated scopes,
+and write APIs. There is one scope, ` + "`{{.Scope}}`" + `, and it is
 read-only.
 `))
 
@@ -113,12 +168,18 @@ func (l links) authMarkdown() []byte {
 	}
 	var b bytes.Buffer
 	err := authTemplate.Execute(&b, map[string]any{
-		"Name":     l.cfg.Site.Profile.Name,
-		"Base":     l.base,
-		"Scope":    tokenScope,
-		"TTL":      l.cfg.tokenTTLSeconds(),
-		"Public":   public,
-		"Discover": discover,
+		"Name":               l.cfg.Site.Profile.Name,
+		"Base":               l.base,
+		"Scope":              tokenScope,
+		"TTL":                l.cfg.tokenTTLSeconds(),
+		"Public":             public,
+		"Discover":           discover,
+		"CodeTTL":            int(token.DefaultCodeTTL / time.Second),
+		"Token":              pathToken,
+		"Authorize":          pathAuthorize,
+		"ClientRegistration": pathClientRegistration,
+		"PRM":                pathPRM,
+		"PRMMCP":             pathPRMMCP,
 	})
 	if err != nil {
 		panic(err) // a fixed template over strings and ints

@@ -15,6 +15,7 @@ func (l links) cliURL() string {
 // The OAuth vocabulary the metadata and /auth.md publish.
 const (
 	tokenScope             = "public:read"
+	grantAuthorizationCode = "authorization_code"
 	grantClientCredentials = "client_credentials"
 	grantJWTBearer         = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 )

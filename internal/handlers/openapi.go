@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -135,13 +136,27 @@ func (l links) openAPI31() object {
 		"externalDocs": object{"description": "Developer portal", "url": l.developers()},
 		// Every operation works without credentials; a bearer token is
 		// optional and changes nothing.
-		"security": []object{{}, {"bearer": []string{}}},
+		"security": []object{{}, {"bearer": []string{}}, {"oauth2": []string{tokenScope}}},
 		"paths":    paths,
 		"components": object{
 			"securitySchemes": object{
 				"bearer": object{
 					"type": "http", "scheme": "bearer",
 					"description": "Optional anonymous token with the scope public:read, from POST /agent/register or /oauth/token. Opaque, not a JWT.",
+				},
+				"oauth2": object{
+					"type":        "oauth2",
+					"description": "The same optional token through OAuth: the authorization code flow with PKCE (no login, no consent: nothing private is behind it) or client credentials with no client secret.",
+					"flows": object{
+						"authorizationCode": object{
+							"authorizationUrl": l.base + pathAuthorize, "tokenUrl": l.base + pathToken,
+							"scopes": object{tokenScope: "Read the public API; grants nothing beyond unauthenticated access."},
+						},
+						"clientCredentials": object{
+							"tokenUrl": l.base + pathToken,
+							"scopes":   object{tokenScope: "Read the public API; grants nothing beyond unauthenticated access."},
+						},
+					},
 				},
 			},
 			"schemas":   componentSchemas,
@@ -171,7 +186,7 @@ func operation(rt *Route, rateLimited bool) object {
 	if rt.Versioned() {
 		headers["API-Version"] = ref("headers", "API-Version")
 	}
-	cached := rt.Method == http.MethodGet && rt.Path != pathHealth
+	cached := rt.render != nil
 	if cached {
 		headers["ETag"] = ref("headers", "ETag")
 	}
@@ -180,21 +195,29 @@ func operation(rt *Route, rateLimited bool) object {
 		headers["RateLimit-Policy"] = ref("headers", "RateLimit-Policy")
 		headers["RateLimit"] = ref("headers", "RateLimit")
 	}
-	schema := object{"type": "string"}
-	switch {
-	case rt.Body != nil:
-		schema = ref("schemas", componentName(rt.Body))
-	case strings.HasPrefix(rt.MediaType, mediaJSON):
-		schema = object{"type": "object"}
+	status := http.StatusOK
+	if rt.Status != 0 {
+		status = rt.Status
 	}
-	mediaType, _, _ := strings.Cut(rt.MediaType, ";")
-	responses := object{
-		"200": object{
-			"description": rt.Summary + ".",
-			"headers":     headers,
-			"content":     object{mediaType: object{"schema": schema}},
-		},
+	success := object{"description": rt.Summary + ".", "headers": headers}
+	if status == http.StatusFound {
+		headers["Location"] = object{
+			"description": "The client's redirect URI with code, state and iss, or with error, error_description, state and iss (RFC 6749 section 4.1.2, RFC 9207).",
+			"schema":      object{"type": "string", "format": "uri"},
+			"required":    true,
+		}
+	} else {
+		schema := object{"type": "string"}
+		switch {
+		case rt.Body != nil:
+			schema = ref("schemas", componentName(rt.Body))
+		case strings.HasPrefix(rt.MediaType, mediaJSON):
+			schema = object{"type": "object"}
+		}
+		mediaType, _, _ := strings.Cut(rt.MediaType, ";")
+		success["content"] = object{mediaType: object{"schema": schema}}
 	}
+	responses := object{strconv.Itoa(status): success}
 	if cached {
 		responses["304"] = object{"description": "Not Modified: the If-None-Match header named the current ETag."}
 	}
@@ -202,9 +225,10 @@ func operation(rt *Route, rateLimited bool) object {
 		responses[strconv.Itoa(status)] = ref("responses", problemResponses[status])
 	}
 	if rt.ErrorBody != nil {
+		name := componentName(rt.ErrorBody)
 		responses["400"] = object{
-			"description": "An RFC 6749 error: the request is missing a parameter, or its grant, assertion or scope is refused.",
-			"content":     object{mediaJSON: object{"schema": ref("schemas", componentName(rt.ErrorBody))}},
+			"description": componentSchemas[name].Description,
+			"content":     object{mediaJSON: object{"schema": ref("schemas", name)}},
 		}
 	}
 	if rt.JSONRPC {
@@ -229,6 +253,9 @@ func operation(rt *Route, rateLimited bool) object {
 	}
 	if !rt.Bearer {
 		op["security"] = []object{{}} // Authorization is ignored here
+	}
+	if rt.Query != nil {
+		op["parameters"] = queryParameters(rt.Query)
 	}
 	if strings.Contains(rt.Path, "{slug}") {
 		op["parameters"] = []object{{
@@ -298,6 +325,26 @@ func orBatch(schema object, batch string) object {
 		"description": batch,
 		"type":        "array", "items": schema, "minItems": 1, "maxItems": maxBatch,
 	}}}
+}
+
+// queryParameters describes the fields of the struct t as query parameters,
+// in the order of the fields; a field is required unless its json tag says
+// omitempty.
+func queryParameters(t reflect.Type) []object {
+	schema := inlineSchema(t)
+	var params []object
+	for _, f := range reflect.VisibleFields(t) {
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		prop := *schema.Properties[name]
+		description := prop.Description
+		prop.Description = ""
+		p := object{"name": name, "in": "query", "required": opts != "omitempty", "schema": &prop}
+		if description != "" {
+			p["description"] = description
+		}
+		params = append(params, p)
+	}
+	return params
 }
 
 // problems are the statuses of the route's problem responses; 429 only

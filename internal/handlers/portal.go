@@ -56,6 +56,9 @@ func (l links) developerPortal(_ string) ([]byte, error) {
 			ID: "op-" + rt.OperationID, Method: rt.Method, Path: rt.Path,
 			Description: rt.Description, MediaType: rt.MediaType, Example: strings.TrimSpace(rt.ExampleArgs + " " + example),
 		}
+		if rt.Status == http.StatusFound {
+			ep.MediaType = "302 redirect"
+		}
 		if rt.Versioned() || rt.Body != nil {
 			ep.Response = l.exampleResponse(rt, slug)
 		}

@@ -30,6 +30,9 @@ type Route struct {
 	// of a JSON body, whose schema the OpenAPI description references.
 	MediaType string
 	Body      reflect.Type
+	// Status is the success status when it is not 200: 201 for a created
+	// registration, 302 for a redirect (with Location and no body).
+	Status int
 	// CacheControl is the success response's Cache-Control.
 	CacheControl string
 	// SiteOrigin restricts CORS to the site's own origin (browsers may call
@@ -50,6 +53,8 @@ type Route struct {
 	// optional when Request is nil.
 	RequestMediaType string
 	Request          reflect.Type
+	// Query, when set, is a struct whose fields are the query parameters.
+	Query reflect.Type
 	// ErrorBody, when set, is the type of the 400 response instead of
 	// Problem (the OAuth token endpoint answers RFC 6749 errors).
 	ErrorBody reflect.Type
@@ -140,6 +145,9 @@ const (
 	pathIdentity            = "/agent/identity"
 	pathIdentityClaim       = "/agent/identity/claim"
 	pathToken               = "/oauth/token"
+	pathAuthorize           = "/oauth/authorize"
+	pathClientRegistration  = "/oauth/register"
+	pathPRMMCP              = "/.well-known/oauth-protected-resource/mcp"
 )
 
 func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
@@ -272,7 +280,7 @@ var routes = []Route{
 	{
 		Path: pathASM, Method: http.MethodGet, OperationID: "getAuthorizationServerMetadata", Tag: tagDiscovery,
 		Summary:     "OAuth authorization server metadata",
-		Description: "RFC 8414 metadata of the token endpoint: the grants, scope and client authentication it supports.",
+		Description: "RFC 8414 metadata of the authorization server: its authorization, token and registration endpoints, grants, PKCE method, scope and client authentication.",
 		MediaType:   mediaJSON, Body: typeOf[authorizationServerMetadata](), CacheControl: cacheDocument, Listed: listOptional,
 		render: jsonDocument(links.authorizationServerMetadata),
 	},
@@ -312,12 +320,38 @@ var routes = []Route{
 	{
 		Path: pathToken, Method: http.MethodPost, OperationID: "issueToken", Tag: tagAuth,
 		Summary:     "OAuth token endpoint",
-		Description: "Issues the public:read bearer for the client_credentials grant (no client authentication) or the JWT-bearer grant with an identity assertion of this service. Errors follow RFC 6749.",
+		Description: "Issues the public:read bearer for the authorization_code grant (with the PKCE verifier), the client_credentials grant (no client authentication) or the JWT-bearer grant with an identity assertion of this service. Errors follow RFC 6749.",
 		MediaType:   mediaJSON, Body: typeOf[tokenResponse](), CacheControl: cacheNever,
 		RequestMediaType: mediaForm, Request: typeOf[tokenRequest](), ErrorBody: typeOf[oauthError](),
-		Problems:    []int{http.StatusRequestTimeout, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType},
+		Problems:    []int{http.StatusRequestTimeout, http.StatusRequestEntityTooLarge},
 		ExampleArgs: `-d grant_type=client_credentials`,
 		serve:       (*Service).serveToken,
+	},
+	// The anonymous authorization code flow and its metadata.
+	{
+		Path: pathAuthorize, Method: http.MethodGet, OperationID: "authorize", Tag: tagAuth,
+		Summary:     "OAuth authorization endpoint",
+		Description: "The authorization code flow with PKCE (S256) and no login or consent: there is nothing private behind it. Redirects to the client's registered redirect URI with a code for public:read (valid 60 seconds, usable once), or with an RFC 6749 error; a request whose client or redirect URI is not registered gets a 400 problem and no redirect.",
+		Status:      http.StatusFound, CacheControl: cacheNever, Query: typeOf[authorizationRequest](),
+		ExampleArgs: `-i -G -d response_type=code -d client_id=<client_id> -d redirect_uri=http://127.0.0.1:8765/callback -d code_challenge=<S256 challenge> -d code_challenge_method=S256 -d state=<state>`,
+		serve:       (*Service).serveAuthorize,
+	},
+	{
+		Path: pathClientRegistration, Method: http.MethodPost, OperationID: "registerClient", Tag: tagAuth,
+		Summary:     "OAuth dynamic client registration",
+		Description: "RFC 7591 registration of a public client for the authorization code flow. The client_id encodes the redirect URIs under a signature, so nothing is stored; no client secret is issued.",
+		MediaType:   mediaJSON, Body: typeOf[clientInformation](), Status: http.StatusCreated, CacheControl: cacheNever,
+		RequestMediaType: mediaJSON, Request: typeOf[clientRegistration](), ErrorBody: typeOf[registrationError](),
+		Problems:    []int{http.StatusRequestTimeout, http.StatusRequestEntityTooLarge},
+		ExampleArgs: `-H 'Content-Type: application/json' -d '{"redirect_uris":["http://127.0.0.1:8765/callback"]}'`,
+		serve:       (*Service).serveClientRegistration,
+	},
+	{
+		Path: pathPRMMCP, Method: http.MethodGet, OperationID: "getMcpProtectedResourceMetadata", Tag: tagDiscovery,
+		Summary:     "OAuth protected resource metadata of the MCP endpoint",
+		Description: "RFC 9728 metadata of the MCP endpoint as a protected resource, at the path-suffixed address MCP clients try first.",
+		MediaType:   mediaJSON, Body: typeOf[protectedResourceMetadata](), CacheControl: cacheDocument, Listed: listOptional,
+		render: jsonDocument(links.mcpProtectedResourceMetadata),
 	},
 	{
 		Path: pathRobots, Method: http.MethodGet, OperationID: "getRobotsTxt", Tag: tagDiscovery,

@@ -49,6 +49,10 @@ type Config struct {
 	// BodyTimeout bounds the reading of a POST body, from its start; 0
 	// means 10 seconds. A late body is answered with a 408 problem.
 	BodyTimeout time.Duration
+	// CodeLedger records redeemed authorization codes, so that each is
+	// redeemed once; instances sharing TokenSecret must share it. nil means
+	// a ledger in this process's memory.
+	CodeLedger CodeLedger
 	// ServiceName and Version identify the service in health reports.
 	ServiceName string
 	Version     string
@@ -113,8 +117,11 @@ type Service struct {
 	byPath map[string]*Route
 	// insightRoute is the route of one insight by its slug.
 	insightRoute *Route
-	// verifier checks access tokens, which name no base URL.
+	// verifier checks access tokens, and issues and checks client ids and
+	// authorization codes: none of them names a base URL.
 	verifier *token.Issuer
+	// ledger records redeemed authorization codes.
+	ledger CodeLedger
 	// fixed is the one rendition when BaseURL is set.
 	fixed *rendition
 	// hosted caches the renditions of request-derived base URLs.
@@ -155,6 +162,9 @@ func New(cfg Config) (*Service, error) {
 		s.byPath[s.routes[i].Path] = &s.routes[i]
 	}
 	s.insightRoute = s.byPath[pathInsight]
+	if s.ledger = cfg.CodeLedger; s.ledger == nil {
+		s.ledger = newMemoryLedger(cfg.Now)
+	}
 	var err error
 	if s.verifier, err = token.NewIssuer(token.Config{Secret: cfg.TokenSecret, TTL: cfg.TokenTTL, Issuer: "https://verifier.invalid", Now: cfg.Now}); err != nil {
 		return nil, fmt.Errorf("tokens: %w", err)
@@ -255,7 +265,7 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		methodNotAllowed(f, w, r, base, rt)
 		return
 	}
-	if rt.Bearer && !s.checkAuthorization(w, r, base) {
+	if rt.Bearer && !s.checkAuthorization(w, r, base, rt) {
 		return
 	}
 	if _, ok := s.cfg.bySlug[slug]; rt.hasSlug() && !ok {

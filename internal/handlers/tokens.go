@@ -3,9 +3,9 @@ package handlers
 import (
 	"encoding/json"
 	"errors"
+	"mime"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
@@ -21,14 +21,19 @@ type tokenResponse struct {
 
 // tokenRequest is the form the token endpoint reads.
 type tokenRequest struct {
-	GrantType string `json:"grant_type" schema:"enum=client_credentials|urn:ietf:params:oauth:grant-type:jwt-bearer"`
-	Assertion string `json:"assertion,omitempty" jsonschema:"With the JWT-bearer grant: the identity_assertion from /agent/identity."`
-	Scope     string `json:"scope,omitempty" schema:"enum=public:read"`
+	GrantType    string `json:"grant_type" schema:"enum=authorization_code|client_credentials|urn:ietf:params:oauth:grant-type:jwt-bearer"`
+	Code         string `json:"code,omitempty" jsonschema:"With the authorization_code grant: the code from the authorization endpoint, valid 60 seconds, usable once."`
+	CodeVerifier string `json:"code_verifier,omitempty" schema:"pattern=^[A-Za-z0-9._~-]{43,128}$" jsonschema:"With the authorization_code grant: the PKCE verifier (RFC 7636)."`
+	ClientID     string `json:"client_id,omitempty" jsonschema:"With the authorization_code grant: the client_id from the registration endpoint."`
+	RedirectURI  string `json:"redirect_uri,omitempty" schema:"format=uri" jsonschema:"With the authorization_code grant: the redirect_uri of the authorization request; optional when the client registered one."`
+	Assertion    string `json:"assertion,omitempty" jsonschema:"With the JWT-bearer grant: the identity_assertion from /agent/identity."`
+	Scope        string `json:"scope,omitempty" schema:"enum=public:read"`
+	Resource     string `json:"resource,omitempty" schema:"format=uri" jsonschema:"RFC 8707: this site or one of its addresses; the token is valid on all of them."`
 }
 
 // oauthError is RFC 6749 section 5.2's error response.
 type oauthError struct {
-	Error       string `json:"error" schema:"enum=invalid_request|unsupported_grant_type|invalid_grant|invalid_scope"`
+	Error       string `json:"error" schema:"enum=invalid_request|invalid_client|invalid_grant|unsupported_grant_type|invalid_scope|invalid_target"`
 	Description string `json:"error_description"`
 }
 
@@ -122,16 +127,23 @@ func (s *Service) serveClaim(w http.ResponseWriter, r *http.Request, rd *renditi
 	})
 }
 
-// serveToken is the OAuth token endpoint: the client_credentials grant with
-// no client authentication, and the JWT-bearer grant with an identity
-// assertion from this service. Errors follow RFC 6749 section 5.2.
+// serveToken is the OAuth token endpoint: the authorization_code grant of
+// the anonymous code flow, the client_credentials grant with no client
+// authentication, and the JWT-bearer grant with an identity assertion from
+// this service. Errors follow RFC 6749 section 5.2, a body of another media
+// type included: that is a malformed token request, not an HTTP matter.
 func (s *Service) serveToken(w http.ResponseWriter, r *http.Request, rd *rendition) {
-	body, ok := s.readBody(w, r, rd, mediaForm)
+	body, ok := s.readBody(w, r, rd, "")
 	if !ok {
 		return
 	}
 	fail := func(code, description string) {
 		writeJSON(w, r, http.StatusBadRequest, oauthError{code, description})
+	}
+	if mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); (len(body) > 0 || r.Header.Get("Content-Type") != "") &&
+		(err != nil || mediaType != mediaForm) {
+		fail("invalid_request", "The body must be "+mediaForm+" (RFC 6749 section 4.1.3), not "+quote(r.Header.Get("Content-Type"))+".")
+		return
 	}
 	form, err := url.ParseQuery(string(body))
 	if err != nil {
@@ -139,22 +151,20 @@ func (s *Service) serveToken(w http.ResponseWriter, r *http.Request, rd *renditi
 		return
 	}
 	for name, values := range form {
-		if len(values) > 1 {
+		if len(values) > 1 && name != "resource" { // RFC 8707 allows several
 			fail("invalid_request", "The parameter "+quote(name)+" is repeated.")
 			return
 		}
 	}
-	if scope := form.Get("scope"); scope != "" {
-		for _, sc := range strings.Fields(scope) {
-			if sc != token.Scope {
-				fail("invalid_scope", "The only scope is "+token.Scope+".")
-				return
-			}
-		}
+	if !onlyScope(form.Get("scope")) {
+		fail("invalid_scope", "The only scope is "+tokenScope+".")
+		return
 	}
 	switch grant := form.Get("grant_type"); grant {
 	case "":
 		fail("invalid_request", "The grant_type parameter is missing.")
+	case grantAuthorizationCode:
+		s.redeemCode(w, r, rd, form, fail)
 	case grantClientCredentials:
 		s.issueToken(w, r, rd)
 	case grantJWTBearer:
@@ -169,7 +179,7 @@ func (s *Service) serveToken(w http.ResponseWriter, r *http.Request, rd *renditi
 		}
 		s.issueToken(w, r, rd)
 	default:
-		fail("unsupported_grant_type", "The grant type "+quote(grant)+" is not supported; use "+grantClientCredentials+" or "+grantJWTBearer+".")
+		fail("unsupported_grant_type", "The grant type "+quote(grant)+" is not supported; use "+grantAuthorizationCode+", "+grantClientCredentials+" or "+grantJWTBearer+".")
 	}
 }
 
@@ -188,15 +198,22 @@ func assertionError(err error) string {
 // checkAuthorization verifies a bearer token when the request carries one.
 // Only Bearer credentials are the module's business: no Authorization, or
 // one of another scheme (Basic for a basic_auth in front, Digest, DPoP …),
-// passes untouched. A valid bearer passes too; an invalid one is a 401
-// invalid_token problem, and two Authorization headers a 400, written here
-// (ok false).
-func (s *Service) checkAuthorization(w http.ResponseWriter, r *http.Request, base string) (ok bool) {
+// passes untouched, with no error code (RFC 6750 section 3.1). A valid
+// bearer passes too; an invalid one is a 401 invalid_token problem, and two
+// Authorization headers a 400 (RFC 6750's invalid_request), written here
+// (ok false). Both carry WWW-Authenticate with the address of the route's
+// protected resource metadata (RFC 9728 section 5.1), so that an OAuth
+// client can recover by itself.
+func (s *Service) checkAuthorization(w http.ResponseWriter, r *http.Request, base string, rt *Route) (ok bool) {
 	values := r.Header.Values("Authorization")
 	if len(values) == 0 {
 		return true
 	}
+	challenge := func(code string) {
+		w.Header()[headerWWWAuth] = []string{`Bearer error="` + code + `", scope="` + tokenScope + `", resource_metadata="` + base + protectedResourceMetadataPath(rt.Path) + `"`}
+	}
 	if len(values) > 1 {
+		challenge("invalid_request")
 		p := newProblem(base, codeBadRequest, r, "The request has more than one Authorization header.")
 		p.Hint = "Send at most one Authorization header (RFC 9110 allows one credential per request)."
 		writeProblem(w, r, p)
@@ -218,9 +235,20 @@ func (s *Service) checkAuthorization(w http.ResponseWriter, r *http.Request, bas
 			detail = "The bearer token was not issued by this service, or was altered."
 		}
 	}
-	w.Header()[headerWWWAuth] = []string{`Bearer error="invalid_token", resource_metadata="` + base + pathPRM + `"`}
+	challenge("invalid_token")
 	p := newProblem(base, codeInvalidToken, r, detail)
-	p.Hint = "Omit the Authorization header (no token is needed), or get a new token with POST " + base + pathRegister + "."
+	p.Hint = "Omit the Authorization header (no token is needed), or get a new token with POST " + base + pathRegister +
+		" or the OAuth flow the metadata at " + base + protectedResourceMetadataPath(rt.Path) + " describes."
 	writeProblem(w, r, p)
 	return false
+}
+
+// protectedResourceMetadataPath is the address of the RFC 9728 metadata of
+// the resource at path: the MCP endpoint has its own, at the path-suffixed
+// well-known address (RFC 9728 section 3.1), the rest is the site's.
+func protectedResourceMetadataPath(path string) string {
+	if path == pathMCP {
+		return pathPRMMCP
+	}
+	return pathPRM
 }

