@@ -39,6 +39,7 @@ func init() {
 //		token_secret   <secret>
 //		token_ttl      <duration>
 //		mcp_host_check on|off
+//		mcp_discovery  on|off
 //		cli_name       <name>
 //		deprecation    <date>
 //		sunset         <date>
@@ -58,7 +59,8 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		"token_secret": &h.TokenSecret, "cli_name": &h.CLIName,
 		"deprecation": &h.Deprecation, "sunset": &h.Sunset, "successor": &h.Successor,
 	}
-	switches := map[string]**bool{"robots": &h.Robots, "mcp_host_check": &h.MCPHostCheck}
+	switches := map[string]**bool{"robots": &h.Robots, "mcp_host_check": &h.MCPHostCheck,
+		"mcp_discovery": &h.MCPDiscovery}
 	seen := make(map[string]bool)
 	for d.NextBlock(0) {
 		name := d.Val()

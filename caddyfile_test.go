@@ -105,6 +105,10 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{name: "watch off", input: "discovery {\n watch off\n}"},
 		{name: "watch maybe", input: "discovery {\n watch maybe\n}", wantErr: "watch: expected on or off"},
 		{name: "watch with two arguments", input: "discovery {\n watch on off\n}", wantErr: "wrong argument count"},
+		{name: "mcp_discovery off", input: "discovery {\n mcp_discovery off\n}", want: Handler{MCPDiscovery: &off}},
+		{name: "mcp_discovery on", input: "discovery {\n mcp_discovery on\n}", want: Handler{MCPDiscovery: &on}},
+		{name: "mcp_discovery without an argument", input: "discovery {\n mcp_discovery\n}", wantErr: "wrong argument count"},
+		{name: "mcp_discovery maybe", input: "discovery {\n mcp_discovery maybe\n}", wantErr: "mcp_discovery: expected on or off"},
 		{
 			name: "robots on",
 			input: `discovery {
@@ -255,6 +259,7 @@ func TestValidate(t *testing.T) {
 		{name: "sunset before deprecation", h: Handler{Deprecation: "2027-06-01", Sunset: "2027-01-01"}, field: "sunset"},
 		{name: "successor not a URL", h: Handler{Successor: "ftp://x"}, field: "successor"},
 		{name: "insights without content", h: Handler{Insights: "/srv/blog/posts"}, field: "insights"},
+		{name: "mcp_discovery off", h: Handler{MCPDiscovery: new(bool)}},
 		{name: "negative distributed interval", h: Handler{Distributed: &caddyrl.DistributedRateLimiting{ReadInterval: -1}}, field: "distributed"},
 	}
 	for _, tt := range tests {

@@ -9,6 +9,71 @@ import (
 // How MCP clients and scanners find the server before they connect: the
 // server card's derived fields and the AI catalog that points at the card.
 
+// AgentDocs says which of the documents for agents beyond the
+// specification's a Service serves. A document that is off is not the
+// module's: its path goes to the next handler.
+type AgentDocs struct {
+	// MCPDiscovery serves the server card at the well-known addresses
+	// scanners probe (/.well-known/mcp/server-card.json, server-cards.json,
+	// /.well-known/mcp.json) and the AI catalog; /mcp/server-card is served
+	// either way.
+	MCPDiscovery bool
+}
+
+func (c *Config) servesMCPDiscovery() bool { return c.Agents.MCPDiscovery }
+
+// aiCatalog is an AI Catalog (application/ai-catalog+json, spec version
+// 1.0): typed entries pointing at the site's agent artifacts.
+type aiCatalog struct {
+	SpecVersion string           `json:"specVersion" schema:"enum=1.0"`
+	Host        aiCatalogHost    `json:"host"`
+	Entries     []aiCatalogEntry `json:"entries"`
+}
+
+// aiCatalogHost names who operates the catalog.
+type aiCatalogHost struct {
+	DisplayName      string `json:"displayName"`
+	Identifier       string `json:"identifier" jsonschema:"The site's domain name."`
+	DocumentationURL string `json:"documentationUrl" schema:"format=uri"`
+}
+
+// aiCatalogEntry is one artifact. It carries no name, description or
+// version: the artifacts carry their own, and the catalog leaves them there
+// so that the two cannot disagree.
+type aiCatalogEntry struct {
+	Identifier string `json:"identifier" schema:"pattern=^urn:air:[^:]+:[^:]+:[^:]+$" jsonschema:"A urn:air identifier: the publishing domain, a namespace and a name."`
+	Type       string `json:"type" jsonschema:"The artifact's media type."`
+	URL        string `json:"url" schema:"format=uri"`
+}
+
+func (l links) aiCatalog() aiCatalog {
+	return aiCatalog{
+		SpecVersion: "1.0",
+		Host: aiCatalogHost{
+			DisplayName:      l.cfg.Site.Profile.Name,
+			Identifier:       airPublisher(l.base),
+			DocumentationURL: l.developers(),
+		},
+		Entries: []aiCatalogEntry{{
+			Identifier: airIdentifier(l.base, "mcp", l.cfg.ServiceName),
+			Type:       mediaCard,
+			URL:        l.base + pathServerCard,
+		}},
+	}
+}
+
+// airPublisher is the publisher segment of the site's urn:air identifiers:
+// its host name (the colons of an IPv6 address, which separate segments,
+// become "-").
+func airPublisher(base string) string {
+	return strings.ReplaceAll(hostOnly(hostOf(base)), ":", "-")
+}
+
+// airIdentifier is urn:air:<publisher>:<namespace>:<name>.
+func airIdentifier(base, namespace, name string) string {
+	return "urn:air:" + airPublisher(base) + ":" + namespace + ":" + name
+}
+
 // cardCapabilities are the capabilities c declares, as the server card
 // carries them: the same JSON as initialize's.
 func cardCapabilities(c *mcp.ServerCapabilities) serverCapabilities {

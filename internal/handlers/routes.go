@@ -64,6 +64,9 @@ type Route struct {
 	// that serving it is a lookup; serve answers a request that varies.
 	render renderer
 	serve  func(s *Service, w http.ResponseWriter, r *http.Request, rd *rendition)
+	// enabled, when set, says whether a configuration serves the route: a
+	// document that can be switched off and left to the site.
+	enabled func(c *Config) bool
 }
 
 type listing int
@@ -135,6 +138,16 @@ const (
 	pathIdentity            = "/agent/identity"
 	pathIdentityClaim       = "/agent/identity/claim"
 	pathToken               = "/oauth/token"
+)
+
+// The addresses agents and scanners probe for the MCP server and the
+// site's agent artifacts.
+const (
+	pathServerCards = "/.well-known/mcp/server-cards.json"
+	pathMCPJSON     = "/.well-known/mcp.json"
+	pathAICatalog   = "/.well-known/ai-catalog.json"
+
+	mediaAICatalog = "application/ai-catalog+json"
 )
 
 func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
@@ -213,7 +226,28 @@ var routes = []Route{
 		Summary:     "MCP server card (well-known address)",
 		Description: "The same server card at the address scanners probe.",
 		MediaType:   mediaJSON, Body: typeOf[serverCard](), CacheControl: cacheDocument, Listed: listOptional,
-		render: jsonDocument(links.serverCard),
+		render: jsonDocument(links.serverCard), enabled: (*Config).servesMCPDiscovery,
+	},
+	{
+		Path: pathServerCards, Method: http.MethodGet, OperationID: "getMcpServerCards", Tag: tagMCP,
+		Summary:     "MCP server card (plural well-known address)",
+		Description: "The same server card at the plural address some scanners probe.",
+		MediaType:   mediaJSON, Body: typeOf[serverCard](), CacheControl: cacheDocument,
+		render: jsonDocument(links.serverCard), enabled: (*Config).servesMCPDiscovery,
+	},
+	{
+		Path: pathMCPJSON, Method: http.MethodGet, OperationID: "getMcpJson", Tag: tagMCP,
+		Summary:     "MCP server card (/.well-known/mcp.json)",
+		Description: "The same server card at the single-file address older clients and scanners probe.",
+		MediaType:   mediaJSON, Body: typeOf[serverCard](), CacheControl: cacheDocument,
+		render: jsonDocument(links.serverCard), enabled: (*Config).servesMCPDiscovery,
+	},
+	{
+		Path: pathAICatalog, Method: http.MethodGet, OperationID: "getAiCatalog", Tag: tagDiscovery,
+		Summary:     "AI catalog",
+		Description: "The site's AI Catalog (ai-catalog.org): the agent artifacts it publishes, each with its type and address, starting with the MCP server card.",
+		MediaType:   mediaAICatalog, Body: typeOf[aiCatalog](), CacheControl: cacheDocument, Listed: listOptional,
+		render: jsonDocument(links.aiCatalog), enabled: (*Config).servesMCPDiscovery,
 	},
 	{
 		Path: pathDevelopers, Method: http.MethodGet, OperationID: "getDeveloperPortal", Tag: tagDiscovery,

@@ -68,6 +68,7 @@ var components = []component{
 	componentOf[jsonrpcMessage]("JSONRPCMessage", "A JSON-RPC 2.0 request or notification of the Model Context Protocol."),
 	componentOf[jsonrpcResponse]("JSONRPCResponse", "A JSON-RPC 2.0 response: result or error."),
 	componentOf[serverCard]("ServerCard", "MCP server card: the current fields and the older serverInfo/transport ones."),
+	componentOf[aiCatalog]("AICatalog", "An AI Catalog (ai-catalog.org) of the site's agent artifacts."),
 }
 
 // componentName returns the name of t's component, or "".

@@ -44,6 +44,9 @@ type Config struct {
 	// MCPAnyHost turns off the MCP endpoint's Host check on loopback
 	// listeners (DNS rebinding protection).
 	MCPAnyHost bool
+	// Agents says which documents for agents beyond the specification's
+	// are served.
+	Agents AgentDocs
 	// TokenTTL is the lifetime of access tokens; 0 means 24 hours.
 	TokenTTL time.Duration
 	// ServiceName and Version identify the service in health reports.
@@ -132,6 +135,9 @@ func New(cfg Config) (*Service, error) {
 	s := &Service{cfg: cfg, hosted: newRenditionCache(renditionBudget), byPath: make(map[string]*Route)}
 	for _, rt := range routes {
 		if rt.Path == pathRobots && !cfg.Robots {
+			continue
+		}
+		if rt.enabled != nil && !rt.enabled(&cfg) {
 			continue
 		}
 		rt.Path = strings.Replace(rt.Path, "{cli}", cfg.CLIName, 1)
