@@ -109,6 +109,9 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{name: "mcp_discovery on", input: "discovery {\n mcp_discovery on\n}", want: Handler{MCPDiscovery: &on}},
 		{name: "mcp_discovery without an argument", input: "discovery {\n mcp_discovery\n}", wantErr: "wrong argument count"},
 		{name: "mcp_discovery maybe", input: "discovery {\n mcp_discovery maybe\n}", wantErr: "mcp_discovery: expected on or off"},
+		{name: "agent_skills off", input: "discovery {\n agent_skills off\n}", want: Handler{AgentSkills: &off}},
+		{name: "agent_skills with two arguments", input: "discovery {\n agent_skills on off\n}", wantErr: "wrong argument count"},
+		{name: "agent_skills yes", input: "discovery {\n agent_skills yes\n}", wantErr: "agent_skills: expected on or off"},
 		{
 			name: "robots on",
 			input: `discovery {
@@ -260,6 +263,7 @@ func TestValidate(t *testing.T) {
 		{name: "successor not a URL", h: Handler{Successor: "ftp://x"}, field: "successor"},
 		{name: "insights without content", h: Handler{Insights: "/srv/blog/posts"}, field: "insights"},
 		{name: "mcp_discovery off", h: Handler{MCPDiscovery: new(bool)}},
+		{name: "agent_skills off", h: Handler{AgentSkills: new(bool)}},
 		{name: "negative distributed interval", h: Handler{Distributed: &caddyrl.DistributedRateLimiting{ReadInterval: -1}}, field: "distributed"},
 	}
 	for _, tt := range tests {

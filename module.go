@@ -100,6 +100,14 @@ type Handler struct {
 	// next handler. The card stays at /mcp/server-card either way.
 	MCPDiscovery *bool `json:"mcp_discovery,omitempty"`
 
+	// AgentSkills serves an agent skill, a SKILL.md generated from the
+	// content and the route table that teaches an agent this API (REST, the
+	// CLI and MCP), at /.well-known/agent-skills/<name>/SKILL.md, and its
+	// discovery index at /.well-known/agent-skills/index.json and
+	// /.well-known/skills/index.json, when true or absent; false leaves
+	// those paths to the next handler. The skill is named after cli_name.
+	AgentSkills *bool `json:"agent_skills,omitempty"`
+
 	// TokenSecret authenticates the anonymous access tokens and identity
 	// assertions (HMAC-SHA256), at least 32 bytes; use a placeholder such as
 	// {env.DISCOVERY_TOKEN_SECRET} rather than writing it into the config.
@@ -421,7 +429,7 @@ func (h *Handler) logPanic(r *http.Request, v any) {
 // specification's are on: each is unless switched off.
 func (h *Handler) agentDocs() handlers.AgentDocs {
 	on := func(b *bool) bool { return b == nil || *b }
-	return handlers.AgentDocs{MCPDiscovery: on(h.MCPDiscovery)}
+	return handlers.AgentDocs{MCPDiscovery: on(h.MCPDiscovery), Skills: on(h.AgentSkills)}
 }
 
 // Interface guards

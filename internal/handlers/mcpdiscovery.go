@@ -18,6 +18,9 @@ type AgentDocs struct {
 	// /.well-known/mcp.json) and the AI catalog; /mcp/server-card is served
 	// either way.
 	MCPDiscovery bool
+	// Skills serves the agent skill (a SKILL.md) and its discovery index at
+	// /.well-known/agent-skills/index.json and /.well-known/skills/index.json.
+	Skills bool
 }
 
 func (c *Config) servesMCPDiscovery() bool { return c.Agents.MCPDiscovery }
@@ -47,7 +50,7 @@ type aiCatalogEntry struct {
 }
 
 func (l links) aiCatalog() aiCatalog {
-	return aiCatalog{
+	c := aiCatalog{
 		SpecVersion: "1.0",
 		Host: aiCatalogHost{
 			DisplayName:      l.cfg.Site.Profile.Name,
@@ -60,6 +63,14 @@ func (l links) aiCatalog() aiCatalog {
 			URL:        l.base + pathServerCard,
 		}},
 	}
+	if l.cfg.servesSkills() {
+		c.Entries = append(c.Entries, aiCatalogEntry{
+			Identifier: airIdentifier(l.base, "skill", skillName(l.cfg.CLIName)),
+			Type:       mediaSkill,
+			URL:        l.base + l.skillPath(),
+		})
+	}
+	return c
 }
 
 // airPublisher is the publisher segment of the site's urn:air identifiers:

@@ -146,6 +146,10 @@ const (
 	pathServerCards = "/.well-known/mcp/server-cards.json"
 	pathMCPJSON     = "/.well-known/mcp.json"
 	pathAICatalog   = "/.well-known/ai-catalog.json"
+	pathAgentSkills = "/.well-known/agent-skills/index.json"
+	pathSkills      = "/.well-known/skills/index.json"
+	// pathSkill is the SKILL.md; "{skill}" stands for the skill's name.
+	pathSkill = "/.well-known/agent-skills/{skill}/SKILL.md"
 
 	mediaAICatalog = "application/ai-catalog+json"
 )
@@ -248,6 +252,27 @@ var routes = []Route{
 		Description: "The site's AI Catalog (ai-catalog.org): the agent artifacts it publishes, each with its type and address, starting with the MCP server card.",
 		MediaType:   mediaAICatalog, Body: typeOf[aiCatalog](), CacheControl: cacheDocument, Listed: listOptional,
 		render: jsonDocument(links.aiCatalog), enabled: (*Config).servesMCPDiscovery,
+	},
+	{
+		Path: pathSkill, Method: http.MethodGet, OperationID: "getAgentSkill", Tag: tagDiscovery,
+		Summary:     "Agent skill",
+		Description: "A SKILL.md (Agent Skills format) that teaches an agent this API through REST, the CLI and MCP: when to use which, and the calls to make.",
+		MediaType:   mediaMarkdown, CacheControl: cacheDocument, Listed: listMain,
+		render: links.skillMarkdown, enabled: (*Config).servesSkills,
+	},
+	{
+		Path: pathAgentSkills, Method: http.MethodGet, OperationID: "getAgentSkillsIndex", Tag: tagDiscovery,
+		Summary:     "Agent skills index",
+		Description: "The Agent Skills discovery index (v0.2.0): the site's skills, each with the address and SHA-256 digest of its SKILL.md.",
+		MediaType:   mediaJSON, Body: typeOf[skillsIndex](), CacheControl: cacheDocument, Listed: listOptional,
+		render: links.skillsIndexDocument, enabled: (*Config).servesSkills,
+	},
+	{
+		Path: pathSkills, Method: http.MethodGet, OperationID: "getSkillsIndex", Tag: tagDiscovery,
+		Summary:     "Agent skills index (first draft's address)",
+		Description: "The same index at the address clients of the discovery proposal's first draft probe.",
+		MediaType:   mediaJSON, Body: typeOf[skillsIndex](), CacheControl: cacheDocument,
+		render: links.skillsIndexDocument, enabled: (*Config).servesSkills,
 	},
 	{
 		Path: pathDevelopers, Method: http.MethodGet, OperationID: "getDeveloperPortal", Tag: tagDiscovery,

@@ -141,6 +141,7 @@ func New(cfg Config) (*Service, error) {
 			continue
 		}
 		rt.Path = strings.Replace(rt.Path, "{cli}", cfg.CLIName, 1)
+		rt.Path = strings.Replace(rt.Path, "{skill}", skillName(cfg.CLIName), 1)
 		s.routes = append(s.routes, rt)
 	}
 	for i := range s.routes {
