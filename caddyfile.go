@@ -41,6 +41,7 @@ func init() {
 //		mcp_host_check on|off
 //		mcp_discovery  on|off
 //		agent_skills   on|off
+//		webmcp         on|off
 //		cli_name       <name>
 //		deprecation    <date>
 //		sunset         <date>
@@ -61,7 +62,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		"deprecation": &h.Deprecation, "sunset": &h.Sunset, "successor": &h.Successor,
 	}
 	switches := map[string]**bool{"robots": &h.Robots, "mcp_host_check": &h.MCPHostCheck,
-		"mcp_discovery": &h.MCPDiscovery, "agent_skills": &h.AgentSkills}
+		"mcp_discovery": &h.MCPDiscovery, "agent_skills": &h.AgentSkills, "webmcp": &h.WebMCP}
 	seen := make(map[string]bool)
 	for d.NextBlock(0) {
 		name := d.Val()

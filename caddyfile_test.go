@@ -112,6 +112,9 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{name: "agent_skills off", input: "discovery {\n agent_skills off\n}", want: Handler{AgentSkills: &off}},
 		{name: "agent_skills with two arguments", input: "discovery {\n agent_skills on off\n}", wantErr: "wrong argument count"},
 		{name: "agent_skills yes", input: "discovery {\n agent_skills yes\n}", wantErr: "agent_skills: expected on or off"},
+		{name: "webmcp off", input: "discovery {\n webmcp off\n}", want: Handler{WebMCP: &off}},
+		{name: "webmcp without an argument", input: "discovery {\n webmcp\n}", wantErr: "wrong argument count"},
+		{name: "webmcp repeated", input: "discovery {\n webmcp on\n webmcp off\n}", wantErr: "subdirective 'webmcp' already specified"},
 		{
 			name: "robots on",
 			input: `discovery {
@@ -264,6 +267,7 @@ func TestValidate(t *testing.T) {
 		{name: "insights without content", h: Handler{Insights: "/srv/blog/posts"}, field: "insights"},
 		{name: "mcp_discovery off", h: Handler{MCPDiscovery: new(bool)}},
 		{name: "agent_skills off", h: Handler{AgentSkills: new(bool)}},
+		{name: "webmcp off", h: Handler{WebMCP: new(bool)}},
 		{name: "negative distributed interval", h: Handler{Distributed: &caddyrl.DistributedRateLimiting{ReadInterval: -1}}, field: "distributed"},
 	}
 	for _, tt := range tests {

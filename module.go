@@ -108,6 +108,13 @@ type Handler struct {
 	// those paths to the next handler. The skill is named after cli_name.
 	AgentSkills *bool `json:"agent_skills,omitempty"`
 
+	// WebMCP serves /mcp/webmcp.js, a script for the site's own pages that
+	// registers the MCP server's read-only tools with an agent in the browser
+	// (navigator.modelContext), each answering from the JSON API, and
+	// includes it in the developer portal, when true or absent; false turns
+	// both off (the path stays the module's: an unknown address under /mcp/).
+	WebMCP *bool `json:"webmcp,omitempty"`
+
 	// TokenSecret authenticates the anonymous access tokens and identity
 	// assertions (HMAC-SHA256), at least 32 bytes; use a placeholder such as
 	// {env.DISCOVERY_TOKEN_SECRET} rather than writing it into the config.
@@ -429,7 +436,7 @@ func (h *Handler) logPanic(r *http.Request, v any) {
 // specification's are on: each is unless switched off.
 func (h *Handler) agentDocs() handlers.AgentDocs {
 	on := func(b *bool) bool { return b == nil || *b }
-	return handlers.AgentDocs{MCPDiscovery: on(h.MCPDiscovery), Skills: on(h.AgentSkills)}
+	return handlers.AgentDocs{MCPDiscovery: on(h.MCPDiscovery), Skills: on(h.AgentSkills), WebMCP: on(h.WebMCP)}
 }
 
 // Interface guards

@@ -21,6 +21,9 @@ type AgentDocs struct {
 	// Skills serves the agent skill (a SKILL.md) and its discovery index at
 	// /.well-known/agent-skills/index.json and /.well-known/skills/index.json.
 	Skills bool
+	// WebMCP serves /mcp/webmcp.js, which offers the MCP server's tools to
+	// an agent in the browser, and includes it in the developer portal.
+	WebMCP bool
 }
 
 func (c *Config) servesMCPDiscovery() bool { return c.Agents.MCPDiscovery }

@@ -67,6 +67,9 @@ type Route struct {
 	// enabled, when set, says whether a configuration serves the route: a
 	// document that can be switched off and left to the site.
 	enabled func(c *Config) bool
+	// headers, when set, are the extra headers of the route's documents for
+	// a base URL (the portal's Content-Security-Policy names it).
+	headers func(l links) [][2]string
 }
 
 type listing int
@@ -149,7 +152,8 @@ const (
 	pathAgentSkills = "/.well-known/agent-skills/index.json"
 	pathSkills      = "/.well-known/skills/index.json"
 	// pathSkill is the SKILL.md; "{skill}" stands for the skill's name.
-	pathSkill = "/.well-known/agent-skills/{skill}/SKILL.md"
+	pathSkill  = "/.well-known/agent-skills/{skill}/SKILL.md"
+	pathWebMCP = "/mcp/webmcp.js"
 
 	mediaAICatalog = "application/ai-catalog+json"
 )
@@ -268,6 +272,13 @@ var routes = []Route{
 		render: links.skillsIndexDocument, enabled: (*Config).servesSkills,
 	},
 	{
+		Path: pathWebMCP, Method: http.MethodGet, OperationID: "getWebMcpScript", Tag: tagMCP,
+		Summary:     "WebMCP script",
+		Description: "A script for the site's own pages that offers the MCP server's read-only tools to an agent in the browser (WebMCP, navigator.modelContext), each answering from the JSON API. A page includes it with one deferred script element whose src is /mcp/webmcp.js.",
+		MediaType:   mediaJS, CacheControl: cacheDocument,
+		render: links.webMCPScriptDocument, enabled: (*Config).servesWebMCP,
+	},
+	{
 		Path: pathSkills, Method: http.MethodGet, OperationID: "getSkillsIndex", Tag: tagDiscovery,
 		Summary:     "Agent skills index (first draft's address)",
 		Description: "The same index at the address clients of the discovery proposal's first draft probe.",
@@ -279,7 +290,7 @@ var routes = []Route{
 		Summary:     "Developer portal",
 		Description: "One HTML page documenting every endpoint with examples, authentication, rate limits, errors, versioning, MCP and the CLI.",
 		MediaType:   mediaHTML, CacheControl: cacheDocument, Listed: listMain,
-		render: links.developerPortal,
+		render: links.developerPortal, headers: links.portalHeaders,
 	},
 	{
 		Path: pathAuth, Method: http.MethodGet, OperationID: "getAuthNotes", Tag: tagDiscovery,
