@@ -41,6 +41,9 @@ func init() {
 //		token_ttl      <duration>
 //		body_timeout   <duration>
 //		mcp_host_check on|off
+//		mcp_discovery  on|off
+//		agent_skills   on|off
+//		webmcp         on|off
 //		cli_name       <name>
 //		deprecation    <date>
 //		sunset         <date>
@@ -60,7 +63,8 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		"token_secret": &h.TokenSecret, "cli_name": &h.CLIName,
 		"deprecation": &h.Deprecation, "sunset": &h.Sunset, "successor": &h.Successor,
 	}
-	switches := map[string]**bool{"robots": &h.Robots, "mcp_host_check": &h.MCPHostCheck}
+	switches := map[string]**bool{"robots": &h.Robots, "mcp_host_check": &h.MCPHostCheck,
+		"mcp_discovery": &h.MCPDiscovery, "agent_skills": &h.AgentSkills, "webmcp": &h.WebMCP}
 	seen := make(map[string]bool)
 	for d.NextBlock(0) {
 		name := d.Val()

@@ -120,6 +120,16 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{name: "watch off", input: "discovery {\n watch off\n}"},
 		{name: "watch maybe", input: "discovery {\n watch maybe\n}", wantErr: "watch: expected on or off"},
 		{name: "watch with two arguments", input: "discovery {\n watch on off\n}", wantErr: "wrong argument count"},
+		{name: "mcp_discovery off", input: "discovery {\n mcp_discovery off\n}", want: Handler{MCPDiscovery: &off}},
+		{name: "mcp_discovery on", input: "discovery {\n mcp_discovery on\n}", want: Handler{MCPDiscovery: &on}},
+		{name: "mcp_discovery without an argument", input: "discovery {\n mcp_discovery\n}", wantErr: "wrong argument count"},
+		{name: "mcp_discovery maybe", input: "discovery {\n mcp_discovery maybe\n}", wantErr: "mcp_discovery: expected on or off"},
+		{name: "agent_skills off", input: "discovery {\n agent_skills off\n}", want: Handler{AgentSkills: &off}},
+		{name: "agent_skills with two arguments", input: "discovery {\n agent_skills on off\n}", wantErr: "wrong argument count"},
+		{name: "agent_skills yes", input: "discovery {\n agent_skills yes\n}", wantErr: "agent_skills: expected on or off"},
+		{name: "webmcp off", input: "discovery {\n webmcp off\n}", want: Handler{WebMCP: &off}},
+		{name: "webmcp without an argument", input: "discovery {\n webmcp\n}", wantErr: "wrong argument count"},
+		{name: "webmcp repeated", input: "discovery {\n webmcp on\n webmcp off\n}", wantErr: "subdirective 'webmcp' already specified"},
 		{
 			name: "robots on",
 			input: `discovery {
@@ -278,6 +288,9 @@ func TestValidate(t *testing.T) {
 		{name: "sunset before deprecation", h: Handler{Deprecation: "2027-06-01", Sunset: "2027-01-01"}, field: "sunset"},
 		{name: "successor not a URL", h: Handler{Successor: "ftp://x"}, field: "successor"},
 		{name: "insights without content", h: Handler{Insights: "/srv/blog/posts"}, field: "insights"},
+		{name: "mcp_discovery off", h: Handler{MCPDiscovery: new(bool)}},
+		{name: "agent_skills off", h: Handler{AgentSkills: new(bool)}},
+		{name: "webmcp off", h: Handler{WebMCP: new(bool)}},
 		{name: "negative distributed interval", h: Handler{Distributed: &caddyrl.DistributedRateLimiting{ReadInterval: -1}}, field: "distributed"},
 	}
 	for _, tt := range tests {

@@ -1,5 +1,6 @@
 // Lint for the project's JavaScript: the CLI (Node, no dependencies), its
-// tests and the MCP client test (Node), and the demo site's script (browser).
+// tests and the MCP client test (Node), and the demo site's and the WebMCP
+// scripts (browser).
 import js from "@eslint/js";
 import globals from "globals";
 
@@ -16,6 +17,11 @@ export default [
       // The functions are called from the pages' inline scripts.
       "no-unused-vars": ["error", { varsIgnorePattern: "^render" }],
     },
+  },
+  {
+    // The WebMCP script the module serves to the site's pages (browser).
+    files: ["internal/handlers/webmcp/*.js"],
+    languageOptions: { ecmaVersion: 2022, sourceType: "script", globals: globals.browser },
   },
   {
     rules: {

@@ -94,6 +94,28 @@ type Handler struct {
 	// check off. Default: true.
 	MCPHostCheck *bool `json:"mcp_host_check,omitempty"`
 
+	// MCPDiscovery serves the MCP server card at the addresses scanners
+	// probe (/.well-known/mcp/server-card.json, /.well-known/mcp/server-cards.json,
+	// /.well-known/mcp.json) and the AI catalog (/.well-known/ai-catalog.json)
+	// that points at it, when true or absent; false leaves those paths to the
+	// next handler. The card stays at /mcp/server-card either way.
+	MCPDiscovery *bool `json:"mcp_discovery,omitempty"`
+
+	// AgentSkills serves an agent skill, a SKILL.md generated from the
+	// content and the route table that teaches an agent this API (REST, the
+	// CLI and MCP), at /.well-known/agent-skills/<name>/SKILL.md, and its
+	// discovery index at /.well-known/agent-skills/index.json and
+	// /.well-known/skills/index.json, when true or absent; false leaves
+	// those paths to the next handler. The skill is named after cli_name.
+	AgentSkills *bool `json:"agent_skills,omitempty"`
+
+	// WebMCP serves /mcp/webmcp.js, a script for the site's own pages that
+	// registers the MCP server's read-only tools with an agent in the browser
+	// (navigator.modelContext), each answering from the JSON API, and
+	// includes it in the developer portal, when true or absent; false turns
+	// both off (the path stays the module's: an unknown address under /mcp/).
+	WebMCP *bool `json:"webmcp,omitempty"`
+
 	// TokenSecret authenticates the anonymous access tokens and identity
 	// assertions (HMAC-SHA256), at least 32 bytes; use a placeholder such as
 	// {env.DISCOVERY_TOKEN_SECRET} rather than writing it into the config.
@@ -201,6 +223,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		CLIScript:   cliScript,
 		Robots:      h.Robots == nil || *h.Robots,
 		MCPAnyHost:  h.MCPHostCheck != nil && !*h.MCPHostCheck,
+		Agents:      h.agentDocs(),
 		Deprecation: deprecation,
 		Sunset:      sunset,
 		Successor:   h.Successor,
@@ -441,6 +464,13 @@ func (h *Handler) logPanic(r *http.Request, v any) {
 		fields = append(fields, zap.String("method", r.Method), zap.String("uri", r.URL.EscapedPath()))
 	}
 	h.logger.Error("panic while serving a discovery request", fields...)
+}
+
+// agentDocs says which of the documents for agents beyond the
+// specification's are on: each is unless switched off.
+func (h *Handler) agentDocs() handlers.AgentDocs {
+	on := func(b *bool) bool { return b == nil || *b }
+	return handlers.AgentDocs{MCPDiscovery: on(h.MCPDiscovery), Skills: on(h.AgentSkills), WebMCP: on(h.WebMCP)}
 }
 
 // Interface guards

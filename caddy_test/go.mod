@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/caddy-discovery/caddy-discovery v0.0.0
 	github.com/caddyserver/caddy/v2 v2.11.9
+	github.com/chromedp/cdproto v0.159.2
 	github.com/chromedp/chromedp v0.23.0
 	github.com/klauspost/compress v1.20.1
 	github.com/mholt/caddy-ratelimit v0.1.0
@@ -46,7 +47,6 @@ require (
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/cespare/xxhash v1.1.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/chromedp/cdproto v0.159.2 // indirect
 	github.com/chzyer/readline v1.5.1 // indirect
 	github.com/cloudflare/circl v1.6.5 // indirect
 	github.com/coreos/go-oidc/v3 v3.21.0 // indirect

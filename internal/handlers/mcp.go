@@ -15,6 +15,16 @@ import (
 // newest first.
 var mcpProtocolVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"}
 
+// mcpCapabilities are the capabilities the server declares in initialize
+// (and server/discover), and the ones its server card repeats. The server
+// is stateless: it cannot tell a client that a list changed or that a
+// subscribed resource did, and it sends no log messages. So it declares
+// tools and resources and nothing more (left to itself, the SDK would
+// declare listChanged and logging).
+func mcpCapabilities() *mcp.ServerCapabilities {
+	return &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{}}
+}
+
 // routeTool is the MCP tool of a route: it returns the route's JSON, and
 // its description is the route's.
 type routeTool struct {
@@ -113,29 +123,12 @@ func (l links) mcpServer() *mcp.Server {
 		Version:    l.cfg.Version,
 		WebsiteURL: l.base + pathDevelopers,
 	}, &mcp.ServerOptions{
+		Capabilities: mcpCapabilities(),
 		Instructions: "Read-only public facts about " + p.Name + " and their published insights. " +
 			"Use get_profile for the biography and contact links, list_insights or search_insights to find articles, " +
 			"and get_insight for one article's Markdown body; search and fetch are the same search and articles in the shape ChatGPT connectors and deep research use. The same data is at " + l.base + pathIndex + ".",
 	})
-	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(bool)}
-	for _, rt := range l.routes {
-		if rt.Tool == nil {
-			continue
-		}
-		rt.Tool.add(l, &mcp.Tool{
-			Name: rt.Tool.name, Title: rt.Tool.title, Annotations: readOnly,
-			Description: rt.Description + " Same JSON as GET " + rt.Path + ".",
-		}, server)
-	}
-	addTool(l, &mcp.Tool{Name: "search_insights", Title: "Search insights", Annotations: readOnly,
-		Description: "Searches the published insights' titles, descriptions, topics and bodies for the query's words; returns the best matches first, each with a snippet and its slug for get_insight."},
-		server, func(_ context.Context, _ *mcp.CallToolRequest, in searchInput) (*mcp.CallToolResult, searchOutput, error) {
-			if strings.TrimSpace(in.Query) == "" {
-				return nil, searchOutput{}, fmt.Errorf("the query is empty: give one or more words to look for")
-			}
-			return nil, l.search(in.Query, in.Limit), nil
-		})
-	l.addConnectorTools(server, readOnly)
+	l.addTools(server)
 	for _, in := range l.cfg.Site.Insights {
 		uri := l.insight(in.Slug)
 		body := in.Body
@@ -147,4 +140,55 @@ func (l links) mcpServer() *mcp.Server {
 		})
 	}
 	return server
+}
+
+// declaredTool is a tool as the MCP server declares it to clients, with the
+// route whose JSON it returns (nil for search_insights, which has no REST
+// twin).
+type declaredTool struct {
+	*mcp.Tool
+	route *Route
+}
+
+// addTools registers every tool on server: those of the route table,
+// search_insights, and the connectors' search and fetch. It returns them as
+// declared, so that the documents that describe the tools (SKILL.md, the
+// WebMCP script) say what the server says.
+func (l links) addTools(server *mcp.Server) []declaredTool {
+	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(bool)}
+	var tools []declaredTool
+	for i := range l.routes {
+		rt := &l.routes[i]
+		if rt.Tool == nil {
+			continue
+		}
+		t := &mcp.Tool{
+			Name: rt.Tool.name, Title: rt.Tool.title, Annotations: readOnly,
+			Description: rt.Description + " Same JSON as GET " + rt.Path + ".",
+		}
+		rt.Tool.add(l, t, server)
+		tools = append(tools, declaredTool{t, rt})
+	}
+	search := &mcp.Tool{Name: "search_insights", Title: "Search insights", Annotations: readOnly,
+		Description: "Searches the published insights' titles, descriptions, topics and bodies for the query's words; returns the best matches first, each with a snippet and its slug for get_insight."}
+	addTool(l, search, server, func(_ context.Context, _ *mcp.CallToolRequest, in searchInput) (*mcp.CallToolResult, searchOutput, error) {
+		if strings.TrimSpace(in.Query) == "" {
+			return nil, searchOutput{}, fmt.Errorf("the query is empty: give one or more words to look for")
+		}
+		return nil, l.search(in.Query, in.Limit), nil
+	})
+	tools = append(tools, declaredTool{search, nil})
+	for _, t := range l.addConnectorTools(server, readOnly) {
+		tools = append(tools, declaredTool{t, nil})
+	}
+	return tools
+}
+
+// tools are the MCP server's tools as it declares them, from a server
+// built for the purpose (registering a tool runs no handler).
+func (l links) tools() []declaredTool {
+	if l.onPanic == nil {
+		l.onPanic = func(any) {}
+	}
+	return l.addTools(mcp.NewServer(&mcp.Implementation{Name: l.cfg.ServiceName, Version: l.cfg.Version}, nil))
 }

@@ -53,11 +53,12 @@ type fetchOutput struct {
 	Metadata fetchMetadata `json:"metadata"`
 }
 
-// addConnectorTools registers search and fetch on server.
-func (l links) addConnectorTools(server *mcp.Server, annotations *mcp.ToolAnnotations) {
-	addTool(l, &mcp.Tool{Name: "search", Title: "Search (connector)", Annotations: annotations,
+// addConnectorTools registers search and fetch on server, and returns them.
+func (l links) addConnectorTools(server *mcp.Server, annotations *mcp.ToolAnnotations) []*mcp.Tool {
+	search := &mcp.Tool{Name: "search", Title: "Search (connector)", Annotations: annotations,
 		Description: "Searches the published insights for the query's words, best matches first; each result's id is for fetch. " +
-			"The search/fetch pair ChatGPT connectors and deep research use; search_insights gives scores and snippets."},
+			"The search/fetch pair ChatGPT connectors and deep research use; search_insights gives scores and snippets."}
+	addTool(l, search,
 		server, func(_ context.Context, _ *mcp.CallToolRequest, in connectorSearchInput) (*mcp.CallToolResult, connectorSearchOutput, error) {
 			if strings.TrimSpace(in.Query) == "" {
 				return nil, connectorSearchOutput{}, fmt.Errorf("the query is empty: give one or more words to look for")
@@ -69,9 +70,10 @@ func (l links) addConnectorTools(server *mcp.Server, annotations *mcp.ToolAnnota
 			}
 			return nil, out, nil
 		})
-	addTool(l, &mcp.Tool{Name: "fetch", Title: "Fetch (connector)", Annotations: annotations,
+	fetch := &mcp.Tool{Name: "fetch", Title: "Fetch (connector)", Annotations: annotations,
 		Description: "Returns one insight by the id search gave: its title, Markdown text, canonical URL and metadata. " +
-			"The search/fetch pair ChatGPT connectors and deep research use; get_insight gives the REST API's JSON."},
+			"The search/fetch pair ChatGPT connectors and deep research use; get_insight gives the REST API's JSON."}
+	addTool(l, fetch,
 		server, func(_ context.Context, _ *mcp.CallToolRequest, in fetchInput) (*mcp.CallToolResult, fetchOutput, error) {
 			if !content.ValidSlug(in.ID) {
 				return nil, fetchOutput{}, fmt.Errorf("the id %s is not valid: an id is an insight's slug, %s. Call search for ids", quote(in.ID), content.SlugGrammar)
@@ -89,4 +91,5 @@ func (l links) addConnectorTools(server *mcp.Server, annotations *mcp.ToolAnnota
 				},
 			}, nil
 		})
+	return []*mcp.Tool{search, fetch}
 }

@@ -20,17 +20,22 @@ var portalCSS string
 
 var portalTemplate = template.Must(template.New("developers").Parse(portalHTML))
 
-// portalCSP is the Content-Security-Policy of the portal: nothing but its
-// own inline style, allowed by hash.
-var portalCSP = func() string {
+// portalStyleSource is the CSP source of the portal's inline style: its hash.
+var portalStyleSource = func() string {
 	sum := sha256.Sum256([]byte(portalCSS))
-	return "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) +
-		"'; img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
 }()
 
-// documentHeaders are the extra headers of some documents.
-var documentHeaders = map[string][][2]string{
-	mediaHTML: {{headerCSP, portalCSP}, {headerReferrerPolicy, "no-referrer"}},
+// portalHeaders are the portal's headers for a base URL. Its
+// Content-Security-Policy allows its own inline style and, while WebMCP is
+// on, the WebMCP script and the JSON API the script reads: nothing else.
+func (l links) portalHeaders() [][2]string {
+	csp := "default-src 'none'; style-src " + portalStyleSource
+	if l.cfg.servesWebMCP() {
+		csp += "; script-src " + l.webMCPSource(pathWebMCP) + "; connect-src " + l.webMCPSource(apiPrefix)
+	}
+	csp += "; img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+	return [][2]string{{headerCSP, csp}, {headerReferrerPolicy, "no-referrer"}}
 }
 
 type portalEndpoint struct {
@@ -98,7 +103,7 @@ func (l links) developerPortal(_ string) ([]byte, error) {
 		"PolicyExample": NewRateLimitHeaders(l.cfg.RateLimit).policy,
 		"VersionStatus": versionStatus, "openAPIVersion": openAPIVersion,
 		"MCP": mcp, "MCPBatch": l.cfg.batchCap(), "CLI": cli, "CLIFile": path.Base(cli), "CLIName": l.cfg.CLIName,
-		"Documents": documents,
+		"Documents": documents, "WebMCP": l.webMCPScriptURL(),
 	})
 	return b.Bytes(), err
 }

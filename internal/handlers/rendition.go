@@ -142,7 +142,7 @@ func (s *Service) document(rd *rendition, rt *Route, slug, path string) *documen
 		if err != nil {
 			panic(fmt.Errorf("rendering %s: %w", path, err)) // content was validated at load
 		}
-		ld.doc = newDocument(rt, body, true)
+		ld.doc = newDocument(rt, body, true).withHeaders(rt, rd.links)
 		ld.doc.owner = rd
 		rd.account(len(body))
 	})
@@ -264,7 +264,7 @@ func (s *Service) renderAll(rd *rendition) error {
 			if err != nil {
 				return fmt.Errorf("rendering %s: %w", rt.Path, err)
 			}
-			rd.eager[rt.Path] = newDocument(rt, body, false)
+			rd.eager[rt.Path] = newDocument(rt, body, false).withHeaders(rt, rd.links)
 			continue
 		}
 		for _, in := range s.cfg.Site.Insights {
@@ -272,7 +272,7 @@ func (s *Service) renderAll(rd *rendition) error {
 			if err != nil {
 				return fmt.Errorf("rendering %s: %w", insightPath(in.Slug), err)
 			}
-			rd.eager[insightPath(in.Slug)] = newDocument(rt, body, false)
+			rd.eager[insightPath(in.Slug)] = newDocument(rt, body, false).withHeaders(rt, rd.links)
 		}
 	}
 	return nil

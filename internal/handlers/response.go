@@ -98,10 +98,17 @@ func newDocument(rt *Route, body []byte, hosted bool) *document {
 		contentType:   rt.MediaType,
 		etag:          etag,
 		cacheControl:  cacheControl,
-		headers:       documentHeaders[rt.MediaType],
 		encodings:     newEncodings(body),
 		contentLength: strconv.Itoa(len(body)),
 	}
+}
+
+// withHeaders gives doc the extra headers its route has for l's base URL.
+func (doc *document) withHeaders(rt *Route, l links) *document {
+	if rt.headers != nil {
+		doc.headers = rt.headers(l)
+	}
+	return doc
 }
 
 // serveDocument writes a precomputed document, or 304 when the client's

@@ -74,6 +74,12 @@ type Route struct {
 	// that serving it is a lookup; serve answers a request that varies.
 	render renderer
 	serve  func(s *Service, w http.ResponseWriter, r *http.Request, rd *rendition)
+	// enabled, when set, says whether a configuration serves the route: a
+	// document that can be switched off and left to the site.
+	enabled func(c *Config) bool
+	// headers, when set, are the extra headers of the route's documents for
+	// a base URL (the portal's Content-Security-Policy names it).
+	headers func(l links) [][2]string
 }
 
 type listing int
@@ -148,6 +154,21 @@ const (
 	pathAuthorize           = "/oauth/authorize"
 	pathClientRegistration  = "/oauth/register"
 	pathPRMMCP              = "/.well-known/oauth-protected-resource/mcp"
+)
+
+// The addresses agents and scanners probe for the MCP server and the
+// site's agent artifacts.
+const (
+	pathServerCards = "/.well-known/mcp/server-cards.json"
+	pathMCPJSON     = "/.well-known/mcp.json"
+	pathAICatalog   = "/.well-known/ai-catalog.json"
+	pathAgentSkills = "/.well-known/agent-skills/index.json"
+	pathSkills      = "/.well-known/skills/index.json"
+	// pathSkill is the SKILL.md; "{skill}" stands for the skill's name.
+	pathSkill  = "/.well-known/agent-skills/{skill}/SKILL.md"
+	pathWebMCP = "/mcp/webmcp.js"
+
+	mediaAICatalog = "application/ai-catalog+json"
 )
 
 func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
@@ -226,14 +247,63 @@ var routes = []Route{
 		Summary:     "MCP server card (well-known address)",
 		Description: "The same server card at the address scanners probe.",
 		MediaType:   mediaJSON, Body: typeOf[serverCard](), CacheControl: cacheDocument, Listed: listOptional,
-		render: jsonDocument(links.serverCard),
+		render: jsonDocument(links.serverCard), enabled: (*Config).servesMCPDiscovery,
+	},
+	{
+		Path: pathServerCards, Method: http.MethodGet, OperationID: "getMcpServerCards", Tag: tagMCP,
+		Summary:     "MCP server card (plural well-known address)",
+		Description: "The same server card at the plural address some scanners probe.",
+		MediaType:   mediaJSON, Body: typeOf[serverCard](), CacheControl: cacheDocument,
+		render: jsonDocument(links.serverCard), enabled: (*Config).servesMCPDiscovery,
+	},
+	{
+		Path: pathMCPJSON, Method: http.MethodGet, OperationID: "getMcpJson", Tag: tagMCP,
+		Summary:     "MCP server card (/.well-known/mcp.json)",
+		Description: "The same server card at the single-file address older clients and scanners probe.",
+		MediaType:   mediaJSON, Body: typeOf[serverCard](), CacheControl: cacheDocument,
+		render: jsonDocument(links.serverCard), enabled: (*Config).servesMCPDiscovery,
+	},
+	{
+		Path: pathAICatalog, Method: http.MethodGet, OperationID: "getAiCatalog", Tag: tagDiscovery,
+		Summary:     "AI catalog",
+		Description: "The site's AI Catalog (ai-catalog.org): the agent artifacts it publishes, each with its type and address, starting with the MCP server card.",
+		MediaType:   mediaAICatalog, Body: typeOf[aiCatalog](), CacheControl: cacheDocument, Listed: listOptional,
+		render: jsonDocument(links.aiCatalog), enabled: (*Config).servesMCPDiscovery,
+	},
+	{
+		Path: pathSkill, Method: http.MethodGet, OperationID: "getAgentSkill", Tag: tagDiscovery,
+		Summary:     "Agent skill",
+		Description: "A SKILL.md (Agent Skills format) that teaches an agent this API through REST, the CLI and MCP: when to use which, and the calls to make.",
+		MediaType:   mediaMarkdown, CacheControl: cacheDocument, Listed: listMain,
+		render: links.skillMarkdown, enabled: (*Config).servesSkills,
+	},
+	{
+		Path: pathAgentSkills, Method: http.MethodGet, OperationID: "getAgentSkillsIndex", Tag: tagDiscovery,
+		Summary:     "Agent skills index",
+		Description: "The Agent Skills discovery index (v0.2.0): the site's skills, each with the address and SHA-256 digest of its SKILL.md.",
+		MediaType:   mediaJSON, Body: typeOf[skillsIndex](), CacheControl: cacheDocument, Listed: listOptional,
+		render: links.skillsIndexDocument, enabled: (*Config).servesSkills,
+	},
+	{
+		Path: pathWebMCP, Method: http.MethodGet, OperationID: "getWebMcpScript", Tag: tagMCP,
+		Summary:     "WebMCP script",
+		Description: "A script for the site's own pages that offers the MCP server's read-only tools to an agent in the browser (WebMCP, navigator.modelContext), each answering from the JSON API. A page includes it with one deferred script element whose src is /mcp/webmcp.js.",
+		MediaType:   mediaJS, CacheControl: cacheDocument,
+		render: links.webMCPScriptDocument, enabled: (*Config).servesWebMCP,
+	},
+	{
+		Path: pathSkills, Method: http.MethodGet, OperationID: "getSkillsIndex", Tag: tagDiscovery,
+		Summary:     "Agent skills index (first draft's address)",
+		Description: "The same index at the address clients of the discovery proposal's first draft probe.",
+		MediaType:   mediaJSON, Body: typeOf[skillsIndex](), CacheControl: cacheDocument,
+		render: links.skillsIndexDocument, enabled: (*Config).servesSkills,
 	},
 	{
 		Path: pathDevelopers, Method: http.MethodGet, OperationID: "getDeveloperPortal", Tag: tagDiscovery,
 		Summary:     "Developer portal",
 		Description: "One HTML page documenting every endpoint with examples, authentication, rate limits, errors, versioning, MCP and the CLI.",
 		MediaType:   mediaHTML, CacheControl: cacheDocument, Listed: listMain,
-		render: links.developerPortal,
+		render: links.developerPortal, headers: links.portalHeaders,
 	},
 	{
 		Path: pathAuth, Method: http.MethodGet, OperationID: "getAuthNotes", Tag: tagDiscovery,

@@ -73,6 +73,8 @@ var components = []component{
 	componentOf[jsonrpcResponse]("JSONRPCResponse", "A JSON-RPC 2.0 response: result or error."),
 	componentOf[jsonrpcErrorResponse]("JSONRPCErrorResponse", "A JSON-RPC 2.0 error response."),
 	componentOf[serverCard]("ServerCard", "MCP server card: the current fields and the older serverInfo/transport ones."),
+	componentOf[aiCatalog]("AICatalog", "An AI Catalog (ai-catalog.org) of the site's agent artifacts."),
+	componentOf[skillsIndex]("SkillsIndex", "An Agent Skills discovery index (v0.2.0)."),
 }
 
 // componentName returns the name of t's component, or "".

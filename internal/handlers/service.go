@@ -44,6 +44,9 @@ type Config struct {
 	// MCPAnyHost turns off the MCP endpoint's Host check on loopback
 	// listeners (DNS rebinding protection).
 	MCPAnyHost bool
+	// Agents says which documents for agents beyond the specification's
+	// are served.
+	Agents AgentDocs
 	// TokenTTL is the lifetime of access tokens; 0 means 24 hours.
 	TokenTTL time.Duration
 	// BodyTimeout bounds the reading of a POST body, from its start; 0
@@ -155,7 +158,11 @@ func New(cfg Config) (*Service, error) {
 		if rt.Path == pathRobots && !cfg.Robots {
 			continue
 		}
+		if rt.enabled != nil && !rt.enabled(&cfg) {
+			continue
+		}
 		rt.Path = strings.Replace(rt.Path, "{cli}", cfg.CLIName, 1)
+		rt.Path = strings.Replace(rt.Path, "{skill}", skillName(cfg.CLIName), 1)
 		s.routes = append(s.routes, rt)
 	}
 	for i := range s.routes {

@@ -109,17 +109,20 @@ func (l links) jwks() jwkSet { return jwkSet{Keys: []struct{}{}} }
 // older ones scanners still read, in one object.
 type serverCard struct {
 	Schema          string             `json:"$schema" schema:"format=uri"`
-	Name            string             `json:"name" schema:"pattern=^[^/]+/[^/]+$"`
-	Version         string             `json:"version"`
-	Title           string             `json:"title"`
+	Name            string             `json:"name" schema:"pattern=^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$;minLength=3;maxLength=200"`
+	Version         string             `json:"version" schema:"maxLength=255"`
+	Title           string             `json:"title" schema:"minLength=1;maxLength=100"`
 	Description     string             `json:"description" schema:"minLength=1;maxLength=100"`
 	WebsiteURL      string             `json:"websiteUrl" schema:"format=uri"`
 	Remotes         []serverCardRemote `json:"remotes" schema:"minItems=1"`
 	ServerInfo      serverCardInfo     `json:"serverInfo"`
 	ProtocolVersion string             `json:"protocolVersion"`
 	Transport       serverCardEndpoint `json:"transport"`
-	Capabilities    serverCapabilities `json:"capabilities"`
-	Authentication  serverCardAuth     `json:"authentication"`
+	// Endpoint is the MCP endpoint's absolute URL, where scanners of the
+	// older shape look for it.
+	Endpoint       string             `json:"endpoint" schema:"format=uri"`
+	Capabilities   serverCapabilities `json:"capabilities"`
+	Authentication serverCardAuth     `json:"authentication"`
 }
 
 type serverCardRemote struct {
@@ -139,18 +142,20 @@ type serverCardEndpoint struct {
 	Endpoint string `json:"endpoint"`
 }
 
+// serverCapabilities are the capabilities initialize answers, in the same
+// JSON (see mcpCapabilities).
 type serverCapabilities struct {
-	Tools     listChanged     `json:"tools"`
-	Resources resourcesChange `json:"resources"`
+	Tools     *listChanged     `json:"tools,omitempty"`
+	Resources *resourcesChange `json:"resources,omitempty"`
 }
 
 type listChanged struct {
-	ListChanged bool `json:"listChanged"`
+	ListChanged bool `json:"listChanged,omitempty"`
 }
 
 type resourcesChange struct {
-	ListChanged bool `json:"listChanged"`
-	Subscribe   bool `json:"subscribe"`
+	ListChanged bool `json:"listChanged,omitempty"`
+	Subscribe   bool `json:"subscribe,omitempty"`
 }
 
 type serverCardAuth struct {
@@ -167,9 +172,9 @@ func (l links) serverCard() serverCard {
 	title := p.Name + " public discovery API"
 	return serverCard{
 		Schema:      "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json",
-		Name:        reverseDNS(hostOnly(hostOf(l.base))) + "/" + l.cfg.ServiceName,
+		Name:        cardNamespace(hostOnly(hostOf(l.base)), len(l.cfg.ServiceName)) + "/" + l.cfg.ServiceName,
 		Version:     l.cfg.Version,
-		Title:       title,
+		Title:       clip(title, maxCardTitle),
 		Description: description,
 		WebsiteURL:  l.developers(),
 		Remotes: []serverCardRemote{{
@@ -178,6 +183,8 @@ func (l links) serverCard() serverCard {
 		ServerInfo:      serverCardInfo{Name: l.cfg.ServiceName, Title: title, Version: l.cfg.Version},
 		ProtocolVersion: mcpProtocolVersions[0],
 		Transport:       serverCardEndpoint{Type: "streamable-http", Endpoint: pathMCP},
+		Endpoint:        l.base + pathMCP,
+		Capabilities:    cardCapabilities(mcpCapabilities()),
 		Authentication:  serverCardAuth{Required: false, Schemes: []string{"bearer"}},
 	}
 }

@@ -1,0 +1,236 @@
+package caddytest
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"io"
+	"net/http"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestServerCardMatchesInitialize: what the server card says of the server
+// (its name, version and capabilities) is what initialize answers, in every
+// protocol version, so a client that reads the card first is not misled.
+func TestServerCardMatchesInitialize(t *testing.T) {
+	s := startCaddy(t, sampleSite)
+	var card struct {
+		Endpoint     string          `json:"endpoint"`
+		Capabilities json.RawMessage `json:"capabilities"`
+		ServerInfo   struct {
+			Name, Title, Version string
+		} `json:"serverInfo"`
+	}
+	if err := json.Unmarshal(s.get("/.well-known/mcp/server-card.json").body, &card); err != nil {
+		t.Fatal(err)
+	}
+	if card.Endpoint != base+"/mcp" {
+		t.Errorf("endpoint %q, want %s/mcp", card.Endpoint, base)
+	}
+	want := decode(t, "the card's capabilities", card.Capabilities)
+
+	// The raw answer, as any client reads it.
+	for _, version := range []string{"2025-11-25", "2025-06-18", "2025-03-26"} {
+		r := s.mcpPost(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+version+`","capabilities":{},"clientInfo":{"name":"card","version":"1"}}}`,
+			"MCP-Protocol-Version", version)
+		var answer struct {
+			Result struct {
+				Capabilities json.RawMessage `json:"capabilities"`
+				ServerInfo   struct{ Name, Title, Version string }
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(r.body, &answer); err != nil {
+			t.Fatalf("initialize %s: %v: %s", version, err, r.body)
+		}
+		if got := decode(t, "initialize's capabilities", answer.Result.Capabilities); !reflect.DeepEqual(got, want) {
+			t.Errorf("initialize %s: capabilities %s, the card says %s", version, answer.Result.Capabilities, card.Capabilities)
+		}
+		if answer.Result.ServerInfo != card.ServerInfo {
+			t.Errorf("initialize %s: serverInfo %+v, the card says %+v", version, answer.Result.ServerInfo, card.ServerInfo)
+		}
+	}
+
+	// What the SDK client makes of every version's handshake, the newest
+	// (server/discover) included.
+	for _, version := range mcpVersions {
+		res := connectMCP(t, s, version).InitializeResult()
+		raw, err := json.Marshal(res.Capabilities)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := decode(t, "the client's capabilities", raw); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: the client sees capabilities %s, the card says %s", version, raw, card.Capabilities)
+		}
+		if res.ServerInfo.Name != card.ServerInfo.Name || res.ServerInfo.Version != card.ServerInfo.Version {
+			t.Errorf("%s: the client sees server %s %s, the card says %s %s", version,
+				res.ServerInfo.Name, res.ServerInfo.Version, card.ServerInfo.Name, card.ServerInfo.Version)
+		}
+	}
+}
+
+func decode(t *testing.T, what string, raw []byte) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("%s: %v: %s", what, err, raw)
+	}
+	return v
+}
+
+// agentDocument checks what every document for agents gets: its type, a
+// body valid against the served /openapi.json, an ETag that revalidates,
+// HEAD, a compressed form (when large enough to pay), and CORS that lets a
+// browser client revalidate and read the ETag.
+func (s *server) agentDocument(path, mediaType string) *response {
+	s.t.Helper()
+	r := s.get(path)
+	if r.StatusCode != http.StatusOK || r.Header.Get("Content-Type") != mediaType {
+		s.t.Fatalf("%s: %d, Content-Type %q, want 200 %q: %.200s", path, r.StatusCode, r.Header.Get("Content-Type"), mediaType, r.body)
+	}
+	s.validate(r)
+	etag := r.Header.Get("ETag")
+	if etag == "" || r.Header.Get("Cache-Control") == "" {
+		s.t.Errorf("%s: ETag %q, Cache-Control %q", path, etag, r.Header.Get("Cache-Control"))
+	}
+	if again := s.get(path, "If-None-Match", etag); again.StatusCode != http.StatusNotModified {
+		s.t.Errorf("%s: If-None-Match with its ETag: %d", path, again.StatusCode)
+	}
+	if head := s.do(http.MethodHead, base+path, nil); head.StatusCode != http.StatusOK || len(head.body) != 0 ||
+		head.Header.Get("ETag") != etag {
+		s.t.Errorf("%s: HEAD %d, %d bytes, ETag %q", path, head.StatusCode, len(head.body), head.Header.Get("ETag"))
+	}
+	if len(r.body) >= 1024 {
+		gz := s.get(path, "Accept-Encoding", "gzip")
+		zr, err := gzip.NewReader(bytes.NewReader(gz.body))
+		var unpacked []byte
+		if err == nil {
+			unpacked, err = io.ReadAll(zr)
+		}
+		if gz.Header.Get("Content-Encoding") != "gzip" || err != nil || !bytes.Equal(unpacked, r.body) ||
+			gz.Header.Get("ETag") == etag || gz.Header.Get("Vary") != "Accept-Encoding" {
+			s.t.Errorf("%s: gzip form: Content-Encoding %q, ETag %q, Vary %q, %v", path,
+				gz.Header.Get("Content-Encoding"), gz.Header.Get("ETag"), gz.Header.Get("Vary"), err)
+		}
+	}
+	if r.Header.Get("Access-Control-Allow-Origin") != "*" ||
+		!containsToken(r.Header.Get("Access-Control-Expose-Headers"), "ETag") {
+		s.t.Errorf("%s: Access-Control-Allow-Origin %q, Access-Control-Expose-Headers %q", path,
+			r.Header.Get("Access-Control-Allow-Origin"), r.Header.Get("Access-Control-Expose-Headers"))
+	}
+	pre := s.do(http.MethodOptions, base+path, nil, "Origin", "https://client.example",
+		"Access-Control-Request-Method", "GET", "Access-Control-Request-Headers", "if-none-match")
+	if pre.StatusCode != http.StatusNoContent || !containsToken(pre.Header.Get("Access-Control-Allow-Headers"), "If-None-Match") ||
+		!containsToken(pre.Header.Get("Access-Control-Allow-Methods"), "GET") || pre.Header.Get("Access-Control-Allow-Origin") != "*" {
+		s.t.Errorf("%s: preflight %d, Allow-Headers %q, Allow-Methods %q", path, pre.StatusCode,
+			pre.Header.Get("Access-Control-Allow-Headers"), pre.Header.Get("Access-Control-Allow-Methods"))
+	}
+	return r
+}
+
+// containsToken reports whether the comma-separated list holds token
+// (case-insensitively, as header names compare).
+func containsToken(list, token string) bool {
+	for _, item := range strings.Split(list, ",") {
+		if strings.EqualFold(strings.TrimSpace(item), token) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestMCPDiscovery: the server card at every address scanners probe, one
+// body, and the AI catalog pointing at the card in its own media type.
+func TestMCPDiscovery(t *testing.T) {
+	s := startCaddy(t, sampleSite)
+	canonical := s.agentDocument("/mcp/server-card", "application/mcp-server-card+json")
+	for _, path := range []string{"/.well-known/mcp/server-card.json", "/.well-known/mcp/server-cards.json", "/.well-known/mcp.json"} {
+		if r := s.agentDocument(path, "application/json"); !bytes.Equal(r.body, canonical.body) {
+			t.Errorf("%s serves another card than /mcp/server-card", path)
+		}
+	}
+	card := canonical.json(t)
+	info, _ := card["serverInfo"].(map[string]any)
+	if info["name"] == nil || info["version"] == nil || card["endpoint"] != base+"/mcp" || card["capabilities"] == nil {
+		t.Errorf("the card lacks what scanners read (serverInfo name and version, endpoint, capabilities): %s", canonical.body)
+	}
+
+	catalog := s.agentDocument("/.well-known/ai-catalog.json", "application/ai-catalog+json")
+	var c struct {
+		SpecVersion string `json:"specVersion"`
+		Host        struct{ DisplayName, DocumentationURL string }
+		Entries     []struct{ Identifier, Type, URL string }
+	}
+	if err := json.Unmarshal(catalog.body, &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.SpecVersion != "1.0" || c.Host.DisplayName == "" || len(c.Entries) == 0 {
+		t.Fatalf("AI catalog %s", catalog.body)
+	}
+	entry := c.Entries[0]
+	if entry.Identifier != "urn:air:localhost:mcp:caddy-discovery" || entry.Type != "application/mcp-server-card+json" {
+		t.Errorf("catalog entry %+v", entry)
+	}
+	// A client follows the entry, asking for the type it names.
+	if r := s.get(strings.TrimPrefix(entry.URL, base), "Accept", entry.Type); r.Header.Get("Content-Type") != entry.Type ||
+		!bytes.Equal(r.body, canonical.body) {
+		t.Errorf("the catalog's card %s: Content-Type %q", entry.URL, r.Header.Get("Content-Type"))
+	}
+	if !strings.Contains(string(s.get("/llms.txt").body), base+"/.well-known/ai-catalog.json") {
+		t.Error("/llms.txt does not link the AI catalog")
+	}
+}
+
+// TestMCPDiscoveryOff: with mcp_discovery off, the well-known addresses are
+// the site's (here a file_server's own files), the card stays at
+// /mcp/server-card, and no document links what the module no longer serves.
+func TestMCPDiscoveryOff(t *testing.T) {
+	dir := t.TempDir()
+	paths := []string{"/.well-known/mcp/server-card.json", "/.well-known/mcp/server-cards.json", "/.well-known/mcp.json", "/.well-known/ai-catalog.json"}
+	for _, path := range paths {
+		writeFile(t, filepath.Join(dir, path), `{"site":"`+path+`"}`)
+	}
+	s := startCaddy(t, `
+http://localhost:9080 {
+	root * `+dir+`
+	discovery {
+		mcp_discovery off
+		rate_limit 100000 60s
+	}
+	file_server
+}
+`)
+	for _, path := range paths {
+		if r := s.get(path); string(r.body) != `{"site":"`+path+`"}` || r.Header.Get("RateLimit-Policy") != "" {
+			t.Errorf("%s: %d %.80s, want the site's own file, untouched", path, r.StatusCode, r.body)
+		}
+	}
+	s.agentDocument("/mcp/server-card", "application/mcp-server-card+json")
+	for _, doc := range []string{"/llms.txt", "/openapi.json", "/developers"} {
+		body := string(s.get(doc).body)
+		for _, path := range paths {
+			if strings.Contains(body, path) {
+				t.Errorf("%s still names %s", doc, path)
+			}
+		}
+	}
+}
+
+// TestMCPDiscoveryInFrontOfAnApp: a single-page app's fallback and a
+// backend behind reverse_proxy never answer the module's addresses.
+func TestMCPDiscoveryInFrontOfAnApp(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir+"/index.html", "<!doctype html><title>app</title>")
+	for name, site := range map[string]string{
+		"single-page app": "root * " + dir + "\n\ttry_files {path} /index.html\n\tfile_server",
+		"reverse_proxy":   "reverse_proxy " + backend(t),
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := startCaddy(t, "\nhttp://localhost:9080 {\n\tdiscovery {\n\t\trate_limit 100000 60s\n\t}\n\t"+site+"\n}\n")
+			s.agentDocument("/.well-known/mcp.json", "application/json")
+			s.agentDocument("/.well-known/ai-catalog.json", "application/ai-catalog+json")
+		})
+	}
+}

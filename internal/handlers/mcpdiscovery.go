@@ -1,0 +1,136 @@
+package handlers
+
+import (
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// How MCP clients and scanners find the server before they connect: the
+// server card's derived fields and the AI catalog that points at the card.
+
+// AgentDocs says which of the documents for agents beyond the
+// specification's a Service serves. A document that is off is not the
+// module's: its path goes to the next handler.
+type AgentDocs struct {
+	// MCPDiscovery serves the server card at the well-known addresses
+	// scanners probe (/.well-known/mcp/server-card.json, server-cards.json,
+	// /.well-known/mcp.json) and the AI catalog; /mcp/server-card is served
+	// either way.
+	MCPDiscovery bool
+	// Skills serves the agent skill (a SKILL.md) and its discovery index at
+	// /.well-known/agent-skills/index.json and /.well-known/skills/index.json.
+	Skills bool
+	// WebMCP serves /mcp/webmcp.js, which offers the MCP server's tools to
+	// an agent in the browser, and includes it in the developer portal.
+	WebMCP bool
+}
+
+func (c *Config) servesMCPDiscovery() bool { return c.Agents.MCPDiscovery }
+
+// aiCatalog is an AI Catalog (application/ai-catalog+json, spec version
+// 1.0): typed entries pointing at the site's agent artifacts.
+type aiCatalog struct {
+	SpecVersion string           `json:"specVersion" schema:"enum=1.0"`
+	Host        aiCatalogHost    `json:"host"`
+	Entries     []aiCatalogEntry `json:"entries"`
+}
+
+// aiCatalogHost names who operates the catalog.
+type aiCatalogHost struct {
+	DisplayName      string `json:"displayName"`
+	Identifier       string `json:"identifier" jsonschema:"The site's domain name."`
+	DocumentationURL string `json:"documentationUrl" schema:"format=uri"`
+}
+
+// aiCatalogEntry is one artifact. It carries no name, description or
+// version: the artifacts carry their own, and the catalog leaves them there
+// so that the two cannot disagree.
+type aiCatalogEntry struct {
+	Identifier string `json:"identifier" schema:"pattern=^urn:air:[^:]+:[^:]+:[^:]+$" jsonschema:"A urn:air identifier: the publishing domain, a namespace and a name."`
+	Type       string `json:"type" jsonschema:"The artifact's media type."`
+	URL        string `json:"url" schema:"format=uri"`
+}
+
+func (l links) aiCatalog() aiCatalog {
+	c := aiCatalog{
+		SpecVersion: "1.0",
+		Host: aiCatalogHost{
+			DisplayName:      l.cfg.Site.Profile.Name,
+			Identifier:       airPublisher(l.base),
+			DocumentationURL: l.developers(),
+		},
+		Entries: []aiCatalogEntry{{
+			Identifier: airIdentifier(l.base, "mcp", l.cfg.ServiceName),
+			Type:       mediaCard,
+			URL:        l.base + pathServerCard,
+		}},
+	}
+	if l.cfg.servesSkills() {
+		c.Entries = append(c.Entries, aiCatalogEntry{
+			Identifier: airIdentifier(l.base, "skill", skillName(l.cfg.CLIName)),
+			Type:       mediaSkill,
+			URL:        l.base + l.skillPath(),
+		})
+	}
+	return c
+}
+
+// airPublisher is the publisher segment of the site's urn:air identifiers:
+// its host name (the colons of an IPv6 address, which separate segments,
+// become "-").
+func airPublisher(base string) string {
+	return strings.ReplaceAll(hostOnly(hostOf(base)), ":", "-")
+}
+
+// airIdentifier is urn:air:<publisher>:<namespace>:<name>.
+func airIdentifier(base, namespace, name string) string {
+	return "urn:air:" + airPublisher(base) + ":" + namespace + ":" + name
+}
+
+// cardCapabilities are the capabilities c declares, as the server card
+// carries them: the same JSON as initialize's.
+func cardCapabilities(c *mcp.ServerCapabilities) serverCapabilities {
+	var out serverCapabilities
+	if c.Tools != nil {
+		out.Tools = &listChanged{ListChanged: c.Tools.ListChanged}
+	}
+	if c.Resources != nil {
+		out.Resources = &resourcesChange{ListChanged: c.Resources.ListChanged, Subscribe: c.Resources.Subscribe}
+	}
+	return out
+}
+
+// The longest server name and title the server card schema allows, in
+// characters.
+const (
+	maxCardName  = 200
+	maxCardTitle = 100
+)
+
+// clip cuts s to at most n characters, marking a cut with "…".
+func clip(s string, n int) string {
+	runes := []rune(s)
+	if len(runes) <= n {
+		return s
+	}
+	return strings.TrimSpace(string(runes[:n-1])) + "…"
+}
+
+// cardNamespace is the namespace of the server card's name for host: its
+// labels reversed ("www.example.com" becomes "com.example.www"), with any
+// character the name's grammar refuses (the colons of an IPv6 address)
+// turned into "-", and cut so that namespace, "/" and a server name of
+// nameLen characters fit the schema's 200.
+func cardNamespace(host string, nameLen int) string {
+	ns := []byte(reverseDNS(host))
+	for i, c := range ns {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-') {
+			ns[i] = '-'
+		}
+	}
+	if limit := maxCardName - 1 - nameLen; len(ns) > limit {
+		ns = ns[:limit]
+	}
+	return strings.Trim(string(ns), ".")
+}

@@ -1,0 +1,280 @@
+package handlers
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"path"
+	"slices"
+	"strings"
+	"text/template"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Agent Skills: a generated SKILL.md that teaches an agent this API through
+// REST, the CLI and MCP, and the discovery index (Agent Skills Discovery
+// v0.2.0) that lists it with the digest of its bytes.
+
+// agentSkillsSchema is the $schema of the discovery index.
+const agentSkillsSchema = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
+
+// mediaSkill is the AI catalog's type of a skill in one Markdown file.
+const mediaSkill = "application/agent-skills+md"
+
+// skillsIndex is the Agent Skills discovery index.
+type skillsIndex struct {
+	Schema string       `json:"$schema" schema:"format=uri"`
+	Skills []skillEntry `json:"skills"`
+}
+
+type skillEntry struct {
+	Name        string `json:"name" schema:"pattern=^[a-z0-9]+(-[a-z0-9]+)*$;minLength=1;maxLength=64"`
+	Type        string `json:"type" schema:"enum=skill-md"`
+	Description string `json:"description" schema:"minLength=1;maxLength=1024"`
+	URL         string `json:"url" schema:"format=uri"`
+	Digest      string `json:"digest" schema:"pattern=^sha256:[0-9a-f]{64}$" jsonschema:"The SHA-256 of the SKILL.md bytes served at url."`
+}
+
+func (c *Config) servesSkills() bool { return c.Agents.Skills }
+
+// skillName is the skill's name, from the CLI's name (the name the site
+// already gives its tools): the skill grammar's lowercase letters, digits
+// and single inner hyphens, at most 64 characters.
+func skillName(cliName string) string {
+	var b strings.Builder
+	for _, c := range strings.ToLower(cliName) {
+		switch {
+		case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
+			b.WriteRune(c)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
+			b.WriteByte('-')
+		}
+	}
+	name := strings.Trim(b.String(), "-")
+	if len(name) > 64 {
+		name = strings.TrimRight(name[:64], "-")
+	}
+	if name == "" {
+		return "discovery"
+	}
+	return name
+}
+
+// skillPath is the address of the SKILL.md.
+func (l links) skillPath() string {
+	return strings.Replace(pathSkill, "{skill}", skillName(l.cfg.CLIName), 1)
+}
+
+// maxSkillDescription is the longest description a skill may have.
+const maxSkillDescription = 1024
+
+// skillDescription is the skill's description: what it is for and when to
+// use it, which is what an agent reads to decide whether to load it.
+func (l links) skillDescription() string {
+	p := l.cfg.Site.Profile
+	return clip(oneLine(fmt.Sprintf("Look up %s (%s) and their published articles (\"insights\") in the read-only public API of %s: "+
+		"biography, key facts, expertise, contact links, articles by topic or by words, and each article's full Markdown. "+
+		"Use when asked about %s or their writing. Works over REST (curl), the official Node.js CLI or MCP; no API key.",
+		p.Name, strings.TrimSuffix(oneLine(p.Tagline), "."), hostOf(l.base), p.Name)), maxSkillDescription)
+}
+
+// skillsIndex lists the skill with the digest of the bytes served at its
+// address, rendered here exactly as for that address.
+func (l links) skillsIndex() (skillsIndex, error) {
+	body, err := l.skillMarkdown("")
+	if err != nil {
+		return skillsIndex{}, err
+	}
+	sum := sha256.Sum256(body)
+	return skillsIndex{Schema: agentSkillsSchema, Skills: []skillEntry{{
+		Name: skillName(l.cfg.CLIName), Type: "skill-md", Description: l.skillDescription(),
+		URL: l.base + l.skillPath(), Digest: "sha256:" + hex.EncodeToString(sum[:]),
+	}}}, nil
+}
+
+func (l links) skillsIndexDocument(_ string) ([]byte, error) {
+	index, err := l.skillsIndex()
+	if err != nil {
+		return nil, err
+	}
+	return marshal(index)
+}
+
+// skillTemplate is the SKILL.md: YAML front matter (name, description),
+// then what to use when, and each interface with the calls to make.
+var skillTemplate = template.Must(template.New("SKILL.md").Parse(`---
+name: {{.Name}}
+description: {{.Description}}
+---
+
+# {{.Subject}}: public discovery API
+
+{{.Host}} publishes read-only, public facts about {{.Subject}} and their published articles ("insights"), for agents
+and people alike. No API key, no signup, nothing to write: every call below works as it is. Base URL: {{.Base}}
+
+## When to use it
+
+- A question about {{.Subject}}: who they are, their biography, key facts, recognition, expertise, education or how
+  to reach them. Read the profile.
+- A question about their writing: find articles by topic{{if .Topics}} ({{.Topics}}){{end}} or, over MCP, by words;
+  then read one in full, in Markdown.
+- Choose one interface. MCP if your agent has an MCP client; the JSON API from any HTTP client (curl, fetch); the CLI
+  from a shell with Node.js 18 or newer. All three give the same JSON.
+
+## JSON API
+{{range .Endpoints}}
+- ` + "`GET {{.Path}}`" + `: {{.Description}}
+  ` + "`curl {{.Example}}`" + `{{end}}
+
+Errors are RFC 9457 problem documents (` + "`application/problem+json`" + `) with a ` + "`code`" + `, a ` + "`detail`" + ` and a ` + "`hint`" + `:
+follow the hint. A slug outside the slug grammar is a 400 ` + "`bad_request`" + `; an unknown one a 404 ` + "`not_found`" + `.
+{{.RateLimit}} Send a response's ` + "`ETag`" + ` back in ` + "`If-None-Match`" + ` to get ` + "`304 Not Modified`" + `.
+A bearer token is never needed. Every endpoint is described in OpenAPI 3.1 at {{.OpenAPI}}.
+
+## CLI
+
+One file, no dependencies, this site's address built in:
+
+` + "```sh" + `
+curl -sO {{.CLI}}
+{{range .Commands}}node {{$.CLIFile}} {{.Command}}  # {{.Summary}}
+{{end}}node {{.CLIFile}} insights --json | jq '.items[].slug'
+` + "```" + `
+
+` + "`--json`" + ` prints the API's JSON unchanged. Exit codes: 0 success; 1 an API problem or a network failure (its
+title, detail and hint on stderr); 2 a usage error.
+
+## MCP
+
+Endpoint: {{.MCP}} (Streamable HTTP, stateless, no authentication). Client configuration:
+
+` + "```json" + `
+{"mcpServers": {"{{.ServerKey}}": {"type": "http", "url": "{{.MCP}}"}}}
+` + "```" + `
+
+Tools, all read-only:
+{{range .Tools}}
+- ` + "`{{.Name}}`" + ` ({{.Arguments}}): {{.Description}}{{end}}
+
+Tool results carry the JSON API's document as structured content. Each insight is also a resource
+(` + "`resources/list`, `resources/read`" + `) holding its Markdown.
+
+## More
+
+- {{.LLMs}}: the site in brief for agents; {{.LLMsFull}}: everything as one text.
+- {{.Developers}}: the developer portal, with every error code and the versioning policy.
+- {{.ServerCard}}: the MCP server card.
+`))
+
+type skillEndpoint struct{ Path, Description, Example string }
+
+type skillCommand struct{ Command, Summary string }
+
+type skillTool struct{ Name, Arguments, Description string }
+
+// skillMarkdown renders the SKILL.md from the route table, the CLI's
+// commands and the MCP server's tools as the server declares them.
+func (l links) skillMarkdown(_ string) ([]byte, error) {
+	p := l.cfg.Site.Profile
+	slug := l.slugExample()
+	description, err := yamlString(l.skillDescription())
+	if err != nil {
+		return nil, err
+	}
+	data := map[string]any{
+		"Name": skillName(l.cfg.CLIName), "Description": description,
+		"Subject": oneLine(p.Name), "Host": hostOf(l.base), "Base": l.base,
+		"Topics":    strings.Join(l.cfg.Site.Topics(), ", "),
+		"RateLimit": l.cfg.rateLimitSummary(), "OpenAPI": l.openAPI(),
+		"CLI": l.cliURL(), "CLIFile": path.Base(l.cliURL()),
+		"MCP": l.base + pathMCP, "ServerKey": l.cfg.CLIName,
+		"LLMs": l.base + pathLLMs, "LLMsFull": l.base + pathLLMsFull,
+		"Developers": l.developers(), "ServerCard": l.base + pathServerCard,
+	}
+	var endpoints []skillEndpoint
+	for _, rt := range l.routes {
+		if rt.Versioned() && rt.Method == http.MethodGet {
+			endpoints = append(endpoints, skillEndpoint{rt.Path, rt.Description, l.base + strings.Replace(rt.Path, "{slug}", slug, 1)})
+		}
+	}
+	data["Endpoints"] = endpoints
+	var commands []skillCommand
+	for _, c := range cliCommands {
+		rt := l.routeAt(c.path)
+		if rt == nil {
+			return nil, fmt.Errorf("the CLI command %q prints %s, which is not a route", c.command, c.path)
+		}
+		commands = append(commands, skillCommand{strings.Replace(c.command, "<slug>", slug, 1), rt.Summary})
+	}
+	data["Commands"] = commands
+	var tools []skillTool
+	for _, t := range l.tools() {
+		tools = append(tools, skillTool{t.Name, toolArguments(t.InputSchema), t.Description})
+	}
+	slices.SortFunc(tools, func(a, b skillTool) int { return strings.Compare(a.Name, b.Name) })
+	data["Tools"] = tools
+	var b bytes.Buffer
+	if err := skillTemplate.Execute(&b, data); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// routeAt is the route of path, if the configuration serves it.
+func (l links) routeAt(path string) *Route {
+	for i := range l.routes {
+		if l.routes[i].Path == path {
+			return &l.routes[i]
+		}
+	}
+	return nil
+}
+
+// toolArguments describes a tool's input schema in a line: each argument
+// with its type, whether it is required, and its description.
+func toolArguments(schema any) string {
+	s, ok := schema.(*jsonschema.Schema)
+	if !ok || len(s.Properties) == 0 {
+		return "no arguments"
+	}
+	names := s.PropertyOrder
+	if len(names) == 0 {
+		for name := range s.Properties {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+	}
+	var args []string
+	for _, name := range names {
+		prop := s.Properties[name]
+		if prop == nil {
+			continue
+		}
+		kind := "optional"
+		if slices.Contains(s.Required, name) {
+			kind = "required"
+		}
+		arg := "`" + name + "` " + prop.Type + ", " + kind
+		if prop.Description != "" {
+			arg += ": " + prop.Description
+		}
+		args = append(args, arg)
+	}
+	return strings.Join(args, "; ")
+}
+
+// yamlString is s as a YAML double-quoted scalar (a JSON string is one),
+// so that no character of the content can break the front matter.
+func yamlString(s string) (string, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
+}
