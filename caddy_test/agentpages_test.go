@@ -531,3 +531,23 @@ http://localhost:9080 {
 		t.Errorf("/insights.md: %d, %d items", all.StatusCode, strings.Count(string(all.body), "\n- ["))
 	}
 }
+
+// TestHeaderDirectiveStillRules: the site's own header directive applies to
+// what the module adds to its pages, as to everything else.
+func TestHeaderDirectiveStillRules(t *testing.T) {
+	root := siteFiles(t, nil)
+	s := startCaddy(t, `
+http://localhost:9080 {
+	root * `+root+`
+	header -Link
+	discovery
+	try_files {path} {path}.html
+	file_server
+}
+`)
+	for _, p := range sitePages {
+		if r := s.get(p.page); r.StatusCode != http.StatusOK || r.Header.Get("Link") != "" {
+			t.Errorf("%s with header -Link: %d, Link %q", p.page, r.StatusCode, r.Header.Values("Link"))
+		}
+	}
+}
