@@ -33,6 +33,10 @@ func init() {
 //		insights       <dir>
 //		watch          [on|off]
 //		robots         on|off
+//		sitemap        on|off
+//		site_sitemaps  <url>...
+//		page_links     on|off
+//		markdown       on|off
 //		rate_limit     <events> <window> | off
 //		rate_limit_key <placeholder>
 //		ipv6_prefix    <bits>
@@ -63,8 +67,11 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		"token_secret": &h.TokenSecret, "cli_name": &h.CLIName,
 		"deprecation": &h.Deprecation, "sunset": &h.Sunset, "successor": &h.Successor,
 	}
-	switches := map[string]**bool{"robots": &h.Robots, "mcp_host_check": &h.MCPHostCheck,
-		"mcp_discovery": &h.MCPDiscovery, "agent_skills": &h.AgentSkills, "webmcp": &h.WebMCP}
+	switches := map[string]**bool{
+		"robots": &h.Robots, "mcp_host_check": &h.MCPHostCheck,
+		"sitemap": &h.Sitemap, "page_links": &h.PageLinks, "markdown": &h.Markdown,
+		"mcp_discovery": &h.MCPDiscovery, "agent_skills": &h.AgentSkills, "webmcp": &h.WebMCP,
+	}
 	seen := make(map[string]bool)
 	for d.NextBlock(0) {
 		name := d.Val()
@@ -103,6 +110,11 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				}
 				h.Watch = on
 			default:
+				return d.ArgErr()
+			}
+		case "site_sitemaps":
+			h.SiteSitemaps = d.RemainingArgs()
+			if len(h.SiteSitemaps) == 0 {
 				return d.ArgErr()
 			}
 		case "token_ttl":

@@ -62,6 +62,10 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 				content /srv/c
 				insights /srv/blog/posts
 				robots off
+				sitemap off
+				site_sitemaps /sitemap.xml https://example.com/blog/sitemap.xml
+				page_links off
+				markdown off
 				rate_limit 300 2m
 				rate_limit_key "{http.vars.discovery_client} {http.request.header.X-Tenant}"
 				ipv6_prefix 48
@@ -77,6 +81,8 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 			}`,
 			want: Handler{
 				BaseURL: "https://example.com", Content: "/srv/c", Insights: "/srv/blog/posts", Robots: &off,
+				Sitemap: &off, SiteSitemaps: []string{"/sitemap.xml", "https://example.com/blog/sitemap.xml"},
+				PageLinks: &off, Markdown: &off,
 				RateLimit:    &RateLimitPolicy{Events: intPtr(300), Window: caddy.Duration(2 * time.Minute)},
 				RateLimitKey: "{http.vars.discovery_client} {http.request.header.X-Tenant}",
 				IPv6Prefix:   intPtr(48),
@@ -117,6 +123,16 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{name: "mcp_host_check maybe", input: "discovery {\n mcp_host_check maybe\n}", wantErr: "mcp_host_check: expected on or off"},
 		{name: "cli_name without a name", input: "discovery {\n cli_name\n}", wantErr: "wrong argument count"},
 		{name: "watch", input: "discovery {\n watch\n}", want: Handler{Watch: true}},
+		{name: "sitemap on", input: "discovery {\n sitemap on\n}", want: Handler{Sitemap: &on}},
+		{name: "sitemap without an argument", input: "discovery {\n sitemap\n}", wantErr: "wrong argument count"},
+		{name: "sitemap maybe", input: "discovery {\n sitemap maybe\n}", wantErr: "sitemap: expected on or off"},
+		{name: "site_sitemaps", input: "discovery {\n site_sitemaps /sitemap_index.xml\n}", want: Handler{SiteSitemaps: []string{"/sitemap_index.xml"}}},
+		{name: "site_sitemaps without a URL", input: "discovery {\n site_sitemaps\n}", wantErr: "wrong argument count"},
+		{name: "site_sitemaps twice", input: "discovery {\n site_sitemaps /a.xml\n site_sitemaps /b.xml\n}", wantErr: "'site_sitemaps' already specified"},
+		{name: "page_links on", input: "discovery {\n page_links on\n}", want: Handler{PageLinks: &on}},
+		{name: "page_links with two arguments", input: "discovery {\n page_links on off\n}", wantErr: "wrong argument count"},
+		{name: "markdown off", input: "discovery {\n markdown off\n}", want: Handler{Markdown: &off}},
+		{name: "markdown maybe", input: "discovery {\n markdown maybe\n}", wantErr: "markdown: expected on or off"},
 		{name: "watch off", input: "discovery {\n watch off\n}"},
 		{name: "watch maybe", input: "discovery {\n watch maybe\n}", wantErr: "watch: expected on or off"},
 		{name: "watch with two arguments", input: "discovery {\n watch on off\n}", wantErr: "wrong argument count"},
@@ -248,6 +264,7 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
+	off := false
 	tests := []struct {
 		name string
 		h    Handler
@@ -291,6 +308,10 @@ func TestValidate(t *testing.T) {
 		{name: "mcp_discovery off", h: Handler{MCPDiscovery: new(bool)}},
 		{name: "agent_skills off", h: Handler{AgentSkills: new(bool)}},
 		{name: "webmcp off", h: Handler{WebMCP: new(bool)}},
+		{name: "site_sitemaps path and URL", h: Handler{SiteSitemaps: []string{"/sitemap.xml", "https://cdn.example.com/sitemap.xml"}}},
+		{name: "site_sitemaps not a URL", h: Handler{SiteSitemaps: []string{"/ok.xml", "sitemap.xml"}}, field: "site_sitemaps"},
+		{name: "site_sitemaps with robots off", h: Handler{SiteSitemaps: []string{"/sitemap.xml"}, Robots: &off}, field: "site_sitemaps"},
+		{name: "every agent page off", h: Handler{Sitemap: &off, PageLinks: &off, Markdown: &off}},
 		{name: "negative distributed interval", h: Handler{Distributed: &caddyrl.DistributedRateLimiting{ReadInterval: -1}}, field: "distributed"},
 	}
 	for _, tt := range tests {
@@ -363,6 +384,7 @@ func FuzzCaddyfile(f *testing.F) {
 		"discovery {\n\troot /srv\n}",
 		"discovery {\n\trobots maybe\n}",
 		"discovery {\n\tipv6_prefix 56\n}",
+		"discovery {\n\tsite_sitemaps /sitemap.xml https://example.com/s.xml\n\tmarkdown off\n\tpage_links off\n\tsitemap off\n}",
 		"discovery {\n\trobots {\n\t}\n}",
 		"",
 		"{",

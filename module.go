@@ -73,6 +73,30 @@ type Handler struct {
 	// absent; false leaves /robots.txt to the next handler.
 	Robots *bool `json:"robots,omitempty"`
 
+	// Sitemap serves the module's sitemap (sitemaps.org) of the pages the
+	// content names at /sitemap-discovery.xml, and at /sitemap.xml while
+	// the site has none there (the site's own is passed on unchanged), and
+	// names it in robots.txt. Default: true; false leaves both addresses to
+	// the next handler.
+	Sitemap *bool `json:"sitemap,omitempty"`
+
+	// SiteSitemaps are the site's own sitemaps, paths or absolute http(s)
+	// URLs, that robots.txt names beside the module's (a site robots.txt
+	// that names them already is not given them twice). Needs robots.
+	SiteSitemaps []string `json:"site_sitemaps,omitempty"`
+
+	// PageLinks adds RFC 8288 Link values (api-catalog, service-desc,
+	// service-doc, describedby, and the Markdown twin as alternate) to the
+	// site's own answers for the pages the content names, beside any Link
+	// the site sends. Default: true.
+	PageLinks *bool `json:"page_links,omitempty"`
+
+	// Markdown serves a Markdown twin of each page the content names, at the
+	// page's address with .md (/index.md for /), and answers a request for
+	// the page itself that prefers text/markdown with it. Default: true;
+	// false leaves those addresses and requests to the next handler.
+	Markdown *bool `json:"markdown,omitempty"`
+
 	// CLIName names the command-line client, served at /cli/<name>.mjs.
 	// Default: discovery. Letters, digits, hyphens and underscores.
 	CLIName string `json:"cli_name,omitempty"`
@@ -232,6 +256,11 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		RateLimit:   limit,
 		OnPanic:     h.logPanic,
 		CodeLedger:  newStorageLedger(ctx.Storage(), h.logger),
+
+		Sitemap:      h.Sitemap == nil || *h.Sitemap,
+		SiteSitemaps: h.SiteSitemaps,
+		PageLinks:    h.PageLinks == nil || *h.PageLinks,
+		Markdown:     h.Markdown == nil || *h.Markdown,
 	}
 	if limited {
 		h.serviceConfig.ChargeExtra = h.chargeExtra
@@ -334,6 +363,14 @@ func (h *Handler) Validate() error {
 	if h.Successor != "" && !content.ValidLink(h.Successor) {
 		check(fmt.Errorf("successor: %q is not an absolute http(s) URL or a path", h.Successor))
 	}
+	for _, link := range h.SiteSitemaps {
+		if !content.ValidLink(link) {
+			check(fmt.Errorf("site_sitemaps: %q is not an absolute http(s) URL or a path", link))
+		}
+	}
+	if len(h.SiteSitemaps) > 0 && h.Robots != nil && !*h.Robots {
+		check(fmt.Errorf("site_sitemaps: robots is off, so there is no robots.txt to name them in"))
+	}
 	if rl := h.RateLimit; rl != nil && !rl.Off {
 		if rl.Events != nil && *rl.Events < 1 {
 			check(fmt.Errorf("rate_limit: events must be at least 1, got %d", *rl.Events))
@@ -378,11 +415,13 @@ func (h *Handler) Cleanup() error {
 }
 
 // ServeHTTP answers the paths the module owns and hands every other request
-// to next.
+// to next. A page of the site that the content names is answered by the
+// module only when the request asks for Markdown; otherwise the site's
+// answer gets the module's Link and Vary values added.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	service := h.service.Load()
-	if !service.Owns(r.URL.Path) {
-		return next.ServeHTTP(w, r)
+	if !service.Owns(r.URL.Path) && !service.ServesMarkdown(r) {
+		return next.ServeHTTP(service.PageWriter(w, r), r)
 	}
 	if h.limiter != nil {
 		return h.serveLimited(w, r, service, next)
@@ -395,6 +434,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 func (h *Handler) serveOwned(w http.ResponseWriter, r *http.Request, service *handlers.Service, next caddyhttp.Handler) error {
 	if service.MergesRobots(r.URL.Path) && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		return h.serveRobots(w, r, service, next)
+	}
+	if service.ProbesSitemap(r.URL.Path) && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		return h.serveSitemap(w, r, service, next)
 	}
 	service.ServeHTTP(w, r)
 	return nil
@@ -442,20 +484,25 @@ func (h *Handler) serveRobots(w http.ResponseWriter, r *http.Request, service *h
 	if !mergeable && status != http.StatusNotFound && status != http.StatusGone && (status != http.StatusOK || mediaType != "text/html") {
 		return rec.WriteResponse()
 	}
-	// The site's headers described its own body: back to those set before.
-	for key := range w.Header() {
-		if v, ok := before[key]; ok {
-			w.Header()[key] = v
-		} else {
-			delete(w.Header(), key)
-		}
-	}
+	restoreHeader(w.Header(), before)
 	var site []byte
 	if mergeable {
 		site = buf.Bytes()
 	}
 	service.ServeRobots(w, r, site)
 	return nil
+}
+
+// restoreHeader sets h back to before: the site's headers described its
+// own answer, which the module replaces.
+func restoreHeader(h, before http.Header) {
+	for key := range h {
+		if v, ok := before[key]; ok {
+			h[key] = v
+		} else {
+			delete(h, key)
+		}
+	}
 }
 
 func (h *Handler) logPanic(r *http.Request, v any) {

@@ -40,6 +40,11 @@ var documentPaths = map[string]string{
 	"/.well-known/oauth-protected-resource":   "application/json",
 	"/.well-known/oauth-authorization-server": "application/json",
 	"/.well-known/jwks.json":                  "application/jwk-set+json",
+	"/sitemap-discovery.xml":                  "application/xml; charset=utf-8",
+	"/index.md":                               "text/markdown; charset=utf-8",
+	"/about.md":                               "text/markdown; charset=utf-8",
+	"/insights.md":                            "text/markdown; charset=utf-8",
+	"/insights/" + insightSlug + ".md":        "text/markdown; charset=utf-8",
 }
 
 func TestDocumentsServeAndValidate(t *testing.T) {
@@ -62,7 +67,7 @@ func TestDocumentsServeAndValidate(t *testing.T) {
 				!strings.Contains(head.Header.Get("Link"), `/.well-known/api-catalog>; rel="api-catalog"`) {
 				t.Errorf("HEAD: %d, %d bytes, Link %q", head.StatusCode, len(head.body), head.Header.Get("Link"))
 			}
-			if strings.HasPrefix(mediaType, "application/") {
+			if strings.HasPrefix(mediaType, "application/") && !strings.HasPrefix(mediaType, "application/xml") {
 				var v map[string]any
 				if err := json.Unmarshal(r.body, &v); err != nil {
 					t.Errorf("not a JSON object: %v", err)
@@ -107,7 +112,8 @@ func TestLLMsTxtShape(t *testing.T) {
 	}
 	body := string(s.get("/llms.txt").body)
 	for _, want := range []string{base + "/api/v1)", base + "/openapi.json)", base + "/developers)", base + "/auth.md)",
-		base + "/cli/discovery.mjs)", base + "/llms-full.txt)", base + "/insights/the-case-for-a-boring-data-platform)"} {
+		base + "/cli/discovery.mjs)", base + "/llms-full.txt)", base + "/insights/the-case-for-a-boring-data-platform.md)",
+		base + "/index.md)", base + "/about.md)", base + "/insights.md)", base + "/sitemap-discovery.xml)"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/llms.txt does not link %s", strings.TrimSuffix(want, ")"))
 		}
@@ -175,7 +181,8 @@ http://localhost:9080 {
 		}
 		groupLines = append(groupLines, strings.ToLower(field)+":"+strings.TrimSpace(value))
 	}
-	want := []string{"user-agent:*", "content-signal:ai-train=yes, search=yes, ai-input=yes", "allow:/"}
+	want := []string{"user-agent:*", "content-signal:ai-train=yes, search=yes, ai-input=yes", "allow:/",
+		"sitemap:" + base + "/sitemap-discovery.xml"}
 	if strings.Join(groupLines, "\n") != strings.Join(want, "\n") {
 		t.Errorf("robots.txt fields %q, want %q", groupLines, want)
 	}

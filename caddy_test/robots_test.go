@@ -111,7 +111,7 @@ http://localhost:9080 {
 }
 `)
 	got := string(s.get("/robots.txt").body)
-	if !strings.HasSuffix(got, own) || strings.Count(got, "Content-Signal:") != 1 {
+	if !strings.HasSuffix(got, own+"\nSitemap: "+base+"/sitemap-discovery.xml\n") || strings.Count(got, "Content-Signal:") != 1 {
 		t.Errorf("the site's own signal was not kept as it is:\n%s", got)
 	}
 }

@@ -88,11 +88,13 @@ type SiteLink struct {
 }
 
 // Pages are the addresses of the site's own pages, as paths beginning with
-// "/" or absolute http(s) URLs. Insight holds the placeholder "{slug}".
+// "/" or absolute http(s) URLs: the home page, the about page, the list of
+// insights, and each insight's page (Insight holds the placeholder "{slug}").
 type Pages struct {
-	Home    string `yaml:"home"`
-	About   string `yaml:"about"`
-	Insight string `yaml:"insight"`
+	Home     string `yaml:"home"`
+	About    string `yaml:"about"`
+	Insights string `yaml:"insights"`
+	Insight  string `yaml:"insight"`
 }
 
 // ContentSignals are the contentsignals.org preferences: true is "yes",

@@ -210,9 +210,10 @@ func loadProfile(t tree, ps *problems) (*Site, time.Time) {
 			AIInput: boolOr(pf.ContentSignals.AIInput, true),
 		},
 		Pages: Pages{
-			Home:    stringOr(pf.Pages.Home, "/"),
-			About:   stringOr(pf.Pages.About, "/about"),
-			Insight: stringOr(pf.Pages.Insight, "/insights/{slug}"),
+			Home:     stringOr(pf.Pages.Home, "/"),
+			About:    stringOr(pf.Pages.About, "/about"),
+			Insights: stringOr(pf.Pages.Insights, "/insights"),
+			Insight:  stringOr(pf.Pages.Insight, "/insights/{slug}"),
 		},
 	}
 	p := &site.Profile
@@ -277,6 +278,7 @@ func loadProfile(t tree, ps *problems) (*Site, time.Time) {
 	}
 	v.link("pages.home", site.Pages.Home)
 	v.link("pages.about", site.Pages.About)
+	v.link("pages.insights", site.Pages.Insights)
 	v.link("pages.insight", site.Pages.Insight)
 	if !strings.Contains(site.Pages.Insight, "{slug}") {
 		v.errorf("pages.insight", "must contain the placeholder {slug}")

@@ -263,7 +263,7 @@ func TestLoad(t *testing.T) {
 				"profile.yaml": strings.Replace(validProfile, "pages:\n  insight: /insights/{slug}\n", "", 1),
 			},
 			check: func(t *testing.T, site *Site) {
-				want := Pages{Home: "/", About: "/about", Insight: "/insights/{slug}"}
+				want := Pages{Home: "/", About: "/about", Insights: "/insights", Insight: "/insights/{slug}"}
 				if site.Pages != want {
 					t.Errorf("Pages = %+v, want %+v", site.Pages, want)
 				}
@@ -507,6 +507,11 @@ func TestLoadErrors(t *testing.T) {
 			name:  "pages.home is not a link",
 			files: withProfile(validProfile + "  home: example.com\n"),
 			want:  []string{`profile.yaml:17: pages.home: "example.com" is neither a path`},
+		},
+		{
+			name:  "pages.insights is not a link",
+			files: withProfile(validProfile + "  insights: insights.html\n"),
+			want:  []string{`profile.yaml:17: pages.insights: "insights.html" is neither a path`},
 		},
 		{
 			name:  "profile.yaml over MaxFileSize",

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/caddy-discovery/caddy-discovery/content"
 )
 
 // cliURL is the address of the command-line client.
@@ -25,11 +28,11 @@ const (
 // contain them.
 func llmsLink(b *bytes.Buffer, title, url, note string) {
 	b.WriteString("- [")
-	b.WriteString(llmsTitle.Replace(title))
+	b.WriteString(llmsTitle.Replace(clip(title, maxItemTitle)))
 	b.WriteString("](")
 	b.WriteString(llmsURL.Replace(url))
 	b.WriteByte(')')
-	if note = oneLine(note); note != "" {
+	if note = clip(oneLine(note), maxItemNote); note != "" {
 		b.WriteString(": ")
 		b.WriteString(note)
 	}
@@ -43,17 +46,51 @@ var (
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
+// The longest title and note of a list item, and of the name and tagline
+// at the head of an index, in bytes: an index is read whole, so no one
+// entry may take it over.
+const (
+	maxItemTitle = 200
+	maxItemNote  = 500
+	maxHeadLine  = 1000
+)
+
+// clip cuts s to at most n bytes, at a word when it can, marking the cut
+// with an ellipsis.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	if i := strings.LastIndexByte(s[:cut], ' '); i > cut/2 {
+		cut = i
+	}
+	return strings.TrimRight(s[:cut], " ") + "…"
+}
+
+// maxLLMsTxt bounds /llms.txt in bytes, and so in characters: agents read
+// an index whole, and the Agent-Friendly Documentation checks fail one of
+// 50 000 characters or more. A site whose pages and insights do not fit
+// lists its newest insights after a link to the index of them all.
+const maxLLMsTxt = 50000
+
 // llmsTxt renders /llms.txt in the llmstxt.org shape: H1, a one-line
 // summary, guidance, then H2 sections of link items, the last "Optional".
+// Pages and insights are linked to their Markdown twins when they have
+// them.
 func (l links) llmsTxt() []byte {
 	p := l.cfg.Site.Profile
 	var b bytes.Buffer
-	b.Grow(8<<10 + len(l.cfg.Site.Insights)*(512+3*len(l.base)))
-	fmt.Fprintf(&b, "# %s\n\n> %s\n\n", oneLine(p.Name), oneLine(p.Tagline))
+	b.Grow(maxLLMsTxt)
+	name := clip(oneLine(p.Name), maxItemTitle)
+	fmt.Fprintf(&b, "# %s\n\n> %s\n\n", name, clip(oneLine(p.Tagline), maxHeadLine))
 	fmt.Fprintf(&b, "Public, read-only facts about %s and their published insights, for agents and people. No API key is needed. "+
 		"Use the JSON API under %s for structured facts; the MCP server at %s when your agent speaks MCP; "+
 		"the command-line client at %s from a terminal or script; and %s to read everything as plain text in one request.\n",
-		oneLine(p.Name), l.base+pathIndex, l.base+pathMCP, l.cliURL(), l.base+pathLLMsFull)
+		name, l.base+pathIndex, l.base+pathMCP, l.cliURL(), l.base+pathLLMsFull)
 
 	b.WriteString("\n## API and developer resources\n\n")
 	for _, rt := range l.routes {
@@ -61,25 +98,75 @@ func (l links) llmsTxt() []byte {
 			llmsLink(&b, rt.Summary, l.base+rt.Path, rt.Description)
 		}
 	}
-	if len(p.SiteStructure) > 0 {
-		b.WriteString("\n## Profile\n\n")
-		for _, sl := range p.SiteStructure {
-			llmsLink(&b, sl.Label, l.abs(sl.URL), sl.Desc)
-		}
-	}
-	if len(l.cfg.Site.Insights) > 0 {
-		b.WriteString("\n## Insights\n\n")
-		for _, in := range l.cfg.Site.Insights {
-			llmsLink(&b, in.Title, l.insight(in.Slug), in.Description+" ("+in.Topic+", "+in.Date+"; JSON: "+l.base+insightPath(in.Slug)+")")
-		}
-	}
-	b.WriteString("\n## Optional\n\n")
+	var optional bytes.Buffer
+	optional.WriteString("\n## Optional\n\n")
 	for _, rt := range l.routes {
 		if rt.Listed == listOptional {
-			llmsLink(&b, rt.Summary, l.base+rt.Path, rt.Description)
+			llmsLink(&optional, rt.Summary, l.base+rt.Path, rt.Description)
 		}
 	}
+
+	// The pages and insights fill what is left, an item at a time, after
+	// room for their headings and the link to the index of all insights.
+	n := len(l.cfg.Site.Insights)
+	var item bytes.Buffer
+	indexLink := func(w *bytes.Buffer, listed int) {
+		llmsLink(w, fmt.Sprintf("All %d insights", n), l.insightsIndex(),
+			fmt.Sprintf("every insight, newest first; the newest %d follow", listed))
+	}
+	indexLink(&item, n)
+	left := maxLLMsTxt - b.Len() - optional.Len() - item.Len() - len("\n## Profile\n\n\n## Insights\n\n")
+	fits := func(write func(*bytes.Buffer)) bool {
+		item.Reset()
+		write(&item)
+		if item.Len() > left {
+			return false
+		}
+		left -= item.Len()
+		return true
+	}
+	var pages bytes.Buffer
+	for _, sl := range l.sitePages() {
+		if !fits(func(w *bytes.Buffer) { llmsLink(w, sl.Label, l.pageLink(sl.URL), sl.Desc) }) {
+			break
+		}
+		pages.Write(item.Bytes())
+	}
+	if pages.Len() > 0 {
+		b.WriteString("\n## Profile\n\n")
+		b.Write(pages.Bytes())
+	}
+	if n > 0 {
+		b.WriteString("\n## Insights\n\n")
+		var insights bytes.Buffer
+		listed := 0
+		for i := range n {
+			if !fits(func(w *bytes.Buffer) { l.insightItem(w, i) }) {
+				break
+			}
+			insights.Write(item.Bytes())
+			listed++
+		}
+		if listed < n {
+			indexLink(&b, listed)
+		}
+		b.Write(insights.Bytes())
+	}
+	b.Write(optional.Bytes())
 	return b.Bytes()
+}
+
+// sitePages are the site's pages as the content lists them: its site
+// structure, or else its about and insights pages.
+func (l links) sitePages() []content.SiteLink {
+	if len(l.cfg.Site.Profile.SiteStructure) > 0 {
+		return l.cfg.Site.Profile.SiteStructure
+	}
+	pages := l.cfg.Site.Pages
+	return []content.SiteLink{
+		{Label: "About", URL: pages.About, Desc: "Biography, key facts, recognition, expertise, education and contact."},
+		{Label: "Insights", URL: pages.Insights, Desc: "Every published insight, newest first."},
+	}
 }
 
 // llmsFullTxt renders /llms-full.txt: the profile in prose and lists, then
@@ -90,17 +177,38 @@ func (l links) llmsFullTxt() []byte {
 	var b bytes.Buffer
 	b.Grow(l.cfg.bodiesSize + 512*len(site.Insights) + 16<<10)
 	fmt.Fprintf(&b, "# %s\n\n> %s\n\nSource: %s\nLast updated: %s\n", p.Name, oneLine(p.Tagline), l.base+pathProfile, p.LastUpdated)
+	l.profileSections(&b, true)
+	for i, in := range site.Insights {
+		fmt.Fprintf(&b, "\n---\n\n## %s\n\nURL: %s\nPublished: %s (%s)\nUpdated: %s\nTopic: %s\nRead time: %s\n\n%s\n\n",
+			oneLine(in.Title), l.insight(in.Slug), in.Date, in.DateISO, in.DateModifiedISO, in.Topic, in.ReadTime,
+			oneLine(in.Description))
+		b.WriteString(l.cfg.fullBodies[i])
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// profileSections writes the profile's sections, each under its own
+// heading: biography, key facts, recognition, expertise, education, the
+// company and initiatives (only withCompany: llms-full.txt alone publishes
+// them) and contact.
+func (l links) profileSections(b *bytes.Buffer, withCompany bool) {
+	site := l.cfg.Site
+	p := site.Profile
 	section := func(title string, items []string, bullets bool) {
 		if len(items) == 0 {
 			return
 		}
-		fmt.Fprintf(&b, "\n## %s\n\n", title)
+		fmt.Fprintf(b, "\n## %s\n", title)
 		for _, it := range items {
 			if bullets {
-				fmt.Fprintf(&b, "- %s\n", oneLine(it))
+				fmt.Fprintf(b, "\n- %s", oneLine(it))
 			} else {
-				fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(it))
+				fmt.Fprintf(b, "\n%s\n", strings.TrimSpace(it))
 			}
+		}
+		if bullets {
+			b.WriteByte('\n')
 		}
 	}
 	section("Biography", p.About, false)
@@ -108,8 +216,10 @@ func (l links) llmsFullTxt() []byte {
 	section("Recognition", p.Recognition, true)
 	section("Expertise", p.Expertise, true)
 	section("Education", p.Education, true)
-	section("Company", site.CompanyFacts, true)
-	section("Initiatives", site.Initiatives, true)
+	if withCompany {
+		section("Company", site.CompanyFacts, true)
+		section("Initiatives", site.Initiatives, true)
+	}
 	c := l.profile().Contact
 	var contact []string
 	for _, ch := range []struct{ label, value string }{
@@ -121,14 +231,6 @@ func (l links) llmsFullTxt() []byte {
 		}
 	}
 	section("Contact", contact, true)
-	for i, in := range site.Insights {
-		fmt.Fprintf(&b, "\n---\n\n## %s\n\nURL: %s\nPublished: %s (%s)\nUpdated: %s\nTopic: %s\nRead time: %s\n\n%s\n\n",
-			oneLine(in.Title), l.insight(in.Slug), in.Date, in.DateISO, in.DateModifiedISO, in.Topic, in.ReadTime,
-			oneLine(in.Description))
-		b.WriteString(l.cfg.fullBodies[i])
-		b.WriteByte('\n')
-	}
-	return b.Bytes()
 }
 
 // demoteHeadings moves every ATX heading of a Markdown body one level down,

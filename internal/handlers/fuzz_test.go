@@ -17,8 +17,12 @@ import (
 // service: it never panics (a recovered panic would be a 500), never answers
 // 5xx, and every error is a problem document.
 func FuzzRouter(f *testing.F) {
-	s := newTestService(f, Config{BaseURL: "https://example.com"})
+	s := newTestService(f, agentConfig(Config{BaseURL: "https://example.com"}))
 	for _, seed := range []struct{ method, path, auth string }{
+		{"GET", "/index.md", ""},
+		{"GET", "/insights/the-case-for-a-boring-data-platform.md", ""},
+		{"GET", "/insights/{slug}.md", ""},
+		{"HEAD", "/sitemap-discovery.xml", ""},
 		{"GET", "/api/v1", ""},
 		{"GET", "/api/v1/insights/the-case-for-a-boring-data-platform", ""},
 		{"HEAD", "/api/v1/profile", ""},
@@ -51,6 +55,43 @@ func FuzzRouter(f *testing.F) {
 		}
 		if rec.Code >= 400 && rec.Header().Get("Content-Type") != mediaProblem {
 			t.Fatalf("%s %q: %d with Content-Type %q", method, path, rec.Code, rec.Header().Get("Content-Type"))
+		}
+	})
+}
+
+// FuzzPageNegotiation sends arbitrary Accept headers for the site's pages:
+// the module answers only GET and HEAD that prefer Markdown, always with
+// the page's Markdown.
+func FuzzPageNegotiation(f *testing.F) {
+	s := newTestService(f, agentConfig(Config{BaseURL: "https://example.com"}))
+	for _, seed := range []struct{ method, path, accept string }{
+		{"GET", "/", "text/markdown"},
+		{"HEAD", "/about", "text/markdown;q=0.5, text/html;q=0.4"},
+		{"GET", "/insights", "*/*"},
+		{"POST", "/", "text/markdown"},
+		{"GET", "/insights/the-case-for-a-boring-data-platform", "text/markdown;q=1.0000001"},
+		{"GET", "/contact", "text/markdown"},
+	} {
+		f.Add(seed.method, seed.path, seed.accept)
+	}
+	f.Fuzz(func(t *testing.T, method, path, accept string) {
+		if method == "" || strings.ContainsAny(method, " \t\r\n") {
+			return
+		}
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.Method = method
+		r.URL = &url.URL{Path: path}
+		r.Header.Set("Accept", accept)
+		if !s.ServesMarkdown(r) {
+			return
+		}
+		if s.Owns(path) || method != http.MethodGet && method != http.MethodHead {
+			t.Fatalf("%s %q: negotiated on a path the module owns, or for another method", method, path)
+		}
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, r)
+		if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != mediaMarkdown || !strings.Contains(rec.Header().Get("Vary"), "Accept") {
+			t.Fatalf("%s %q Accept %q: %d %q", method, path, accept, rec.Code, rec.Header().Get("Content-Type"))
 		}
 	})
 }

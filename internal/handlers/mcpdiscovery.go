@@ -108,8 +108,8 @@ const (
 	maxCardTitle = 100
 )
 
-// clip cuts s to at most n characters, marking a cut with "…".
-func clip(s string, n int) string {
+// clipChars cuts s to at most n characters, marking a cut with "…".
+func clipChars(s string, n int) string {
 	runes := []rune(s)
 	if len(runes) <= n {
 		return s

@@ -66,7 +66,7 @@ func (l links) openAPI31() object {
 			"required":    true,
 		},
 		"Link": object{
-			"description": "Links to the API catalog (rel=api-catalog, RFC 9727), this description (rel=service-desc) and the developer portal (rel=service-doc).",
+			"description": "Links to the API catalog (rel=api-catalog, RFC 9727), this description (rel=service-desc) and the developer portal (rel=service-doc); on the Markdown version of a page, first the page itself (rel=canonical).",
 			"schema":      object{"type": "string"},
 		},
 	}
@@ -191,6 +191,18 @@ func operation(rt *Route, rateLimited bool) object {
 		headers["ETag"] = ref("headers", "ETag")
 	}
 	headers["Link"] = ref("headers", "Link")
+	if rt.twinOf != nil {
+		headers["Content-Signal"] = object{
+			"description": "The site's content-usage signals, as its robots.txt states them (contentsignals.org).",
+			"schema":      object{"type": "string", "examples": []string{"ai-train=yes, search=yes, ai-input=yes"}},
+			"required":    true,
+		}
+		headers["X-Markdown-Tokens"] = object{
+			"description": "An estimate of the body's length in tokens: a quarter of its characters.",
+			"schema":      object{"type": "integer", "minimum": 0},
+			"required":    true,
+		}
+	}
 	if rateLimited {
 		headers["RateLimit-Policy"] = ref("headers", "RateLimit-Policy")
 		headers["RateLimit"] = ref("headers", "RateLimit")
@@ -258,11 +270,16 @@ func operation(rt *Route, rateLimited bool) object {
 		op["parameters"] = queryParameters(rt.Query)
 	}
 	if strings.Contains(rt.Path, "{slug}") {
+		description := "The insight's slug: " + content.SlugGrammar + ". A slug outside this grammar is a 400 problem; an unknown one a 404."
+		if rt.twinOf != nil {
+			// Only published insights' twins are the module's.
+			description = "The slug of a published insight (" + content.SlugGrammar + "). Any other address here is the site's own."
+		}
 		op["parameters"] = []object{{
 			"name":        "slug",
 			"in":          "path",
 			"required":    true,
-			"description": "The insight's slug: " + content.SlugGrammar + ". A slug outside this grammar is a 400 problem; an unknown one a 404.",
+			"description": description,
 			"schema":      componentSchemas["InsightSummary"].Properties["slug"],
 		}}
 	}

@@ -138,13 +138,13 @@ func (s *Service) document(rd *rendition, rt *Route, slug, path string) *documen
 	ld.once.Do(func() {
 		rd.cache.slots <- struct{}{}
 		defer func() { <-rd.cache.slots }()
-		body, err := rt.render(rd.links, slug)
+		doc, err := rd.render(rt, slug, true)
 		if err != nil {
 			panic(fmt.Errorf("rendering %s: %w", path, err)) // content was validated at load
 		}
-		ld.doc = newDocument(rt, body, true).withHeaders(rt, rd.links)
+		ld.doc = doc
 		ld.doc.owner = rd
-		rd.account(len(body))
+		rd.account(len(doc.body))
 	})
 	return ld.doc
 }
@@ -260,22 +260,40 @@ func (s *Service) renderAll(rd *rendition) error {
 			continue
 		}
 		if !rt.hasSlug() {
-			body, err := rt.render(rd.links, "")
+			doc, err := rd.render(rt, "", false)
 			if err != nil {
 				return fmt.Errorf("rendering %s: %w", rt.Path, err)
 			}
-			rd.eager[rt.Path] = newDocument(rt, body, false).withHeaders(rt, rd.links)
+			rd.eager[rt.Path] = doc
 			continue
 		}
 		for _, in := range s.cfg.Site.Insights {
-			body, err := rt.render(rd.links, in.Slug)
-			if err != nil {
-				return fmt.Errorf("rendering %s: %w", insightPath(in.Slug), err)
+			path := rt.pathFor(in.Slug)
+			if rt.twinOf != nil && s.cfg.twins[path] == nil {
+				continue // an insight whose twin would take another document's path
 			}
-			rd.eager[insightPath(in.Slug)] = newDocument(rt, body, false).withHeaders(rt, rd.links)
+			doc, err := rd.render(rt, in.Slug, false)
+			if err != nil {
+				return fmt.Errorf("rendering %s: %w", path, err)
+			}
+			rd.eager[path] = doc
 		}
 	}
 	return nil
+}
+
+// render makes the document of route rt (for slug, on a {slug} route); a
+// Markdown twin carries its page's address and its size in tokens.
+func (rd *rendition) render(rt *Route, slug string, hosted bool) (*document, error) {
+	body, err := rt.render(rd.links, slug)
+	if err != nil {
+		return nil, err
+	}
+	doc := newDocument(rt, body, hosted).withHeaders(rt, rd.links)
+	if rt.twinOf != nil {
+		doc.headers = rd.twinHeaders(rt.twinOf(rd.links, slug), body)
+	}
+	return doc, nil
 }
 
 // privateCache is a route's cache policy for a document of a request-

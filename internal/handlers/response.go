@@ -55,6 +55,9 @@ const (
 type fields struct {
 	h   http.Header
 	buf []string
+	// varyAccept says that Accept chose the document served: a site
+	// page's Markdown, negotiated.
+	varyAccept bool
 }
 
 func newFields(h http.Header) *fields {
@@ -122,8 +125,15 @@ func serveDocument(f *fields, w http.ResponseWriter, r *http.Request, doc *docum
 		f.set(kv[0], kv[1])
 	}
 	body, etag, length := doc.body, doc.etag, doc.contentLength
-	if len(doc.encodings) > 0 {
+	switch {
+	case len(doc.encodings) > 0 && f.varyAccept:
+		f.set(headerVary, "Accept, Accept-Encoding")
+	case len(doc.encodings) > 0:
 		f.set(headerVary, "Accept-Encoding")
+	case f.varyAccept:
+		f.set(headerVary, "Accept")
+	}
+	if len(doc.encodings) > 0 {
 		if ae := r.Header.Get("Accept-Encoding"); ae != "" {
 			for i := range doc.encodings {
 				if !acceptsEncoding(ae, doc.encodings[i].name) {

@@ -20,6 +20,12 @@ const MaxSiteRobots = 512 << 10
 
 // contentSignal is the Content-Signal line of the site's preferences.
 func (l links) contentSignal() string {
+	return "Content-Signal: " + l.signalValue()
+}
+
+// signalValue is the site's preferences as robots.txt and the
+// Content-Signal header of the Markdown twins state them.
+func (l links) signalValue() string {
 	yesNo := func(b bool) string {
 		if b {
 			return "yes"
@@ -27,7 +33,20 @@ func (l links) contentSignal() string {
 		return "no"
 	}
 	s := l.cfg.Site.Signals
-	return fmt.Sprintf("Content-Signal: ai-train=%s, search=%s, ai-input=%s", yesNo(s.AITrain), yesNo(s.Search), yesNo(s.AIInput))
+	return fmt.Sprintf("ai-train=%s, search=%s, ai-input=%s", yesNo(s.AITrain), yesNo(s.Search), yesNo(s.AIInput))
+}
+
+// sitemaps are the sitemaps robots.txt names: the site's own, as
+// configured, then the module's.
+func (l links) sitemaps() []string {
+	var urls []string
+	for _, link := range l.cfg.SiteSitemaps {
+		urls = append(urls, l.abs(link))
+	}
+	if l.cfg.Sitemap {
+		urls = append(urls, l.base+pathSitemapOwn)
+	}
+	return urls
 }
 
 // robotsComments explain the content signal and point agents at the API.
@@ -42,7 +61,33 @@ func (l links) robotsComments() string {
 
 // robotsTxt renders the module's own /robots.txt, for a site that has none.
 func (l links) robotsTxt() []byte {
-	return []byte(l.robotsComments() + "User-agent: *\n" + l.contentSignal() + "\nAllow: /\n")
+	b := bytes.NewBufferString(l.robotsComments() + "User-agent: *\n" + l.contentSignal() + "\nAllow: /\n")
+	l.writeSitemaps(b, nil)
+	return b.Bytes()
+}
+
+// writeSitemaps adds a Sitemap line (which belongs to no group) for each
+// sitemap the module names that the site's lines do not name already.
+func (l links) writeSitemaps(b *bytes.Buffer, lines []string) {
+	named := make(map[string]bool)
+	for _, line := range lines {
+		if k, _ := robotsField(line); k == "sitemap" {
+			// The value is a URL, which may hold "#": not a comment.
+			_, v, _ := strings.Cut(line, ":")
+			named[strings.TrimSpace(v)] = true
+		}
+	}
+	first := true
+	for _, url := range l.sitemaps() {
+		if named[url] {
+			continue
+		}
+		if first && !bytes.HasSuffix(b.Bytes(), []byte("\n\n")) {
+			b.WriteByte('\n')
+		}
+		first = false
+		b.WriteString("Sitemap: " + url + "\n")
+	}
 }
 
 // mergeRobots adds the module's lines to a site's robots.txt without
@@ -87,6 +132,7 @@ func (l links) mergeRobots(site []byte) []byte {
 		}
 		out.WriteString("User-agent: *\n" + l.contentSignal() + "\nAllow: /\n")
 	}
+	l.writeSitemaps(&out, lines)
 	return out.Bytes()
 }
 

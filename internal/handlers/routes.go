@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+
+	"github.com/caddy-discovery/caddy-discovery/content"
 )
 
 // Route is one address the service answers, declared once. The route table
@@ -80,6 +82,9 @@ type Route struct {
 	// headers, when set, are the extra headers of the route's documents for
 	// a base URL (the portal's Content-Security-Policy names it).
 	headers func(l links) [][2]string
+	// twinOf, set on the Markdown twin of a site page, gives that page's
+	// address: the twin's canonical URL.
+	twinOf func(l links, slug string) string
 }
 
 type listing int
@@ -124,6 +129,7 @@ const (
 	mediaLinkset  = `application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"`
 	mediaJWKSet   = "application/jwk-set+json"
 	mediaCard     = "application/mcp-server-card+json"
+	mediaXML      = "application/xml; charset=utf-8"
 )
 
 // Paths of the routes that code refers to by name.
@@ -169,6 +175,17 @@ const (
 	pathWebMCP = "/mcp/webmcp.js"
 
 	mediaAICatalog = "application/ai-catalog+json"
+)
+
+// Paths of the agent pages. The twins' paths stand for the addresses that
+// follow the site's own pages (see twinPath), set when the service is built.
+const (
+	pathSitemap      = "/sitemap.xml"
+	pathSitemapOwn   = "/sitemap-discovery.xml"
+	pathHomeTwin     = "{twin:home}"
+	pathAboutTwin    = "{twin:about}"
+	pathInsightsTwin = "{twin:insights}"
+	pathInsightTwin  = "{twin:insight}"
 )
 
 func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
@@ -429,6 +446,51 @@ var routes = []Route{
 		Description: "Crawler rules with the site's content-usage signals (contentsignals.org).",
 		MediaType:   mediaText, CacheControl: cacheDocument, Listed: listOptional,
 		render: textDocument(links.robotsTxt),
+	},
+
+	// The site's own pages, made readable for agents: the sitemap and the
+	// Markdown twins (sitemap.go, markdown.go, pages.go).
+	{
+		Path: pathSitemapOwn, Method: http.MethodGet, OperationID: "getSitemap", Tag: tagDiscovery,
+		Summary:     "Sitemap",
+		Description: "The sitemaps.org sitemap of the site's pages named in the content, every insight's page with its modification date, and the developer portal.",
+		MediaType:   mediaXML, CacheControl: cacheDocument, Listed: listOptional,
+		render: textDocument(links.sitemap),
+	},
+	{
+		Path: pathSitemap, Method: http.MethodGet, OperationID: "getSitemapXml", Tag: tagDiscovery,
+		Summary:     "Sitemap at the usual address",
+		Description: "The same sitemap, served only when the site has no /sitemap.xml of its own: a site's own sitemap is passed on unchanged.",
+		MediaType:   mediaXML, CacheControl: cacheDocument,
+		serve: (*Service).serveSitemap,
+	},
+	{
+		Path: pathHomeTwin, Method: http.MethodGet, OperationID: "getHomeMarkdown", Tag: tagDiscovery,
+		Summary:     "Home page as Markdown",
+		Description: "The site's home page for agents: who the subject is, the site's pages, the latest insights and the interfaces for agents.",
+		MediaType:   mediaMarkdown, CacheControl: cacheDocument,
+		render: textDocument(links.homeMarkdown), twinOf: pageOf(func(p content.Pages) string { return p.Home }),
+	},
+	{
+		Path: pathAboutTwin, Method: http.MethodGet, OperationID: "getAboutMarkdown", Tag: tagDiscovery,
+		Summary:     "About page as Markdown",
+		Description: "The site's about page for agents: biography, key facts, recognition, expertise, education and contact.",
+		MediaType:   mediaMarkdown, CacheControl: cacheDocument,
+		render: textDocument(links.aboutMarkdown), twinOf: pageOf(func(p content.Pages) string { return p.About }),
+	},
+	{
+		Path: pathInsightsTwin, Method: http.MethodGet, OperationID: "getInsightsMarkdown", Tag: tagDiscovery,
+		Summary:     "Insights list as Markdown",
+		Description: "Every published insight, newest first, each linked to its Markdown version.",
+		MediaType:   mediaMarkdown, CacheControl: cacheDocument,
+		render: textDocument(links.insightsMarkdown), twinOf: pageOf(func(p content.Pages) string { return p.Insights }),
+	},
+	{
+		Path: pathInsightTwin, Method: http.MethodGet, OperationID: "getInsightMarkdown", Tag: tagDiscovery,
+		Summary:     "One insight as Markdown",
+		Description: "One insight article as Markdown: its title, dates, topic and the full body, at the address of its page with .md.",
+		MediaType:   mediaMarkdown, CacheControl: cacheDocument,
+		render: links.insightMarkdown, twinOf: links.insight,
 	},
 }
 

@@ -57,7 +57,7 @@ func BenchmarkScale(b *testing.B) {
 		b.Run(fmt.Sprintf("render/%d", n), func(b *testing.B) {
 			for b.Loop() {
 				var err error
-				s, err = New(Config{Site: site, BaseURL: "https://example.com", TokenSecret: []byte(strings.Repeat("s", 32))})
+				s, err = New(agentConfig(Config{Site: site, BaseURL: "https://example.com", TokenSecret: []byte(strings.Repeat("s", 32))}))
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -88,7 +88,7 @@ func hostedService(tb testing.TB, n int) *Service {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s, err := New(Config{Site: site, TokenSecret: []byte(strings.Repeat("s", 32))})
+	s, err := New(agentConfig(Config{Site: site, TokenSecret: []byte(strings.Repeat("s", 32))}))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -33,6 +33,16 @@ type Config struct {
 	CLIScript []byte
 	// Robots serves /robots.txt.
 	Robots bool
+	// Sitemap serves the module's sitemap and names it in robots.txt;
+	// SiteSitemaps are the site's own sitemaps (paths or absolute URLs),
+	// named there too.
+	Sitemap      bool
+	SiteSitemaps []string
+	// PageLinks adds the module's Link values to the site's answers for the
+	// pages the content names; Markdown serves those pages' Markdown twins
+	// and answers Accept: text/markdown on them.
+	PageLinks bool
+	Markdown  bool
 	// Deprecation, Sunset and Successor, when set, announce the end of v1 on
 	// every versioned response (RFC 9745, RFC 8594).
 	Deprecation time.Time
@@ -86,6 +96,9 @@ type Config struct {
 	bodiesSize int
 	// searchIndex is the search tool's index of Site.Insights.
 	searchIndex *searchIndex
+	// pages are the site's pages the content names, by path, and twins
+	// the same pages by the path of their Markdown twin.
+	pages, twins map[string]*sitePage
 }
 
 // defaultTokenTTL is the lifetime of access tokens unless configured.
@@ -129,6 +142,9 @@ type Service struct {
 	fixed *rendition
 	// hosted caches the renditions of request-derived base URLs.
 	hosted *renditionCache
+	// pageLinks are the Link values of the site's pages on the configured
+	// base URL.
+	pageLinks *pageLinks
 }
 
 // New builds a Service; with a fixed BaseURL every document is rendered now.
@@ -165,6 +181,7 @@ func New(cfg Config) (*Service, error) {
 		rt.Path = strings.Replace(rt.Path, "{skill}", skillName(cfg.CLIName), 1)
 		s.routes = append(s.routes, rt)
 	}
+	s.placeAgentRoutes()
 	for i := range s.routes {
 		s.byPath[s.routes[i].Path] = &s.routes[i]
 	}
@@ -182,6 +199,7 @@ func New(cfg Config) (*Service, error) {
 			return nil, err
 		}
 		s.cfg.BaseURL = base
+		s.pageLinks = newPageLinks(base)
 		s.fixed = s.newRendition(base)
 		if err := s.renderAll(s.fixed); err != nil {
 			return nil, err
@@ -198,7 +216,7 @@ func (s *Service) Owns(path string) bool {
 		return true
 	}
 	_, ok := s.byPath[path]
-	return ok
+	return ok || s.cfg.twins[path] != nil
 }
 
 // ValidCLIName reports whether name can name the CLI script: 1 to 64
@@ -226,6 +244,9 @@ func (s *Service) route(path string) (rt *Route, slug string) {
 	if rt := s.byPath[path]; rt != nil {
 		return rt, ""
 	}
+	if p := s.cfg.twins[path]; p != nil {
+		return p.route, p.slug
+	}
 	slug, ok := strings.CutPrefix(path, insightPrefix)
 	if ok && slug != "" && !strings.Contains(slug, "/") && s.insightRoute != nil {
 		return s.insightRoute, slug
@@ -251,6 +272,12 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rt, slug := s.route(r.URL.Path)
+	if rt == nil {
+		if p := s.negotiated(r); p != nil {
+			// A site page asked for as Markdown: its twin, varying on Accept.
+			rt, slug, f.varyAccept = p.route, p.slug, true
+		}
+	}
 	bh := s.headersFor(base)
 	bh.setCommon(f, r, rt)
 	if rt == nil {
@@ -285,7 +312,7 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rt.serve(s, w, r, rd)
 		return
 	}
-	doc := s.document(rd, rt, slug, r.URL.Path)
+	doc := s.document(rd, rt, slug, rt.pathFor(slug))
 	if doc == nil { // every rendered route has a document; this is a safeguard
 		writeProblem(w, r, newProblem(base, codeNotFound, r, "The requested API endpoint does not exist."))
 		return

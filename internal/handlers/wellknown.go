@@ -174,7 +174,7 @@ func (l links) serverCard() serverCard {
 		Schema:      "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json",
 		Name:        cardNamespace(hostOnly(hostOf(l.base)), len(l.cfg.ServiceName)) + "/" + l.cfg.ServiceName,
 		Version:     l.cfg.Version,
-		Title:       clip(title, maxCardTitle),
+		Title:       clipChars(title, maxCardTitle),
 		Description: description,
 		WebsiteURL:  l.developers(),
 		Remotes: []serverCardRemote{{

@@ -1,0 +1,150 @@
+package handlers
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// The Markdown twins of the site's pages: what an agent reads instead of
+// the HTML, rendered from the content (never from the site's HTML, which
+// the module does not read). Each starts with its title and a blockquote
+// that points at llms.txt, the index of everything for agents.
+
+// Header names of the Markdown twins.
+const (
+	headerContentSignal  = "Content-Signal"
+	headerMarkdownTokens = "X-Markdown-Tokens"
+)
+
+// latestInsights is how many insights the home page's twin lists; the
+// insights list's twin has them all.
+const latestInsights = 10
+
+// twinHeaders are the headers of the Markdown twin of the page at url: the
+// page as its canonical address (beside the module's usual links), the
+// content signals robots.txt publishes, and an estimate of the body's size
+// in tokens.
+func (rd *rendition) twinHeaders(url string, body []byte) [][2]string {
+	return [][2]string{
+		{headerLink, "<" + url + `>; rel="canonical", ` + rd.link},
+		{headerContentSignal, rd.signalValue()},
+		{headerMarkdownTokens, strconv.Itoa(markdownTokens(body))},
+	}
+}
+
+// markdownTokens estimates the tokens a model spends on body: a token is
+// about four characters of English text.
+func markdownTokens(body []byte) int {
+	return (utf8.RuneCount(body) + 3) / 4
+}
+
+// twinHead writes the title and the pointer at llms.txt of the twin of the
+// page at url.
+func (l links) twinHead(b *bytes.Buffer, title, url string) {
+	fmt.Fprintf(b, "# %s\n\n> The Markdown version of [%s](%s), for agents. Everything this site publishes for agents is indexed at [llms.txt](%s).\n\n",
+		oneLine(title), llmsTitle.Replace(url), llmsURL.Replace(url), l.base+pathLLMs)
+}
+
+// insightItem writes the list item of one insight, linked to its twin.
+func (l links) insightItem(b *bytes.Buffer, i int) {
+	in := l.cfg.Site.Insights[i]
+	llmsLink(b, in.Title, l.pageLink(l.insightLink(in.Slug)), in.Description+" ("+in.Topic+", "+in.Date+")")
+}
+
+// insightLink is the content's link of an insight's page, before it is
+// made absolute.
+func (l links) insightLink(slug string) string {
+	return strings.ReplaceAll(l.cfg.Site.Pages.Insight, "{slug}", slug)
+}
+
+// homeMarkdown renders the home page's twin: who the subject is, the
+// site's pages, the latest insights and where agents go next.
+func (l links) homeMarkdown() []byte {
+	site := l.cfg.Site
+	p := site.Profile
+	var b bytes.Buffer
+	l.twinHead(&b, p.Name, l.abs(site.Pages.Home))
+	b.WriteString(oneLine(p.Tagline) + "\n\n")
+	if len(p.About) > 0 {
+		b.WriteString(strings.TrimSpace(p.About[0]) + "\n\n")
+	}
+	b.WriteString("## Pages\n\n")
+	for _, sl := range l.sitePages() {
+		llmsLink(&b, sl.Label, l.pageLink(sl.URL), sl.Desc)
+	}
+	if n := len(site.Insights); n > 0 {
+		b.WriteString("\n## Latest insights\n\n")
+		for i := range min(n, latestInsights) {
+			l.insightItem(&b, i)
+		}
+		if n > latestInsights {
+			llmsLink(&b, fmt.Sprintf("All %d insights", n), l.insightsIndex(), "")
+		}
+	}
+	b.WriteString("\n## For agents and developers\n\n")
+	for _, rt := range l.routes {
+		if rt.Listed == listMain && !strings.Contains(rt.Path, "{") {
+			llmsLink(&b, rt.Summary, l.base+rt.Path, "")
+		}
+	}
+	return b.Bytes()
+}
+
+// insightsIndex is the address that lists every insight for agents: the
+// insights list's twin, else the JSON list.
+func (l links) insightsIndex() string {
+	if twin, ok := l.twinURL(l.cfg.Site.Pages.Insights); ok {
+		return twin
+	}
+	return l.base + pathInsights
+}
+
+// aboutMarkdown renders the about page's twin: the profile in full.
+func (l links) aboutMarkdown() []byte {
+	site := l.cfg.Site
+	var b bytes.Buffer
+	l.twinHead(&b, "About "+site.Profile.Name, l.abs(site.Pages.About))
+	b.WriteString(oneLine(site.Profile.Tagline) + "\n")
+	l.profileSections(&b, false)
+	fmt.Fprintf(&b, "\nLast updated: %s. The same facts as JSON: %s\n", site.Profile.LastUpdated, l.base+pathProfile)
+	return b.Bytes()
+}
+
+// insightsMarkdown renders the insights list's twin: every insight, newest
+// first, linked to its own twin.
+func (l links) insightsMarkdown() []byte {
+	site := l.cfg.Site
+	var b bytes.Buffer
+	b.Grow(1024 + len(site.Insights)*(384+2*len(l.base)))
+	l.twinHead(&b, "Insights by "+site.Profile.Name, l.abs(site.Pages.Insights))
+	if len(site.Insights) == 0 {
+		b.WriteString("No insights are published yet.\n")
+		return b.Bytes()
+	}
+	fmt.Fprintf(&b, "%d articles, newest first. The same list as JSON: %s\n\n## Insights\n\n", len(site.Insights), l.base+pathInsights)
+	for i := range site.Insights {
+		l.insightItem(&b, i)
+	}
+	return b.Bytes()
+}
+
+// insightMarkdown renders the twin of one insight's page: its facts, then
+// the body as written.
+func (l links) insightMarkdown(slug string) ([]byte, error) {
+	in, ok := l.published(slug)
+	if !ok {
+		return nil, fmt.Errorf("no published insight %q", slug)
+	}
+	var b bytes.Buffer
+	b.Grow(len(in.Body) + 1024)
+	l.twinHead(&b, in.Title, l.insight(slug))
+	fmt.Fprintf(&b, "%s\n\n- Author: %s\n- Published: %s (%s)\n- Updated: %s\n- Topic: %s\n- Read time: %s\n- JSON: %s\n\n",
+		oneLine(in.Description), oneLine(l.cfg.Site.Profile.Name), in.Date, in.DateISO, in.DateModifiedISO, in.Topic,
+		in.ReadTime, l.base+insightPath(slug))
+	b.WriteString(strings.TrimSpace(in.Body))
+	b.WriteByte('\n')
+	return b.Bytes(), nil
+}

@@ -1,0 +1,536 @@
+package handlers
+
+import (
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/caddy-discovery/caddy-discovery/content"
+)
+
+// The site's own pages that the content names (home, about, the list of
+// insights, each insight's page) stay the site's: the module never answers
+// them in HTML. What it adds is for agents: RFC 8288 Link values on the
+// site's answer, pointing at the API and at the page's Markdown twin, and
+// that twin itself, at an address that follows the page's own and, for
+// Accept: text/markdown, at the page's address.
+
+// sitePage is one page of the site that the content names.
+type sitePage struct {
+	// path is the page's path, as requests name it.
+	path string
+	// twin is the path of its Markdown twin, twinURL the same as it goes
+	// in a URL (escaped), and route the twin's route; all empty when the
+	// page has none.
+	twin, twinURL string
+	route         *Route
+	// slug is the insight of an insight's page.
+	slug string
+}
+
+// twinPath is the address of the Markdown twin of the page at path, the
+// one agents try first: "/" and "/docs/" give "/index.md" and
+// "/docs/index.md", "/about" and "/about.html" give "/about.md".
+func twinPath(path string) string {
+	switch {
+	case strings.HasSuffix(path, "/"):
+		return path + "index.md"
+	case strings.HasSuffix(path, ".html"):
+		return strings.TrimSuffix(path, ".html") + ".md"
+	case strings.HasSuffix(path, ".htm"):
+		return strings.TrimSuffix(path, ".htm") + ".md"
+	}
+	return path + ".md"
+}
+
+// pageOf gives the address of one of the site's pages named in Pages.
+func pageOf(page func(content.Pages) string) func(links, string) string {
+	return func(l links, _ string) string { return l.abs(page(l.cfg.Site.Pages)) }
+}
+
+// onSite returns the path of a content link that names a page of this
+// site: a path, or an absolute URL of the configured base URL's origin.
+// Without a configured base URL only paths do, since any Host may then be
+// the site's. A link with a query or a fragment names no page of its own.
+func (c *Config) onSite(link string) (string, bool) {
+	u, err := url.Parse(link)
+	if err != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.User != nil {
+		return "", false
+	}
+	if u.Scheme != "" && (c.BaseURL == "" || originOf(link) != originOf(c.BaseURL)) {
+		return "", false
+	}
+	if u.Path == "" {
+		return "/", true
+	}
+	return u.Path, true
+}
+
+// placeAgentRoutes settles the routes of the agent pages and indexes the
+// site's pages. The sitemap's routes stay only while the sitemap is on. A
+// page of the site gets a Markdown twin, when Markdown is on, unless the
+// twin's path is already the module's (another route, or an earlier page's
+// twin): it is left out rather than shadow it; the twin routes take their
+// paths here, and one whose page got no twin is dropped. A page whose own
+// path the module serves is not the site's. Runs once, when the service is
+// built, after s.routes holds every other route and before byPath.
+func (s *Service) placeAgentRoutes() {
+	cfg := &s.cfg
+	taken := make(map[string]bool, len(s.routes))
+	for _, rt := range s.routes {
+		if rt.twinOf == nil {
+			taken[rt.Path] = true
+		}
+	}
+	owned := func(path string) bool {
+		return taken[path] || isAPIPath(path) || strings.HasPrefix(path, mcpPrefix)
+	}
+
+	// The pages, in order of precedence, with the placeholder of their
+	// twin's route; an insight's twin follows its page, /insights/{slug}
+	// giving /insights/{slug}.md.
+	type candidate struct {
+		path, twin, placeholder, slug string
+	}
+	var candidates []candidate
+	pages := cfg.Site.Pages
+	for _, page := range []struct{ placeholder, link string }{
+		{pathHomeTwin, pages.Home}, {pathAboutTwin, pages.About}, {pathInsightsTwin, pages.Insights},
+	} {
+		if path, ok := cfg.onSite(page.link); ok {
+			candidates = append(candidates, candidate{path, twinPath(path), page.placeholder, ""})
+		}
+	}
+	twinPattern := ""
+	if pattern, ok := cfg.onSite(pages.Insight); ok {
+		twinPattern = twinPath(pattern)
+		for _, in := range cfg.Site.Insights {
+			path := strings.ReplaceAll(pattern, "{slug}", in.Slug)
+			candidates = append(candidates, candidate{path, strings.ReplaceAll(twinPattern, "{slug}", in.Slug), pathInsightTwin, in.Slug})
+		}
+	}
+	cfg.pages = make(map[string]*sitePage, len(candidates))
+	cfg.twins = make(map[string]*sitePage, len(candidates))
+	placed := map[string]string{} // placeholder -> path of the twin route
+	type twinned struct {
+		page        *sitePage
+		placeholder string
+	}
+	var withTwins []twinned
+	for _, c := range candidates {
+		if owned(c.path) || cfg.pages[c.path] != nil {
+			continue
+		}
+		p := &sitePage{path: c.path, slug: c.slug}
+		cfg.pages[c.path] = p
+		if !cfg.Markdown || owned(c.twin) || cfg.twins[c.twin] != nil {
+			continue
+		}
+		p.twin, p.twinURL = c.twin, (&url.URL{Path: c.twin}).EscapedPath()
+		cfg.twins[c.twin] = p
+		withTwins = append(withTwins, twinned{p, c.placeholder})
+		placed[c.placeholder] = c.twin
+		if c.slug != "" {
+			placed[c.placeholder] = twinPattern
+		}
+	}
+
+	kept := s.routes[:0]
+	for _, rt := range s.routes {
+		switch {
+		case rt.Path == pathSitemap || rt.Path == pathSitemapOwn:
+			if !cfg.Sitemap {
+				continue
+			}
+		case rt.twinOf != nil:
+			if placed[rt.Path] == "" {
+				continue
+			}
+			rt.Path = placed[rt.Path]
+		}
+		kept = append(kept, rt)
+	}
+	s.routes = kept
+	routeOf := make(map[string]*Route)
+	for i := range s.routes {
+		if rt := &s.routes[i]; rt.twinOf != nil {
+			routeOf[rt.Path] = rt
+		}
+	}
+	for _, t := range withTwins {
+		t.page.route = routeOf[placed[t.placeholder]]
+	}
+}
+
+// pathFor is the path of the route's document for slug.
+func (rt *Route) pathFor(slug string) string {
+	if slug == "" {
+		return rt.Path
+	}
+	return strings.ReplaceAll(rt.Path, "{slug}", slug)
+}
+
+// twinURL is the address of the Markdown twin of the content link (a page),
+// and whether it has one.
+func (l links) twinURL(link string) (string, bool) {
+	path, ok := l.cfg.onSite(link)
+	if !ok {
+		return "", false
+	}
+	p := l.cfg.pages[path]
+	if p == nil || p.twin == "" {
+		return "", false
+	}
+	return l.base + p.twinURL, true
+}
+
+// pageLink is the address agents should read a site page at: its
+// Markdown twin when it has one, else the page.
+func (l links) pageLink(link string) string {
+	if twin, ok := l.twinURL(link); ok {
+		return twin
+	}
+	return l.abs(link)
+}
+
+// negotiated returns the page of r when r is a GET or HEAD of a page with
+// a Markdown twin whose Accept prefers Markdown.
+func (s *Service) negotiated(r *http.Request) *sitePage {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return nil
+	}
+	p := s.cfg.pages[r.URL.Path]
+	if p == nil || p.route == nil || !prefersMarkdown(r.Header.Values("Accept")) {
+		return nil
+	}
+	return p
+}
+
+// ServesMarkdown reports whether the service answers r, a request for one
+// of the site's pages, with the page's Markdown (Accept: text/markdown).
+func (s *Service) ServesMarkdown(r *http.Request) bool {
+	return s.negotiated(r) != nil
+}
+
+// maxAcceptRanges bounds the media ranges read from Accept: a client
+// that sends more is answered HTML, the default.
+const maxAcceptRanges = 64
+
+// prefersMarkdown reports whether the Accept fields name text/markdown
+// with a quality above zero and at least that of HTML. HTML is the
+// default: Markdown must be named (a wildcard does not choose it, so
+// "*/*" and "text/*" mean HTML), and HTML's quality is that of the most
+// specific range matching text/html or application/xhtml+xml (RFC 9110
+// section 12.5.1), so "text/markdown;q=0.5, */*" means HTML, and
+// "text/markdown, text/html" Markdown.
+func prefersMarkdown(accept []string) bool {
+	markdown := -1.0
+	html, htmlSpecificity := 0.0, -1
+	n := 0
+	for _, field := range accept {
+		for item := range strings.SplitSeq(field, ",") {
+			if n++; n > maxAcceptRanges {
+				return false
+			}
+			mediaRange, params, _ := strings.Cut(item, ";")
+			mediaRange = strings.ToLower(strings.TrimSpace(mediaRange))
+			q := acceptQuality(params)
+			specificity := -1
+			switch mediaRange {
+			case "text/markdown":
+				markdown = max(markdown, q)
+				continue
+			case "text/html", "application/xhtml+xml":
+				specificity = 2
+			case "text/*":
+				specificity = 1
+			case "*/*":
+				specificity = 0
+			}
+			switch {
+			case specificity > htmlSpecificity:
+				html, htmlSpecificity = q, specificity
+			case specificity == htmlSpecificity && specificity >= 0:
+				html = max(html, q)
+			}
+		}
+	}
+	return markdown > 0 && markdown >= html
+}
+
+// acceptQuality is the q parameter of one Accept item's parameters: 1
+// when absent, 0 when malformed (RFC 9110 allows 0 to 1, three decimals).
+func acceptQuality(params string) float64 {
+	for param := range strings.SplitSeq(params, ";") {
+		k, v, _ := strings.Cut(strings.TrimSpace(param), "=")
+		if !strings.EqualFold(strings.TrimSpace(k), "q") {
+			continue
+		}
+		q, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || q < 0 || q > 1 {
+			return 0
+		}
+		return q
+	}
+	return 1
+}
+
+// PageWriter returns the writer the site should answer r with: w itself,
+// unless r is a GET or HEAD of a page the content names, in which case the
+// returned writer adds the module's Link values and Vary: Accept to the
+// site's answer as it is written (see addPageHeaders).
+func (s *Service) PageWriter(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return w
+	}
+	p := s.cfg.pages[r.URL.Path]
+	if p == nil || !s.cfg.PageLinks && p.route == nil {
+		return w
+	}
+	base, ok := s.base(r)
+	if !ok {
+		return w
+	}
+	pw := &pageWriter{ResponseWriter: w, page: p, base: base}
+	if s.cfg.PageLinks {
+		if pw.links = s.pageLinks; pw.links == nil {
+			pw.links = newPageLinks(base) // a request-derived base URL
+		}
+	}
+	return pw
+}
+
+// pageWriter adds the module's headers to the site's answer for a page
+// when the site writes its status line, so that a site's own values are
+// already there to be kept.
+type pageWriter struct {
+	http.ResponseWriter
+	page *sitePage
+	base string
+	// links are the module's links on base; nil when page_links is off.
+	links       *pageLinks
+	wroteHeader bool
+}
+
+func (pw *pageWriter) WriteHeader(status int) {
+	if !pw.wroteHeader && status >= http.StatusOK {
+		pw.wroteHeader = true
+		addPageHeaders(pw.Header(), status, pw.page, pw.base, pw.links)
+	}
+	pw.ResponseWriter.WriteHeader(status)
+}
+
+func (pw *pageWriter) Write(b []byte) (int, error) {
+	if !pw.wroteHeader {
+		pw.WriteHeader(http.StatusOK)
+	}
+	return pw.ResponseWriter.Write(b)
+}
+
+// ReadFrom keeps the underlying writer's fast path (sendfile for
+// file_server) once the headers are out.
+func (pw *pageWriter) ReadFrom(src io.Reader) (int64, error) {
+	if !pw.wroteHeader {
+		pw.WriteHeader(http.StatusOK)
+	}
+	if rf, ok := pw.ResponseWriter.(io.ReaderFrom); ok {
+		return rf.ReadFrom(src)
+	}
+	return io.Copy(pw.ResponseWriter, src)
+}
+
+// FlushError flushes what the site has written, headers first.
+func (pw *pageWriter) FlushError() error {
+	if !pw.wroteHeader {
+		pw.WriteHeader(http.StatusOK)
+	}
+	return http.NewResponseController(pw.ResponseWriter).Flush()
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (pw *pageWriter) Unwrap() http.ResponseWriter { return pw.ResponseWriter }
+
+// pageLinks are the links every page of the site gets, on one base URL:
+// the API (RFC 9727 api-catalog, service-desc, service-doc) and llms.txt
+// (describedby). Made once for the configured base URL.
+type pageLinks struct {
+	values [4]linkValue
+	// field is the values as one Link field.
+	field string
+}
+
+func newPageLinks(base string) *pageLinks {
+	pl := &pageLinks{values: [...]linkValue{
+		{base + pathCatalog, "api-catalog", ""},
+		{base + pathOpenAPI, "service-desc", mediaJSON},
+		{base + pathDevelopers, "service-doc", "text/html"},
+		{base + pathLLMs, "describedby", "text/plain"},
+	}}
+	var b strings.Builder
+	for _, v := range pl.values {
+		v.write(&b)
+	}
+	pl.field = b.String()
+	return pl
+}
+
+// addPageHeaders adds to the site's answer for page p: Vary: Accept when
+// the page has a Markdown twin (the module answers Accept: text/markdown
+// there, so every answer at the address depends on Accept), and, on a
+// success or 304 when links are on, the page links and the twin's
+// (alternate). Values the site already sends are not repeated and the
+// site's own fields are kept: the module's go in a field of their own. The
+// work is linear in the size of the site's Link and Vary fields.
+func addPageHeaders(h http.Header, status int, p *sitePage, base string, links *pageLinks) {
+	if p.route != nil && !varies(h, "Accept") {
+		h.Add(headerVary, "Accept")
+	}
+	if links == nil || status >= http.StatusMultipleChoices && status != http.StatusNotModified {
+		return
+	}
+	twin := linkValue{base + p.twinURL, "alternate", "text/markdown"}
+	site := h.Values(headerLink)
+	if len(site) == 0 {
+		// The common case: nothing of the site's to keep apart.
+		field := links.field
+		if p.twin != "" {
+			field += `, <` + twin.target + `>; rel="alternate"; type="text/markdown"`
+		}
+		h.Add(headerLink, field)
+		return
+	}
+	sent := parseLinks(site)
+	var b strings.Builder
+	for _, v := range links.values {
+		if !v.in(sent, base) {
+			v.write(&b)
+		}
+	}
+	if p.twin != "" && !twin.in(sent, base) {
+		twin.write(&b)
+	}
+	if b.Len() > 0 {
+		h.Add(headerLink, b.String())
+	}
+}
+
+// linkValue is one RFC 8288 link: a target, one relation type and the type
+// hint.
+type linkValue struct {
+	target, rel, mediaType string
+}
+
+// in reports whether links hold v's relation to v's target, a target
+// beginning with "/" being taken on base.
+func (v linkValue) in(links []linkValue, base string) bool {
+	for _, l := range links {
+		if !strings.EqualFold(l.rel, v.rel) {
+			continue
+		}
+		if l.target == v.target || strings.HasPrefix(l.target, "/") && !strings.HasPrefix(l.target, "//") &&
+			len(v.target) == len(base)+len(l.target) && strings.HasPrefix(v.target, base) && strings.HasSuffix(v.target, l.target) {
+			return true
+		}
+	}
+	return false
+}
+
+// write appends v to a Link field being built in b.
+func (v linkValue) write(b *strings.Builder) {
+	if b.Len() > 0 {
+		b.WriteString(", ")
+	}
+	b.WriteString("<" + v.target + `>; rel="` + v.rel + `"`)
+	if v.mediaType != "" {
+		b.WriteString(`; type="` + v.mediaType + `"`)
+	}
+}
+
+// parseLinks returns the target and relation of every link in the Link
+// fields, one entry per relation type. It reads what RFC 8288 allows:
+// several links per field, quoted parameters with commas and semicolons,
+// several relation types in one rel.
+func parseLinks(fields []string) []linkValue {
+	var found []linkValue
+	for _, field := range fields {
+		for len(field) > 0 {
+			start := strings.IndexByte(field, '<')
+			if start < 0 {
+				break
+			}
+			end := strings.IndexByte(field[start:], '>')
+			if end < 0 {
+				break
+			}
+			target := field[start+1 : start+end]
+			var rel string
+			rel, field = linkParams(field[start+end+1:])
+			for r := range strings.FieldsSeq(rel) {
+				found = append(found, linkValue{target: target, rel: r})
+			}
+		}
+	}
+	return found
+}
+
+// linkParams reads the parameters of one link, up to the comma that ends
+// it, and returns its rel and the rest of the field.
+func linkParams(s string) (rel, rest string) {
+	for {
+		s = strings.TrimLeft(s, " \t")
+		if s == "" || s[0] == ',' {
+			return rel, strings.TrimPrefix(s, ",")
+		}
+		if s[0] != ';' {
+			// Not a parameter: skip to the next link.
+			if i := strings.IndexByte(s, ','); i >= 0 {
+				return rel, s[i+1:]
+			}
+			return rel, ""
+		}
+		s = strings.TrimLeft(s[1:], " \t")
+		name, value := s, ""
+		i := strings.IndexAny(s, "=;,")
+		if i < 0 {
+			return rel, ""
+		}
+		name, s = strings.TrimSpace(s[:i]), s[i:]
+		if s[0] == '=' {
+			s = strings.TrimLeft(s[1:], " \t")
+			if strings.HasPrefix(s, `"`) {
+				j := 1
+				for j < len(s) && s[j] != '"' {
+					if s[j] == '\\' {
+						j++
+					}
+					j++
+				}
+				value, s = s[1:min(j, len(s))], s[min(j+1, len(s)):]
+			} else {
+				k := strings.IndexAny(s, ";,")
+				if k < 0 {
+					k = len(s)
+				}
+				value, s = strings.TrimSpace(s[:k]), s[k:]
+			}
+		}
+		if strings.EqualFold(name, "rel") && rel == "" {
+			rel = value // RFC 8288: only the first rel counts
+		}
+	}
+}
+
+// varies reports whether the Vary fields in h already name field (or *).
+func varies(h http.Header, field string) bool {
+	for _, v := range h.Values(headerVary) {
+		for name := range strings.SplitSeq(v, ",") {
+			name = strings.TrimSpace(name)
+			if name == "*" || strings.EqualFold(name, field) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,388 @@
+package handlers
+
+import (
+	"encoding/xml"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/caddy-discovery/caddy-discovery/content"
+)
+
+// agentConfig turns on everything the agent pages add, as the module does
+// by default.
+func agentConfig(cfg Config) Config {
+	cfg.Robots, cfg.Sitemap, cfg.PageLinks, cfg.Markdown = true, true, true, true
+	return cfg
+}
+
+func TestPrefersMarkdown(t *testing.T) {
+	for _, tt := range []struct {
+		accept string
+		want   bool
+	}{
+		{"text/markdown", true},
+		{"TEXT/Markdown", true},
+		{"text/markdown; charset=utf-8", true},
+		{"text/markdown, text/html, */*", true},
+		{"text/markdown, text/html;q=0.9", true},
+		{"text/html, text/markdown", true},
+		{"text/markdown;q=0.9, text/html", false},
+		{"text/html;q=0.5, text/markdown;q=0.5", true},
+		{"text/markdown;q=0.5, */*", false},
+		{"text/markdown;q=0.5, */*;q=0.1", true},
+		{"text/markdown;q=0.5, text/*", false},
+		{"text/markdown;q=0.5, text/html;q=0.1, */*", true}, // text/html is more specific than */*
+		{"text/markdown;q=0.9, application/xhtml+xml", false},
+		{"text/markdown;q=0", false},
+		{"text/markdown;q=abc", false},
+		{"text/markdown;q=2", false},
+		{"*/*", false},
+		{"text/*", false},
+		{"text/html", false},
+		{"text/plain", false},
+		{"", false},
+		{"text/x-markdown", false},
+	} {
+		if got := prefersMarkdown([]string{tt.accept}); got != tt.want {
+			t.Errorf("Accept %q: Markdown %v, want %v", tt.accept, got, tt.want)
+		}
+	}
+	// Several Accept fields count as one list.
+	if !prefersMarkdown([]string{"text/html;q=0.8", "text/markdown"}) {
+		t.Error("two fields: Markdown not chosen")
+	}
+	// A list too long to read is answered with the default.
+	if prefersMarkdown([]string{strings.Repeat("a/b, ", maxAcceptRanges) + "text/markdown"}) {
+		t.Error("an overlong Accept chose Markdown")
+	}
+}
+
+func TestTwinPath(t *testing.T) {
+	for page, want := range map[string]string{
+		"/":                  "/index.md",
+		"/about":             "/about.md",
+		"/about.html":        "/about.md",
+		"/about.htm":         "/about.md",
+		"/docs/":             "/docs/index.md",
+		"/insights/{slug}":   "/insights/{slug}.md",
+		"/posts/{slug}/":     "/posts/{slug}/index.md",
+		"/index.html":        "/index.md",
+		"/blog/x.y/overview": "/blog/x.y/overview.md",
+	} {
+		if got := twinPath(page); got != want {
+			t.Errorf("twinPath(%q) = %q, want %q", page, got, want)
+		}
+	}
+}
+
+func TestParseLinks(t *testing.T) {
+	links := parseLinks([]string{
+		`</style.css>; rel=preload; as=style, <https://cdn.example/x>; rel="alternate canonical"`,
+		`<https://example.com/openapi.json>; title="a, b; c"; rel="service-desc", <//other.example/y>; rel=next`,
+		`garbage, <https://example.com/z>; rel="Describedby"; rel="ignored"`,
+	})
+	var got []string
+	for _, l := range links {
+		got = append(got, l.rel+" "+l.target)
+	}
+	want := []string{"preload /style.css", "alternate https://cdn.example/x", "canonical https://cdn.example/x",
+		"service-desc https://example.com/openapi.json", "next //other.example/y", "Describedby https://example.com/z"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("parsed\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	base := "https://example.com"
+	for v, want := range map[linkValue]bool{
+		{target: base + "/style.css", rel: "preload"}:         true,
+		{target: base + "/z", rel: "describedby"}:             true,
+		{target: base + "/openapi.json", rel: "service-desc"}: true,
+		{target: base + "/style.css", rel: "alternate"}:       false,
+		{target: "https://other.example/y", rel: "next"}:      false,
+		{target: base + "/style.cs", rel: "preload"}:          false,
+	} {
+		if got := v.in(links, base); got != want {
+			t.Errorf("%+v in the links: %v, want %v", v, got, want)
+		}
+	}
+}
+
+// TestAddPageHeaders: the module's values are added beside the site's,
+// once, and only on answers that are the page.
+func TestAddPageHeaders(t *testing.T) {
+	page := &sitePage{path: "/about", twin: "/about.md", twinURL: "/about.md", route: &Route{}}
+	h := http.Header{}
+	h.Set("Link", `</style.css>; rel=preload`)
+	h.Add("Link", `</llms.txt>; rel="describedby"`)
+	h.Set("Vary", "Accept-Encoding")
+	addPageHeaders(h, http.StatusOK, page, "https://example.com", newPageLinks("https://example.com"))
+	links := h.Values("Link")
+	if len(links) != 3 || links[0] != `</style.css>; rel=preload` || links[1] != `</llms.txt>; rel="describedby"` {
+		t.Fatalf("the site's Link fields changed: %q", links)
+	}
+	for _, want := range []string{`<https://example.com/.well-known/api-catalog>; rel="api-catalog"`,
+		`<https://example.com/openapi.json>; rel="service-desc"; type="application/json"`,
+		`<https://example.com/developers>; rel="service-doc"; type="text/html"`,
+		`<https://example.com/about.md>; rel="alternate"; type="text/markdown"`} {
+		if !strings.Contains(links[2], want) {
+			t.Errorf("Link %q lacks %s", links[2], want)
+		}
+	}
+	if strings.Contains(links[2], "describedby") {
+		t.Errorf("the site's describedby was repeated: %q", links[2])
+	}
+	if got := h.Values("Vary"); len(got) != 2 || got[0] != "Accept-Encoding" || got[1] != "Accept" {
+		t.Errorf("Vary %q", got)
+	}
+
+	// Again on the same header: nothing more.
+	addPageHeaders(h, http.StatusOK, page, "https://example.com", newPageLinks("https://example.com"))
+	if len(h.Values("Link")) != 3 || len(h.Values("Vary")) != 2 {
+		t.Errorf("added twice: Link %q, Vary %q", h.Values("Link"), h.Values("Vary"))
+	}
+
+	for status, wantLink := range map[int]bool{http.StatusNotModified: true, http.StatusNotFound: false,
+		http.StatusMovedPermanently: false, http.StatusInternalServerError: false, http.StatusPartialContent: true} {
+		h := http.Header{}
+		addPageHeaders(h, status, page, "https://example.com", newPageLinks("https://example.com"))
+		if (h.Get("Link") != "") != wantLink || h.Get("Vary") != "Accept" {
+			t.Errorf("status %d: Link %q, Vary %q", status, h.Get("Link"), h.Get("Vary"))
+		}
+	}
+	h = http.Header{"Vary": {"*"}}
+	addPageHeaders(h, http.StatusOK, page, "https://example.com", nil)
+	if h.Get("Link") != "" || len(h.Values("Vary")) != 1 {
+		t.Errorf("links off or Vary *: %v", h)
+	}
+}
+
+func TestPlaceAgentRoutes(t *testing.T) {
+	s := newTestService(t, agentConfig(Config{BaseURL: "https://example.com"}))
+	for path, want := range map[string]string{
+		"/index.md": "getHomeMarkdown", "/about.md": "getAboutMarkdown", "/insights.md": "getInsightsMarkdown",
+		"/insights/the-case-for-a-boring-data-platform.md": "getInsightMarkdown",
+		"/sitemap.xml": "getSitemapXml", "/sitemap-discovery.xml": "getSitemap",
+	} {
+		rt, _ := s.route(path)
+		if rt == nil || rt.OperationID != want || !s.Owns(path) {
+			t.Errorf("%s: route %v, want %s", path, rt, want)
+		}
+	}
+	for _, path := range []string{"/insights/no-such-insight.md", "/contact.md", "/", "/about", "/insights/x"} {
+		if s.Owns(path) {
+			t.Errorf("the module owns %s", path)
+		}
+	}
+	if p := s.cfg.pages["/contact"]; p != nil {
+		t.Errorf("/contact is not named in pages, yet indexed: %+v", p)
+	}
+
+	// Off: none of it.
+	s = newTestService(t, Config{BaseURL: "https://example.com", Robots: true})
+	for _, path := range []string{"/index.md", "/about.md", "/insights/the-case-for-a-boring-data-platform.md", "/sitemap.xml"} {
+		if s.Owns(path) {
+			t.Errorf("off: the module owns %s", path)
+		}
+	}
+}
+
+// TestTwinsNeverShadow: a page whose twin would take a path the module
+// already serves, or a page the module serves itself, gets none.
+func TestTwinsNeverShadow(t *testing.T) {
+	site, err := content.Sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	clone := *site
+	clone.Pages = content.Pages{Home: "/", About: "/auth", Insights: "/developers", Insight: "/{slug}"}
+	clone.Insights = append([]content.Insight(nil), site.Insights...)
+	clone.Insights[0].Slug = "index" // its twin would be the home page's
+	clone.Insights[1].Slug = "llms-full"
+	s, err := New(agentConfig(Config{Site: &clone, BaseURL: "https://example.com", TokenSecret: []byte(strings.Repeat("s", 32))}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rt, _ := s.route("/auth.md"); rt == nil || rt.Path != pathAuth {
+		t.Errorf("/auth.md is %v, want the auth notes", rt)
+	}
+	if s.cfg.pages["/developers"] != nil {
+		t.Error("/developers, the module's portal, was taken for a site page")
+	}
+	if rt, slug := s.route("/index.md"); rt == nil || rt.OperationID != "getHomeMarkdown" || slug != "" {
+		t.Errorf("/index.md is %v %q, want the home page's twin", rt, slug)
+	}
+	if p := s.cfg.pages["/index"]; p == nil || p.twin != "" {
+		t.Errorf("the insight at /index: %+v, want a page without twin", p)
+	}
+	if rt, slug := s.route("/" + site.Insights[2].Slug + ".md"); rt == nil || slug != site.Insights[2].Slug {
+		t.Errorf("another insight's twin: %v %q", rt, slug)
+	}
+	body := string(s.document(s.fixed, s.byPath[pathLLMs], "", pathLLMs).body)
+	if !strings.Contains(body, "](https://example.com/index)") || strings.Contains(body, "/about.md") {
+		t.Errorf("llms.txt links a twin that does not exist, or not the page that has none:\n%s", body)
+	}
+}
+
+func TestNegotiatedMarkdown(t *testing.T) {
+	s := newTestService(t, agentConfig(Config{BaseURL: "https://example.com"}))
+	slug := s.cfg.Site.Insights[0].Slug
+	for _, tt := range []struct{ page, twin string }{
+		{"/", "/index.md"}, {"/about", "/about.md"}, {"/insights", "/insights.md"},
+		{"/insights/" + slug, "/insights/" + slug + ".md"},
+	} {
+		get := func(path, accept string) *httptest.ResponseRecorder {
+			req := httptest.NewRequest(http.MethodGet, path, nil)
+			req.Header.Set("Accept", accept)
+			if !s.Owns(path) && !s.ServesMarkdown(req) {
+				return nil
+			}
+			rec := httptest.NewRecorder()
+			s.ServeHTTP(rec, req)
+			return rec
+		}
+		if get(tt.page, "text/html, */*") != nil {
+			t.Errorf("%s for HTML: the module answered", tt.page)
+		}
+		negotiated, twin := get(tt.page, "text/markdown"), get(tt.twin, "*/*")
+		if negotiated == nil || twin == nil {
+			t.Fatalf("%s: negotiated %v, twin %v", tt.page, negotiated, twin)
+		}
+		if negotiated.Body.String() != twin.Body.String() || negotiated.Code != 200 ||
+			negotiated.Header().Get("Content-Type") != "text/markdown; charset=utf-8" {
+			t.Errorf("%s: %d %q, not the twin's body", tt.page, negotiated.Code, negotiated.Header().Get("Content-Type"))
+		}
+		if v := negotiated.Header().Get("Vary"); !strings.HasPrefix(v, "Accept") {
+			t.Errorf("%s: Vary %q", tt.page, v)
+		}
+		if v := twin.Header().Get("Vary"); strings.Contains(v, "Accept,") || v == "Accept" {
+			t.Errorf("%s: Vary %q on the twin, which does not negotiate", tt.twin, v)
+		}
+		link := twin.Header().Get("Link")
+		if !strings.HasPrefix(link, "<https://example.com"+tt.page+`>; rel="canonical", `) || !strings.Contains(link, `rel="api-catalog"`) {
+			t.Errorf("%s: Link %q", tt.twin, link)
+		}
+		if got := twin.Header().Get("Content-Signal"); got != "ai-train=yes, search=yes, ai-input=yes" {
+			t.Errorf("%s: Content-Signal %q", tt.twin, got)
+		}
+		tokens, err := strconv.Atoi(twin.Header().Get("X-Markdown-Tokens"))
+		if n := utf8.RuneCount(twin.Body.Bytes()); err != nil || tokens < n/5 || tokens > n/3 {
+			t.Errorf("%s: X-Markdown-Tokens %q for %d characters", tt.twin, twin.Header().Get("X-Markdown-Tokens"), n)
+		}
+		body := twin.Body.String()
+		if !strings.HasPrefix(body, "# ") || !strings.Contains(body[:min(len(body), 400)], "(https://example.com/llms.txt)") {
+			t.Errorf("%s does not start with its title and a pointer at llms.txt:\n%.400s", tt.twin, body)
+		}
+	}
+}
+
+func TestSitemapDocument(t *testing.T) {
+	s := newTestService(t, agentConfig(Config{BaseURL: "https://example.com"}))
+	body := s.document(s.fixed, s.byPath[pathSitemapOwn], "", pathSitemapOwn).body
+	var set struct {
+		XMLName xml.Name
+		URLs    []struct {
+			Loc     string `xml:"loc"`
+			LastMod string `xml:"lastmod"`
+		} `xml:"url"`
+	}
+	if err := xml.Unmarshal(body, &set); err != nil {
+		t.Fatal(err)
+	}
+	if set.XMLName.Space != "http://www.sitemaps.org/schemas/sitemap/0.9" || set.XMLName.Local != "urlset" {
+		t.Errorf("root %v", set.XMLName)
+	}
+	lastmod := map[string]string{}
+	for _, u := range set.URLs {
+		if _, dup := lastmod[u.Loc]; dup {
+			t.Errorf("%s listed twice", u.Loc)
+		}
+		lastmod[u.Loc] = u.LastMod
+	}
+	for _, in := range s.cfg.Site.Insights {
+		if got := lastmod["https://example.com/insights/"+in.Slug]; got != in.DateModifiedISO {
+			t.Errorf("%s: lastmod %q, want %s", in.Slug, got, in.DateModifiedISO)
+		}
+	}
+	for _, page := range []string{"/", "/about", "/insights", "/contact", "/developers"} {
+		if _, ok := lastmod["https://example.com"+page]; !ok {
+			t.Errorf("%s is not listed", page)
+		}
+	}
+	for loc := range lastmod {
+		if !strings.HasPrefix(loc, "https://example.com/") {
+			t.Errorf("another site's address %s", loc)
+		}
+	}
+}
+
+// TestLLMsTxtStaysSmall: however many insights, /llms.txt stays under the
+// size agents read whole, and links the index of them all.
+func TestLLMsTxtStaysSmall(t *testing.T) {
+	site, err := content.Load(scaleContent(t, 2000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, markdown := range []bool{true, false} {
+		cfg := agentConfig(Config{Site: site, BaseURL: "https://example.com", TokenSecret: []byte(strings.Repeat("s", 32))})
+		cfg.Markdown = markdown
+		s, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := string(s.document(s.fixed, s.byPath[pathLLMs], "", pathLLMs).body)
+		if n := utf8.RuneCountInString(body); n >= maxLLMsTxt || n < maxLLMsTxt*9/10 {
+			t.Errorf("markdown %v: %d characters, want just under %d", markdown, n, maxLLMsTxt)
+		}
+		index := "https://example.com/api/v1/insights"
+		if markdown {
+			index = "https://example.com/insights.md"
+		}
+		if !strings.Contains(body, "- [All 2000 insights]("+index+"): every insight, newest first; the newest ") {
+			t.Errorf("markdown %v: no link to the index of every insight", markdown)
+		}
+		if !strings.HasSuffix(body, "## Optional\n\n"+body[strings.Index(body, "## Optional\n\n")+len("## Optional\n\n"):]) {
+			t.Error("no Optional section at the end")
+		}
+	}
+}
+
+// BenchmarkPageLinks is what the module adds to the site's answer for one
+// of its pages: the writer and the Link and Vary values, with and without
+// Link fields of the site's own to keep.
+func BenchmarkPageLinks(b *testing.B) {
+	s := newTestService(b, agentConfig(Config{BaseURL: "https://example.com"}))
+	req := httptest.NewRequest(http.MethodGet, "/about", nil)
+	w := &discardWriter{h: make(http.Header)}
+	for _, own := range []int{0, 2} {
+		b.Run(strconv.Itoa(own)+" site links", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				clear(w.h)
+				for range own {
+					w.h["Link"] = append(w.h["Link"], `</style.css>; rel=preload; as=style`)
+				}
+				s.PageWriter(w, req).WriteHeader(http.StatusOK)
+			}
+		})
+	}
+}
+
+// BenchmarkNegotiatedMarkdown serves a page's Markdown for Accept:
+// text/markdown, and, for comparison, its .md twin.
+func BenchmarkNegotiatedMarkdown(b *testing.B) {
+	s := newTestService(b, agentConfig(Config{BaseURL: "https://example.com"}))
+	w := &discardWriter{h: make(http.Header)}
+	for name, target := range map[string]string{"negotiated": "/about", "twin": "/about.md"} {
+		req := httptest.NewRequest(http.MethodGet, target, nil)
+		req.Header.Set("Accept", "text/markdown, text/html;q=0.9, */*;q=0.8")
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				clear(w.h)
+				s.ServeHTTP(w, req)
+			}
+		})
+	}
+}
