@@ -1,0 +1,101 @@
+// Audits pages the way the people who read them meet them: Lighthouse 12 (all
+// four categories) and axe-core in a real headless Chromium.
+//
+//   node caddy_test/audit.mjs '{"urls": [...], "lighthouse": ["mobile", "desktop"], "axeWidths": [1280, 390]}'
+//
+// prints one JSON object on stdout:
+//
+//   {"<url>": {"lighthouse": {"mobile": {"scores": {"performance": 0.98, ...},
+//                                        "failing": [{"id", "title", "score", "category"}]}},
+//              "axe": {"1280": [{"id", "impact", "help", "nodes": [selector ...]}], "390": [...]}}}
+//
+// Chromium comes from CHROMIUM or the PATH (Debian's chromium). The Go tests
+// (audit_test.go) run this script and hold the pages to their thresholds.
+import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import * as chromeLauncher from 'chrome-launcher';
+import lighthouse from 'lighthouse';
+import desktopConfig from 'lighthouse/core/config/desktop-config.js';
+import puppeteer from 'puppeteer-core';
+
+const require = createRequire(import.meta.url);
+const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+function chromiumPath() {
+  if (process.env.CHROMIUM) return process.env.CHROMIUM;
+  for (const name of ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable']) {
+    try {
+      return execFileSync('which', [name], { encoding: 'utf8' }).trim();
+    } catch {
+      // not this one
+    }
+  }
+  throw new Error('no Chromium on PATH: install one (Debian: apt-get install -y chromium) or set CHROMIUM');
+}
+
+const request = JSON.parse(process.argv[2] ?? '{}');
+const urls = request.urls ?? [];
+const formFactors = request.lighthouse ?? ['mobile'];
+const axeWidths = request.axeWidths ?? [1280, 390];
+const categories = ['performance', 'accessibility', 'best-practices', 'seo'];
+
+const chrome = await chromeLauncher.launch({
+  chromePath: chromiumPath(),
+  chromeFlags: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+});
+const results = {};
+try {
+  for (const url of urls) {
+    const entry = { lighthouse: {}, axe: {} };
+    for (const formFactor of formFactors) {
+      const config = formFactor === 'desktop' ? desktopConfig : undefined;
+      const flags = { port: chrome.port, output: 'json', logLevel: 'error', onlyCategories: categories };
+      const run = await lighthouse(url, flags, config);
+      const lhr = run.lhr;
+      if (lhr.runtimeError) throw new Error(`${url} (${formFactor}): ${lhr.runtimeError.message}`);
+      const scores = {};
+      const failing = [];
+      for (const id of categories) {
+        const category = lhr.categories[id];
+        scores[id] = category.score;
+        for (const ref of category.auditRefs) {
+          const audit = lhr.audits[ref.id];
+          if (ref.weight > 0 && audit.score !== null && audit.score < 1) {
+            failing.push({ id: ref.id, title: audit.title, score: audit.score, category: id, value: audit.displayValue ?? '' });
+          }
+        }
+      }
+      entry.lighthouse[formFactor] = { scores, failing };
+    }
+    if (axeWidths.length > 0) {
+      const browser = await puppeteer.connect({ browserURL: `http://127.0.0.1:${chrome.port}` });
+      try {
+        const page = await browser.newPage();
+        for (const width of axeWidths) {
+          await page.setViewport({ width, height: 900 });
+          await page.goto(url, { waitUntil: 'networkidle0' });
+          await page.evaluate(axeSource);
+          const violations = await page.evaluate(async () => {
+            // eslint-disable-next-line no-undef
+            const found = await axe.run(document, { resultTypes: ['violations'] });
+            return found.violations.map((v) => ({
+              id: v.id,
+              impact: v.impact,
+              help: v.help,
+              nodes: v.nodes.map((n) => n.target.join(' ')),
+            }));
+          });
+          entry.axe[String(width)] = violations;
+        }
+        await page.close();
+      } finally {
+        await browser.disconnect();
+      }
+    }
+    results[url] = entry;
+  }
+} finally {
+  await chrome.kill();
+}
+process.stdout.write(JSON.stringify(results));
