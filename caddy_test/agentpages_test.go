@@ -27,6 +27,7 @@ var sitePages = []struct{ page, twin string }{
 	{"/", "/index.md"},
 	{"/about", "/about.md"},
 	{"/insights", "/insights.md"},
+	{"/contact", "/contact.md"},
 	{"/insights/" + insightSlug, "/insights/" + insightSlug + ".md"},
 }
 
@@ -41,6 +42,7 @@ func siteFiles(t *testing.T, extra map[string]string) string {
 		"insights.html":                     "<!doctype html><title>insights</title>",
 		"insights/" + insightSlug + ".html": "<!doctype html><title>an insight</title>",
 		"contact.html":                      "<!doctype html><title>contact</title>",
+		"colophon.html":                     "<!doctype html><title>colophon</title>",
 	}
 	for name, data := range extra {
 		files[name] = data
@@ -153,7 +155,7 @@ func assertModuleSitemap(t *testing.T, s *server, r *response) {
 			t.Errorf("%s: lastmod %q (listed %v), want %s", in.URL, got, ok, in.DateModifiedISO)
 		}
 	}
-	for _, page := range []string{"/", "/about", "/insights", "/developers"} {
+	for _, page := range []string{"/", "/about", "/insights", "/contact", "/developers"} {
 		if _, ok := lastmod[base+page]; !ok {
 			t.Errorf("the sitemap does not list %s", page)
 		}
@@ -306,7 +308,7 @@ func TestPageLinks(t *testing.T) {
 					}
 				}
 			}
-			for _, path := range []string{"/contact", "/insights/no-such-insight", "/about/", "/style.css", "/nope"} {
+			for _, path := range []string{"/colophon", "/insights/no-such-insight", "/about/", "/style.css", "/nope"} {
 				r := s.get(path)
 				if r.Header.Get("Link") != "" || slices.Contains(varyNames(r.Header), "accept") {
 					t.Errorf("%s (%d), not a page the content names: Link %q, Vary %q", path, r.StatusCode,
@@ -451,14 +453,28 @@ http://localhost:9080 {
 			}
 		}
 	}
+	// The contact page's twin names every channel the profile publishes.
+	var profile struct {
+		Contact map[string]string `json:"contact"`
+	}
+	if err := json.Unmarshal(s.get("/api/v1/profile").body, &profile); err != nil || len(profile.Contact) < 2 {
+		t.Fatalf("the profile's contact: %v %v", profile.Contact, err)
+	}
+	contact := string(s.get("/contact.md").body)
+	for field, value := range profile.Contact {
+		if !strings.Contains(contact, value) {
+			t.Errorf("/contact.md lacks the profile's %s %q:\n%s", field, value, contact)
+		}
+	}
+
 	// Only the pages the content names have twins; the rest is the site's.
-	for _, path := range []string{"/contact.md", "/insights/no-such-insight.md"} {
+	for _, path := range []string{"/colophon.md", "/insights/no-such-insight.md"} {
 		if r := s.get(path); r.StatusCode != http.StatusNotFound || r.Header.Get("Content-Type") == "text/markdown; charset=utf-8" {
 			t.Errorf("%s: %d %q, want the site's 404", path, r.StatusCode, r.Header.Get("Content-Type"))
 		}
 	}
-	if r := s.get("/contact", "Accept", "text/markdown"); !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") {
-		t.Errorf("/contact, not named in the content, as Markdown: %q", r.Header.Get("Content-Type"))
+	if r := s.get("/colophon", "Accept", "text/markdown"); !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") {
+		t.Errorf("/colophon, not named in the content, as Markdown: %q", r.Header.Get("Content-Type"))
 	}
 	if r := s.do(http.MethodPost, base+"/", nil, "Accept", "text/markdown"); r.Header.Get("Content-Type") == "text/markdown; charset=utf-8" {
 		t.Error("POST / was answered with Markdown")

@@ -78,19 +78,27 @@ func TestDocumentsServeAndValidate(t *testing.T) {
 }
 
 var (
-	llmsItem = regexp.MustCompile(`^- \[([^\]]+)\]\((https?://[^)\s]+)\)(: .+)?$`)
+	llmsItem     = regexp.MustCompile(`^- \[([^\]]+)\]\((https?://[^)\s]+)\)(: .+)?$`)
+	llmsEndpoint = regexp.MustCompile("^- [^`]+: `(GET|POST) (https?://[^`\\s]+)`(\\. .+)?$")
 )
 
 // TestLLMsTxtShape checks /llms.txt against the llmstxt.org rules the
-// reference parser applies.
+// reference parser applies, and against what the Agent-Friendly
+// Documentation checks ask of its links: the link lists hold documents an
+// agent reads as text (Markdown or plain text), while the API, the MCP
+// endpoint and the machine documents are named, with their method, in the
+// guidance before the first section.
 func TestLLMsTxtShape(t *testing.T) {
 	s := startCaddy(t, sampleSite)
-	lines := strings.Split(strings.TrimRight(string(s.get("/llms.txt").body), "\n"), "\n")
+	body := string(s.get("/llms.txt").body)
+	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
 	if !strings.HasPrefix(lines[0], "# ") || lines[1] != "" || !strings.HasPrefix(lines[2], "> ") || lines[3] != "" {
 		t.Fatalf("the head must be an H1, a blank line and a > summary:\n%s", strings.Join(lines[:4], "\n"))
 	}
 	var sections []string
 	items := map[string]int{}
+	linked := map[string]string{}    // URL -> section
+	endpoints := map[string]string{} // URL -> method
 	for i, line := range lines[4:] {
 		switch {
 		case strings.HasPrefix(line, "## "):
@@ -99,23 +107,55 @@ func TestLLMsTxtShape(t *testing.T) {
 			t.Errorf("line %d: only H1 and H2 headings are allowed: %q", i+5, line)
 		case line == "":
 		case len(sections) == 0:
-			// guidance prose before the first section
+			// guidance before the first section: prose, and the addresses
+			// to call
+			if m := llmsEndpoint.FindStringSubmatch(line); m != nil {
+				endpoints[m[2]] = m[1]
+			} else if strings.HasPrefix(line, "- ") {
+				t.Errorf("line %d: an item of the guidance that names no address to call: %q", i+5, line)
+			}
 		default:
-			if !llmsItem.MatchString(line) {
+			m := llmsItem.FindStringSubmatch(line)
+			if m == nil {
 				t.Errorf("line %d in %q is not a link item: %q", i+5, sections[len(sections)-1], line)
+				continue
 			}
 			items[sections[len(sections)-1]]++
+			linked[m[2]] = sections[len(sections)-1]
 		}
 	}
 	if len(sections) == 0 || sections[len(sections)-1] != "Optional" {
 		t.Errorf("sections %v: the last must be Optional", sections)
 	}
-	body := string(s.get("/llms.txt").body)
-	for _, want := range []string{base + "/api/v1)", base + "/openapi.json)", base + "/developers)", base + "/auth.md)",
-		base + "/cli/discovery.mjs)", base + "/llms-full.txt)", base + "/insights/the-case-for-a-boring-data-platform.md)",
-		base + "/index.md)", base + "/about.md)", base + "/insights.md)", base + "/sitemap-discovery.xml)"} {
-		if !strings.Contains(body, want) {
-			t.Errorf("/llms.txt does not link %s", strings.TrimSuffix(want, ")"))
+	for _, want := range []string{"/auth.md", "/llms-full.txt", "/insights/the-case-for-a-boring-data-platform.md",
+		"/index.md", "/about.md", "/insights.md", "/contact.md", "/robots.txt", "/.well-known/agent-skills/discovery/SKILL.md"} {
+		if _, ok := linked[base+want]; !ok {
+			t.Errorf("/llms.txt does not link %s", want)
+		}
+	}
+	for _, want := range []string{"GET /api/v1", "GET /api/v1/profile", "GET /api/v1/insights", "GET /openapi.json",
+		"POST /mcp", "GET /cli/discovery.mjs", "GET /sitemap-discovery.xml", "GET /.well-known/api-catalog"} {
+		method, path, _ := strings.Cut(want, " ")
+		if endpoints[base+path] != method {
+			t.Errorf("/llms.txt does not name %s", want)
+		}
+	}
+	// Every document linked outside the site's own pages reads as text; the
+	// site's pages are linked to their Markdown twins where they have one.
+	for url, section := range linked {
+		r := s.get(strings.TrimPrefix(url, base))
+		mediaType := strings.Split(r.Header.Get("Content-Type"), ";")[0]
+		if r.StatusCode != http.StatusOK {
+			t.Errorf("%s (in %s): %d", url, section, r.StatusCode)
+		} else if mediaType != "text/markdown" && mediaType != "text/plain" && section != "Profile" {
+			t.Errorf("%s (in %s) is %s, not a document to read as text", url, section, mediaType)
+		}
+	}
+	for url, method := range endpoints {
+		if method == http.MethodGet {
+			if r := s.get(strings.TrimPrefix(url, base)); r.StatusCode != http.StatusOK {
+				t.Errorf("GET %s: %d", url, r.StatusCode)
+			}
 		}
 	}
 	if items["Insights"] < 6 {

@@ -39,6 +39,29 @@ func llmsLink(b *bytes.Buffer, title, url, note string) {
 	b.WriteByte('\n')
 }
 
+// llmsEndpoint writes one llms.txt list item naming an address to call
+// rather than a document to read: "- Title: `GET url`. Note".
+func llmsEndpoint(b *bytes.Buffer, method, url, title, note string) {
+	b.WriteString("- ")
+	b.WriteString(clip(oneLine(title), maxItemTitle))
+	b.WriteString(": `")
+	b.WriteString(method)
+	b.WriteByte(' ')
+	b.WriteString(strings.ReplaceAll(url, "`", "%60"))
+	b.WriteByte('`')
+	if note = clip(oneLine(note), maxItemNote); note != "" {
+		b.WriteString(". ")
+		b.WriteString(note)
+	}
+	b.WriteByte('\n')
+}
+
+// readsAsText reports whether the route's document is one an agent reads
+// as text (Markdown or plain text), to be linked from llms.txt.
+func (rt *Route) readsAsText() bool {
+	return rt.MediaType == mediaMarkdown || rt.MediaType == mediaText
+}
+
 var (
 	llmsTitle = strings.NewReplacer("[", "(", "]", ")", "\n", " ")
 	llmsURL   = strings.NewReplacer(")", "%29", " ", "%20")
@@ -92,16 +115,27 @@ func (l links) llmsTxt() []byte {
 		"the command-line client at %s from a terminal or script; and %s to read everything as plain text in one request.\n",
 		name, l.base+pathIndex, l.base+pathMCP, l.cliURL(), l.base+pathLLMsFull)
 
-	b.WriteString("\n## API and developer resources\n\n")
+	// The link lists hold documents an agent reads as text; the API, the
+	// MCP endpoint and the machine documents are named here, each with the
+	// method to call it with, since they are not pages to read.
+	b.WriteString("\nThe API, the MCP server and the documents for machines, to call rather than read:\n\n")
+	for _, listed := range []listing{listMain, listOptional} {
+		for _, rt := range l.routes {
+			if rt.Listed == listed && !rt.readsAsText() && !strings.Contains(rt.Path, "{") {
+				llmsEndpoint(&b, rt.Method, l.base+rt.Path, rt.Summary, rt.Description)
+			}
+		}
+	}
+	b.WriteString("\n## Docs\n\n")
 	for _, rt := range l.routes {
-		if rt.Listed == listMain && !strings.Contains(rt.Path, "{") {
+		if rt.Listed == listMain && rt.readsAsText() && !strings.Contains(rt.Path, "{") {
 			llmsLink(&b, rt.Summary, l.base+rt.Path, rt.Description)
 		}
 	}
 	var optional bytes.Buffer
 	optional.WriteString("\n## Optional\n\n")
 	for _, rt := range l.routes {
-		if rt.Listed == listOptional {
+		if rt.Listed == listOptional && rt.readsAsText() {
 			llmsLink(&optional, rt.Summary, l.base+rt.Path, rt.Description)
 		}
 	}
@@ -220,17 +254,23 @@ func (l links) profileSections(b *bytes.Buffer, withCompany bool) {
 		section("Company", site.CompanyFacts, true)
 		section("Initiatives", site.Initiatives, true)
 	}
+	section("Contact", l.contactChannels(), true)
+}
+
+// contactChannels are the ways to reach the subject the profile publishes,
+// each as "Label: value"; a channel the subject does not have is left out.
+func (l links) contactChannels() []string {
 	c := l.profile().Contact
 	var contact []string
 	for _, ch := range []struct{ label, value string }{
 		{"Contact form", c.Form}, {"Email", c.Email}, {"Phone", c.Phone}, {"LinkedIn", c.LinkedIn},
 		{"X", c.X}, {"Substack", c.Substack}, {"YouTube", c.YouTube}, {"Company bio", c.CompanyBio},
 	} {
-		if ch.value != "" { // a channel the subject does not have is left out
+		if ch.value != "" {
 			contact = append(contact, ch.label+": "+ch.value)
 		}
 	}
-	section("Contact", contact, true)
+	return contact
 }
 
 // demoteHeadings moves every ATX heading of a Markdown body one level down,

@@ -113,6 +113,27 @@ func (l links) aboutMarkdown() []byte {
 	return b.Bytes()
 }
 
+// contactMarkdown renders the contact page's twin: every way to reach the
+// subject, then what the page itself is for, as the site describes it.
+func (l links) contactMarkdown() []byte {
+	site := l.cfg.Site
+	var b bytes.Buffer
+	form := l.abs(site.Profile.Contact.Form)
+	l.twinHead(&b, "Contact "+site.Profile.Name, form)
+	for _, sl := range site.Profile.SiteStructure {
+		if l.abs(sl.URL) == form && sl.Desc != "" {
+			b.WriteString(oneLine(sl.Desc) + "\n\n")
+			break
+		}
+	}
+	b.WriteString("## How to reach " + oneLine(site.Profile.Name) + "\n\n")
+	for _, ch := range l.contactChannels() {
+		b.WriteString("- " + oneLine(ch) + "\n")
+	}
+	fmt.Fprintf(&b, "\nThe same details as JSON, under contact: %s\n", l.base+pathProfile)
+	return b.Bytes()
+}
+
 // insightsMarkdown renders the insights list's twin: every insight, newest
 // first, linked to its own twin.
 func (l links) insightsMarkdown() []byte {

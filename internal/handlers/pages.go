@@ -98,7 +98,11 @@ func (s *Service) placeAgentRoutes() {
 	pages := cfg.Site.Pages
 	for _, page := range []struct{ placeholder, link string }{
 		{pathHomeTwin, pages.Home}, {pathAboutTwin, pages.About}, {pathInsightsTwin, pages.Insights},
+		{pathContactTwin, cfg.Site.Profile.Contact.Form},
 	} {
+		if page.link == "" {
+			continue
+		}
 		if path, ok := cfg.onSite(page.link); ok {
 			candidates = append(candidates, candidate{path, twinPath(path), page.placeholder, ""})
 		}

@@ -163,20 +163,38 @@ func TestPlaceAgentRoutes(t *testing.T) {
 	for path, want := range map[string]string{
 		"/index.md": "getHomeMarkdown", "/about.md": "getAboutMarkdown", "/insights.md": "getInsightsMarkdown",
 		"/insights/the-case-for-a-boring-data-platform.md": "getInsightMarkdown",
-		"/sitemap.xml": "getSitemapXml", "/sitemap-discovery.xml": "getSitemap",
+		"/sitemap.xml": "getSitemapXml", "/sitemap-discovery.xml": "getSitemap", "/contact.md": "getContactMarkdown",
 	} {
 		rt, _ := s.route(path)
 		if rt == nil || rt.OperationID != want || !s.Owns(path) {
 			t.Errorf("%s: route %v, want %s", path, rt, want)
 		}
 	}
-	for _, path := range []string{"/insights/no-such-insight.md", "/contact.md", "/", "/about", "/insights/x"} {
+	for _, path := range []string{"/insights/no-such-insight.md", "/", "/about", "/insights/x", "/contact"} {
 		if s.Owns(path) {
 			t.Errorf("the module owns %s", path)
 		}
 	}
-	if p := s.cfg.pages["/contact"]; p != nil {
-		t.Errorf("/contact is not named in pages, yet indexed: %+v", p)
+	// A page the site structure lists but the content does not name as one
+	// of its pages (home, about, insights, an insight, the contact form)
+	// gets no twin.
+	if p := s.cfg.pages["/developers"]; p != nil {
+		t.Errorf("/developers is not named in pages, yet indexed: %+v", p)
+	}
+
+	// A contact form on another site is not a page of this one.
+	site, err := content.Sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	site.Profile.Contact.Form = "https://forms.example.org/rosalind"
+	cfg := agentConfig(Config{BaseURL: "https://example.com", Site: site, TokenSecret: []byte(strings.Repeat("s", 32))})
+	elsewhere, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if elsewhere.Owns("/contact.md") || len(elsewhere.cfg.pages) != len(s.cfg.pages)-1 {
+		t.Errorf("contact form elsewhere: owns /contact.md %v, %d pages (want %d)", elsewhere.Owns("/contact.md"), len(elsewhere.cfg.pages), len(s.cfg.pages)-1)
 	}
 
 	// Off: none of it.

@@ -186,6 +186,7 @@ const (
 	pathAboutTwin    = "{twin:about}"
 	pathInsightsTwin = "{twin:insights}"
 	pathInsightTwin  = "{twin:insight}"
+	pathContactTwin  = "{twin:contact}"
 )
 
 func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
@@ -484,6 +485,13 @@ var routes = []Route{
 		Description: "Every published insight, newest first, each linked to its Markdown version.",
 		MediaType:   mediaMarkdown, CacheControl: cacheDocument,
 		render: textDocument(links.insightsMarkdown), twinOf: pageOf(func(p content.Pages) string { return p.Insights }),
+	},
+	{
+		Path: pathContactTwin, Method: http.MethodGet, OperationID: "getContactMarkdown", Tag: tagDiscovery,
+		Summary:     "Contact page as Markdown",
+		Description: "The site's contact page for agents: every way to reach the subject that the profile publishes.",
+		MediaType:   mediaMarkdown, CacheControl: cacheDocument,
+		render: textDocument(links.contactMarkdown), twinOf: func(l links, _ string) string { return l.abs(l.cfg.Site.Profile.Contact.Form) },
 	},
 	{
 		Path: pathInsightTwin, Method: http.MethodGet, OperationID: "getInsightMarkdown", Tag: tagDiscovery,

@@ -51,6 +51,9 @@ func (l links) sitemap() []byte {
 	add(site.Pages.Home, site.Profile.LastUpdated)
 	add(site.Pages.About, site.Profile.LastUpdated)
 	add(site.Pages.Insights, newest)
+	if site.Profile.Contact.Form != "" {
+		add(site.Profile.Contact.Form, site.Profile.LastUpdated)
+	}
 	for _, sl := range site.Profile.SiteStructure {
 		add(sl.URL, "")
 	}
