@@ -1,13 +1,17 @@
 // Audits pages the way the people who read them meet them: Lighthouse 12 (all
 // four categories) and axe-core in a real headless Chromium.
 //
-//   node caddy_test/audit.mjs '{"urls": [...], "lighthouse": ["mobile", "desktop"], "axeWidths": [1280, 390]}'
+//   node caddy_test/audit.mjs '{"urls": [...], "lighthouse": ["mobile", "desktop"], "axeWidths": [1280, 390], "agentic": true}'
 //
 // prints one JSON object on stdout:
 //
 //   {"<url>": {"lighthouse": {"mobile": {"scores": {"performance": 0.98, ...},
 //                                        "failing": [{"id", "title", "score", "category"}]}},
 //              "axe": {"1280": [{"id", "impact", "help", "nodes": [selector ...]}], "390": [...]}}}
+//
+// With "agentic", Lighthouse also runs its Agentic Browsing category (WebMCP,
+// the accessibility tree agents read, llms.txt, the ai-catalog.json schema),
+// reported as "agentic-browsing" beside the other four.
 //
 // Chromium comes from CHROMIUM or the PATH (Debian's chromium). The Go tests
 // (audit_test.go) run this script and hold the pages to their thresholds.
@@ -17,6 +21,7 @@ import { createRequire } from 'node:module';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
 import desktopConfig from 'lighthouse/core/config/desktop-config.js';
+import agenticConfig from 'lighthouse/core/config/agentic-browsing-config.js';
 import puppeteer from 'puppeteer-core';
 
 const require = createRequire(import.meta.url);
@@ -39,6 +44,16 @@ const urls = request.urls ?? [];
 const formFactors = request.lighthouse ?? ['mobile'];
 const axeWidths = request.axeWidths ?? [1280, 390];
 const categories = ['performance', 'accessibility', 'best-practices', 'seo'];
+if (request.agentic) categories.push('agentic-browsing');
+
+// configFor is the Lighthouse configuration of a form factor: the default
+// (mobile) or the desktop one, with the Agentic Browsing category on top
+// when asked for.
+function configFor(formFactor) {
+  const base = formFactor === 'desktop' ? desktopConfig : undefined;
+  if (!request.agentic) return base;
+  return { ...agenticConfig, settings: { ...(base?.settings ?? {}), ...(agenticConfig.settings ?? {}) } };
+}
 
 const chrome = await chromeLauncher.launch({
   chromePath: chromiumPath(),
@@ -49,7 +64,7 @@ try {
   for (const url of urls) {
     const entry = { lighthouse: {}, axe: {} };
     for (const formFactor of formFactors) {
-      const config = formFactor === 'desktop' ? desktopConfig : undefined;
+      const config = configFor(formFactor);
       const flags = { port: chrome.port, output: 'json', logLevel: 'error', onlyCategories: categories };
       const run = await lighthouse(url, flags, config);
       const lhr = run.lhr;
@@ -62,7 +77,9 @@ try {
         for (const ref of category.auditRefs) {
           const audit = lhr.audits[ref.id];
           if (ref.weight > 0 && audit.score !== null && audit.score < 1) {
-            failing.push({ id: ref.id, title: audit.title, score: audit.score, category: id, value: audit.displayValue ?? '' });
+            const items = (audit.details?.items ?? []).slice(0, 5).map((item) => JSON.stringify(item).slice(0, 300));
+            const why = [audit.displayValue, audit.explanation, ...items].filter(Boolean).join('; ');
+            failing.push({ id: ref.id, title: audit.title, score: audit.score, category: id, value: why });
           }
         }
       }

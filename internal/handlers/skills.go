@@ -22,8 +22,9 @@ import (
 // agentSkillsSchema is the $schema of the discovery index.
 const agentSkillsSchema = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
 
-// mediaSkill is the AI catalog's type of a skill in one Markdown file.
-const mediaSkill = "application/agent-skills+md"
+// mediaSkill is the AI catalog's type of a skill in one Markdown file, as
+// the Agentic Resource Discovery specification registers it.
+const mediaSkill = `text/markdown; profile="urn:air:agent-skills"`
 
 // skillsIndex is the Agent Skills discovery index.
 type skillsIndex struct {
