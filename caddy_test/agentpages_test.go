@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
 )
 
 // The tests here pin what the module adds to the site's own pages: the
@@ -407,7 +409,16 @@ http://localhost:9080 {
 		}
 		s.validate(twin)
 		body := string(twin.body)
-		if !strings.HasPrefix(body, "# ") || !strings.Contains(body[:min(400, len(body))], "]("+base+"/llms.txt)") {
+		// Front matter a YAML parser reads (the Agent Readability Spec's
+		// title, description, canonical_url and last_updated), then the
+		// title and the pointer at llms.txt.
+		front, rest, ok := strings.Cut(strings.TrimPrefix(body, "---\n"), "\n---\n\n")
+		var facts map[string]string
+		if !ok || !strings.HasPrefix(body, "---\n") || yaml.Unmarshal([]byte(front), &facts) != nil ||
+			facts["title"] == "" || len(facts["description"]) < 20 || facts["canonical_url"] != base+p.page || len(facts["last_updated"]) != 10 {
+			t.Errorf("%s: front matter %q", p.twin, facts)
+		}
+		if !strings.HasPrefix(rest, "# "+facts["title"]+"\n") || !strings.Contains(rest[:min(400, len(rest))], "]("+base+"/llms.txt)") {
 			t.Errorf("%s does not open with its title and a pointer at llms.txt:\n%.400s", p.twin, body)
 		}
 		for _, accept := range []string{"text/markdown", "text/markdown, text/html, */*", "text/html;q=0.9, text/markdown", "text/markdown;q=0.5, text/html;q=0.4, */*;q=0.1"} {

@@ -41,11 +41,54 @@ func markdownTokens(body []byte) int {
 	return (utf8.RuneCount(body) + 3) / 4
 }
 
-// twinHead writes the title and the pointer at llms.txt of the twin of the
-// page at url.
-func (l links) twinHead(b *bytes.Buffer, title, url string) {
-	fmt.Fprintf(b, "# %s\n\n> The Markdown version of [%s](%s), for agents. Everything this site publishes for agents is indexed at [llms.txt](%s).\n\n",
-		oneLine(title), llmsTitle.Replace(url), llmsURL.Replace(url), l.base+pathLLMs)
+// twinFacts are what a twin's front matter says of its page.
+type twinFacts struct {
+	title, description, url, updated string
+}
+
+// twinHead writes the front matter of the twin of a page (its title,
+// description, canonical address and last update, which agents cite and
+// judge staleness by), then its title and the pointer at llms.txt.
+func (l links) twinHead(b *bytes.Buffer, f twinFacts) {
+	b.WriteString("---\n")
+	for _, field := range [][2]string{{"title", oneLine(f.title)}, {"description", oneLine(f.description)},
+		{"canonical_url", f.url}, {"last_updated", f.updated}} {
+		if field[1] == "" {
+			continue
+		}
+		quoted, err := yamlString(field[1])
+		if err != nil {
+			panic(err) // a string always encodes
+		}
+		b.WriteString(field[0] + ": " + quoted + "\n")
+	}
+	fmt.Fprintf(b, "---\n\n# %s\n\n> The Markdown version of [%s](%s), for agents. Everything this site publishes for agents is indexed at [llms.txt](%s).\n\n",
+		oneLine(f.title), llmsTitle.Replace(f.url), llmsURL.Replace(f.url), l.base+pathLLMs)
+}
+
+// pageDescription is what the site structure says of the page at url (an
+// absolute address), or else fallback.
+func (l links) pageDescription(url, fallback string) string {
+	for _, sl := range l.cfg.Site.Profile.SiteStructure {
+		if sl.Desc != "" && l.abs(sl.URL) == url {
+			return sl.Desc
+		}
+	}
+	return fallback
+}
+
+// newestUpdate is the date of the newest change to the insights, or of
+// the profile when there are none.
+func (l links) newestUpdate() string {
+	site := l.cfg.Site
+	if len(site.Insights) == 0 {
+		return site.Profile.LastUpdated
+	}
+	newest := site.Insights[0].DateModifiedISO
+	for _, in := range site.Insights {
+		newest = max(newest, in.DateModifiedISO)
+	}
+	return newest
 }
 
 // insightItem writes the list item of one insight, linked to its twin.
@@ -66,7 +109,8 @@ func (l links) homeMarkdown() []byte {
 	site := l.cfg.Site
 	p := site.Profile
 	var b bytes.Buffer
-	l.twinHead(&b, p.Name, l.abs(site.Pages.Home))
+	home := l.abs(site.Pages.Home)
+	l.twinHead(&b, twinFacts{p.Name, l.pageDescription(home, p.Tagline), home, p.LastUpdated})
 	b.WriteString(oneLine(p.Tagline) + "\n\n")
 	if len(p.About) > 0 {
 		b.WriteString(strings.TrimSpace(p.About[0]) + "\n\n")
@@ -106,7 +150,8 @@ func (l links) insightsIndex() string {
 func (l links) aboutMarkdown() []byte {
 	site := l.cfg.Site
 	var b bytes.Buffer
-	l.twinHead(&b, "About "+site.Profile.Name, l.abs(site.Pages.About))
+	about := l.abs(site.Pages.About)
+	l.twinHead(&b, twinFacts{"About " + site.Profile.Name, l.pageDescription(about, site.Profile.Tagline), about, site.Profile.LastUpdated})
 	b.WriteString(oneLine(site.Profile.Tagline) + "\n")
 	l.profileSections(&b, false)
 	fmt.Fprintf(&b, "\nLast updated: %s. The same facts as JSON: %s\n", site.Profile.LastUpdated, l.base+pathProfile)
@@ -119,13 +164,9 @@ func (l links) contactMarkdown() []byte {
 	site := l.cfg.Site
 	var b bytes.Buffer
 	form := l.abs(site.Profile.Contact.Form)
-	l.twinHead(&b, "Contact "+site.Profile.Name, form)
-	for _, sl := range site.Profile.SiteStructure {
-		if l.abs(sl.URL) == form && sl.Desc != "" {
-			b.WriteString(oneLine(sl.Desc) + "\n\n")
-			break
-		}
-	}
+	description := l.pageDescription(form, "How to reach "+site.Profile.Name+".")
+	l.twinHead(&b, twinFacts{"Contact " + site.Profile.Name, description, form, site.Profile.LastUpdated})
+	b.WriteString(oneLine(description) + "\n\n")
 	b.WriteString("## How to reach " + oneLine(site.Profile.Name) + "\n\n")
 	for _, ch := range l.contactChannels() {
 		b.WriteString("- " + oneLine(ch) + "\n")
@@ -140,7 +181,9 @@ func (l links) insightsMarkdown() []byte {
 	site := l.cfg.Site
 	var b bytes.Buffer
 	b.Grow(1024 + len(site.Insights)*(384+2*len(l.base)))
-	l.twinHead(&b, "Insights by "+site.Profile.Name, l.abs(site.Pages.Insights))
+	list := l.abs(site.Pages.Insights)
+	l.twinHead(&b, twinFacts{"Insights by " + site.Profile.Name,
+		l.pageDescription(list, "Every insight by "+site.Profile.Name+", newest first."), list, l.newestUpdate()})
 	if len(site.Insights) == 0 {
 		b.WriteString("No insights are published yet.\n")
 		return b.Bytes()
@@ -161,7 +204,7 @@ func (l links) insightMarkdown(slug string) ([]byte, error) {
 	}
 	var b bytes.Buffer
 	b.Grow(len(in.Body) + 1024)
-	l.twinHead(&b, in.Title, l.insight(slug))
+	l.twinHead(&b, twinFacts{in.Title, in.Description, l.insight(slug), in.DateModifiedISO})
 	fmt.Fprintf(&b, "%s\n\n- Author: %s\n- Published: %s (%s)\n- Updated: %s\n- Topic: %s\n- Read time: %s\n- JSON: %s\n\n",
 		oneLine(in.Description), oneLine(l.cfg.Site.Profile.Name), in.Date, in.DateISO, in.DateModifiedISO, in.Topic,
 		in.ReadTime, l.base+insightPath(slug))

@@ -288,9 +288,18 @@ func TestNegotiatedMarkdown(t *testing.T) {
 		if n := utf8.RuneCount(twin.Body.Bytes()); err != nil || tokens < n/5 || tokens > n/3 {
 			t.Errorf("%s: X-Markdown-Tokens %q for %d characters", tt.twin, twin.Header().Get("X-Markdown-Tokens"), n)
 		}
-		body := twin.Body.String()
+		front, body, ok := strings.Cut(strings.TrimPrefix(twin.Body.String(), "---\n"), "\n---\n\n")
+		if !ok || !strings.HasPrefix(twin.Body.String(), "---\n") {
+			t.Errorf("%s does not start with front matter:\n%.400s", tt.twin, twin.Body.String())
+			continue
+		}
+		for _, field := range []string{"title: \"", "description: \"", "canonical_url: \"https://example.com" + tt.page + "\"", "last_updated: \"20"} {
+			if !strings.Contains(front, "\n"+field) && !strings.HasPrefix(front, field) {
+				t.Errorf("%s: the front matter lacks %s:\n%s", tt.twin, field, front)
+			}
+		}
 		if !strings.HasPrefix(body, "# ") || !strings.Contains(body[:min(len(body), 400)], "(https://example.com/llms.txt)") {
-			t.Errorf("%s does not start with its title and a pointer at llms.txt:\n%.400s", tt.twin, body)
+			t.Errorf("%s does not open with its title and a pointer at llms.txt after the front matter:\n%.400s", tt.twin, body)
 		}
 	}
 }

@@ -41,16 +41,9 @@ func (l links) sitemap() []byte {
 		seen[loc] = true
 		set.URLs = append(set.URLs, sitemapURL{loc, lastMod})
 	}
-	newest := site.Profile.LastUpdated
-	if len(site.Insights) > 0 {
-		newest = site.Insights[0].DateModifiedISO
-		for _, in := range site.Insights {
-			newest = max(newest, in.DateModifiedISO)
-		}
-	}
 	add(site.Pages.Home, site.Profile.LastUpdated)
 	add(site.Pages.About, site.Profile.LastUpdated)
-	add(site.Pages.Insights, newest)
+	add(site.Pages.Insights, l.newestUpdate())
 	if site.Profile.Contact.Form != "" {
 		add(site.Profile.Contact.Form, site.Profile.LastUpdated)
 	}
