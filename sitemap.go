@@ -11,11 +11,11 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/handlers"
 )
 
-// serveSitemap leaves /sitemap.xml to the site when it has one: the
-// request goes to the next handler, and its answer reaches the client
-// unchanged, streamed, unless it says the site has no sitemap (a 404 or
-// 410, no answer at all, or a single-page app's HTML page), in which case
-// the module's sitemap is served. The module's sitemap is always at
+// serveSitemap leaves /sitemap.xml and /sitemap.md to the site when it has
+// them: the request goes to the next handler, and its answer reaches the
+// client unchanged, streamed, unless it says the site has no such file (a
+// 404 or 410, no answer at all, or a single-page app's HTML page), in which
+// case the module's is served. The module's sitemap is always at
 // /sitemap-discovery.xml as well, which robots.txt names.
 func (h *Handler) serveSitemap(w http.ResponseWriter, r *http.Request, service *handlers.Service, next caddyhttp.Handler) error {
 	before := w.Header().Clone()

@@ -199,7 +199,33 @@ func TestSitemapOfASiteWithoutOne(t *testing.T) {
 			if !strings.Contains(robots, "\nSitemap: "+base+"/sitemap-discovery.xml\n") {
 				t.Errorf("robots.txt does not name the sitemap:\n%s", robots)
 			}
+			assertMarkdownSitemap(t, s, own)
 		})
+	}
+}
+
+// assertMarkdownSitemap checks that /sitemap.md is the module's: every
+// address of the XML sitemap xml, as a Markdown link, a page with a twin
+// followed by the twin's address.
+func assertMarkdownSitemap(t *testing.T, s *server, xmlSitemap *response) {
+	t.Helper()
+	r := s.get("/sitemap.md")
+	if r.StatusCode != http.StatusOK || r.Header.Get("Content-Type") != "text/markdown; charset=utf-8" || !strings.HasPrefix(string(r.body), "# ") {
+		t.Fatalf("/sitemap.md: %d %q\n%.300s", r.StatusCode, r.Header.Get("Content-Type"), r.body)
+	}
+	s.validate(r)
+	var doc sitemapDoc
+	if err := xml.Unmarshal(xmlSitemap.body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	md := string(r.body)
+	for _, u := range doc.URLs {
+		if !strings.Contains(md, "]("+u.Loc+")") {
+			t.Errorf("/sitemap.md lacks %s", u.Loc)
+		}
+	}
+	if !strings.Contains(md, "]("+base+"/about): Markdown "+base+"/about.md") {
+		t.Errorf("/sitemap.md does not give the about page's twin:\n%s", md)
 	}
 }
 
@@ -209,7 +235,8 @@ func TestSitemapOfASiteWithoutOne(t *testing.T) {
 func TestSiteKeepsItsSitemap(t *testing.T) {
 	siteSitemap := `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://example.com/shop</loc></url></urlset>`
 	siteRobots := "User-agent: *\nDisallow: /private/\n\nSitemap: " + base + "/sitemap.xml\n"
-	root := siteFiles(t, map[string]string{"sitemap.xml": siteSitemap, "robots.txt": siteRobots})
+	siteMarkdown := "# The shop's own sitemap\n\n- [Shop](https://example.com/shop)\n"
+	root := siteFiles(t, map[string]string{"sitemap.xml": siteSitemap, "robots.txt": siteRobots, "sitemap.md": siteMarkdown})
 	for name, site := range map[string]string{
 		"file_server": "root * " + root + "\n\tdiscovery\n\tfile_server",
 		"spa":         "root * " + root + "\n\tdiscovery\n\ttry_files {path} /index.html\n\tfile_server",
@@ -227,6 +254,9 @@ func TestSiteKeepsItsSitemap(t *testing.T) {
 				t.Errorf("revalidating the site's sitemap: %d", again.StatusCode)
 			}
 			assertModuleSitemap(t, s, s.get("/sitemap-discovery.xml"))
+			if md := s.get("/sitemap.md"); md.StatusCode != http.StatusOK || string(md.body) != siteMarkdown {
+				t.Errorf("/sitemap.md: %d %q, want the site's own file", md.StatusCode, md.body)
+			}
 			robots := string(s.get("/robots.txt").body)
 			if !strings.Contains(robots, "Disallow: /private/\n") || strings.Count(robots, "Sitemap: "+base+"/sitemap.xml\n") != 1 ||
 				!strings.HasSuffix(robots, "\nSitemap: "+base+"/sitemap-discovery.xml\n") {
@@ -268,7 +298,7 @@ http://localhost:9080 {
 	respond "the site" 404
 }
 `)
-	for _, path := range []string{"/sitemap.xml", "/sitemap-discovery.xml"} {
+	for _, path := range []string{"/sitemap.xml", "/sitemap-discovery.xml", "/sitemap.md"} {
 		if r := s.get(path); r.StatusCode != http.StatusNotFound || string(r.body) != "the site" {
 			t.Errorf("sitemap off: %s is %d %q, want the site's answer", path, r.StatusCode, r.body)
 		}

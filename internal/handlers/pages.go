@@ -144,7 +144,7 @@ func (s *Service) placeAgentRoutes() {
 	kept := s.routes[:0]
 	for _, rt := range s.routes {
 		switch {
-		case rt.Path == pathSitemap || rt.Path == pathSitemapOwn:
+		case rt.Path == pathSitemap || rt.Path == pathSitemapOwn || rt.Path == pathSitemapMD:
 			if !cfg.Sitemap {
 				continue
 			}

@@ -182,6 +182,7 @@ const (
 const (
 	pathSitemap      = "/sitemap.xml"
 	pathSitemapOwn   = "/sitemap-discovery.xml"
+	pathSitemapMD    = "/sitemap.md"
 	pathHomeTwin     = "{twin:home}"
 	pathAboutTwin    = "{twin:about}"
 	pathInsightsTwin = "{twin:insights}"
@@ -464,6 +465,13 @@ var routes = []Route{
 		Description: "The same sitemap, served only when the site has no /sitemap.xml of its own: a site's own sitemap is passed on unchanged.",
 		MediaType:   mediaXML, CacheControl: cacheDocument,
 		serve: (*Service).serveSitemap,
+	},
+	{
+		Path: pathSitemapMD, Method: http.MethodGet, OperationID: "getSitemapMarkdown", Tag: tagDiscovery,
+		Summary:     "Sitemap as Markdown",
+		Description: "The sitemap's addresses for agents that read rather than parse: each page with its Markdown version and last update. Served only when the site has no /sitemap.md of its own.",
+		MediaType:   mediaMarkdown, CacheControl: cacheDocument, Listed: listOptional,
+		render: textDocument(links.sitemapMarkdown),
 	},
 	{
 		Path: pathHomeTwin, Method: http.MethodGet, OperationID: "getHomeMarkdown", Tag: tagDiscovery,

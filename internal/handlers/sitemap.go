@@ -3,6 +3,7 @@ package handlers
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"net/http"
 )
 
@@ -19,6 +20,9 @@ const maxSitemapURLs = 50000
 type sitemapURL struct {
 	Loc     string `xml:"loc"`
 	LastMod string `xml:"lastmod,omitempty"`
+	// label names the page in the Markdown sitemap, link is its address as
+	// the content gives it.
+	label, link string
 }
 
 type urlSet struct {
@@ -27,33 +31,41 @@ type urlSet struct {
 	URLs    []sitemapURL `xml:"url"`
 }
 
-// sitemap renders the sitemap for this base URL. A sitemap may only list
-// addresses of its own host, so links to other sites are left out.
-func (l links) sitemap() []byte {
+// sitemapURLs are the addresses the sitemaps list for this base URL: the
+// pages the content names, the developer portal, then every insight's
+// page, newest first. A sitemap may only list addresses of its own host, so
+// links to other sites are left out.
+func (l links) sitemapURLs() []sitemapURL {
 	site := l.cfg.Site
-	set := urlSet{XMLNS: "http://www.sitemaps.org/schemas/sitemap/0.9"}
+	var urls []sitemapURL
 	seen := make(map[string]bool)
-	add := func(link, lastMod string) {
+	add := func(link, lastMod, label string) {
 		loc := l.abs(link)
-		if seen[loc] || len(set.URLs) == maxSitemapURLs || originOf(loc) != originOf(l.base) {
+		if seen[loc] || len(urls) == maxSitemapURLs || originOf(loc) != originOf(l.base) {
 			return
 		}
 		seen[loc] = true
-		set.URLs = append(set.URLs, sitemapURL{loc, lastMod})
+		urls = append(urls, sitemapURL{loc, lastMod, label, link})
 	}
-	add(site.Pages.Home, site.Profile.LastUpdated)
-	add(site.Pages.About, site.Profile.LastUpdated)
-	add(site.Pages.Insights, l.newestUpdate())
+	add(site.Pages.Home, site.Profile.LastUpdated, "Home")
+	add(site.Pages.About, site.Profile.LastUpdated, "About")
+	add(site.Pages.Insights, l.newestUpdate(), "Insights")
 	if site.Profile.Contact.Form != "" {
-		add(site.Profile.Contact.Form, site.Profile.LastUpdated)
+		add(site.Profile.Contact.Form, site.Profile.LastUpdated, "Contact")
 	}
 	for _, sl := range site.Profile.SiteStructure {
-		add(sl.URL, "")
+		add(sl.URL, "", sl.Label)
 	}
-	add(pathDevelopers, "")
+	add(pathDevelopers, "", "Developers")
 	for _, in := range site.Insights {
-		add(l.insightLink(in.Slug), in.DateModifiedISO)
+		add(l.insightLink(in.Slug), in.DateModifiedISO, in.Title)
 	}
+	return urls
+}
+
+// sitemap renders the sitemaps.org sitemap for this base URL.
+func (l links) sitemap() []byte {
+	set := urlSet{XMLNS: "http://www.sitemaps.org/schemas/sitemap/0.9", URLs: l.sitemapURLs()}
 	var b bytes.Buffer
 	b.Grow(256 + len(set.URLs)*(96+len(l.base)))
 	b.WriteString(xml.Header)
@@ -63,6 +75,35 @@ func (l links) sitemap() []byte {
 		panic(err) // strings only
 	}
 	b.WriteByte('\n')
+	return b.Bytes()
+}
+
+// sitemapMarkdown renders /sitemap.md: the same addresses as the XML
+// sitemap for agents that read rather than parse, each with its Markdown
+// twin when it has one and its last update.
+func (l links) sitemapMarkdown() []byte {
+	urls := l.sitemapURLs()
+	var b bytes.Buffer
+	b.Grow(512 + len(urls)*(160+2*len(l.base)))
+	fmt.Fprintf(&b, "# Sitemap of %s's site\n\n> Every page of this site named in its content, with its Markdown version for agents and its last update. "+
+		"The same addresses as XML: %s. Everything published for agents is indexed at [llms.txt](%s).\n\n",
+		oneLine(l.cfg.Site.Profile.Name), l.base+pathSitemapOwn, l.base+pathLLMs)
+	for _, u := range urls {
+		b.WriteString("- [")
+		b.WriteString(llmsTitle.Replace(clip(oneLine(u.label), maxItemTitle)))
+		b.WriteString("](")
+		b.WriteString(llmsURL.Replace(u.Loc))
+		b.WriteByte(')')
+		if twin, ok := l.twinURL(u.link); ok {
+			b.WriteString(": Markdown ")
+			b.WriteString(llmsURL.Replace(twin))
+		}
+		if u.LastMod != "" {
+			b.WriteString(", updated ")
+			b.WriteString(u.LastMod)
+		}
+		b.WriteByte('\n')
+	}
 	return b.Bytes()
 }
 
@@ -77,5 +118,5 @@ func (s *Service) serveSitemap(w http.ResponseWriter, r *http.Request, rd *rendi
 // serves its sitemap only when the site has none: the caller asks the
 // site first.
 func (s *Service) ProbesSitemap(path string) bool {
-	return path == pathSitemap && s.byPath[pathSitemap] != nil
+	return (path == pathSitemap || path == pathSitemapMD) && s.byPath[path] != nil
 }
