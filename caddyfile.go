@@ -70,7 +70,8 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	switches := map[string]**bool{
 		"robots": &h.Robots, "mcp_host_check": &h.MCPHostCheck,
 		"sitemap": &h.Sitemap, "page_links": &h.PageLinks, "markdown": &h.Markdown,
-		"mcp_discovery": &h.MCPDiscovery, "agent_skills": &h.AgentSkills, "webmcp": &h.WebMCP,
+		"markdown_by_user_agent": &h.MarkdownByUserAgent,
+		"mcp_discovery":          &h.MCPDiscovery, "agent_skills": &h.AgentSkills, "webmcp": &h.WebMCP,
 	}
 	seen := make(map[string]bool)
 	for d.NextBlock(0) {

@@ -144,6 +144,7 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{name: "agent_skills with two arguments", input: "discovery {\n agent_skills on off\n}", wantErr: "wrong argument count"},
 		{name: "agent_skills yes", input: "discovery {\n agent_skills yes\n}", wantErr: "agent_skills: expected on or off"},
 		{name: "webmcp off", input: "discovery {\n webmcp off\n}", want: Handler{WebMCP: &off}},
+		{name: "markdown_by_user_agent off", input: "discovery {\n markdown_by_user_agent off\n}", want: Handler{MarkdownByUserAgent: &off}},
 		{name: "webmcp without an argument", input: "discovery {\n webmcp\n}", wantErr: "wrong argument count"},
 		{name: "webmcp repeated", input: "discovery {\n webmcp on\n webmcp off\n}", wantErr: "subdirective 'webmcp' already specified"},
 		{

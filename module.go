@@ -97,6 +97,12 @@ type Handler struct {
 	// false leaves those addresses and requests to the next handler.
 	Markdown *bool `json:"markdown,omitempty"`
 
+	// MarkdownByUserAgent also answers with a page's Markdown twin when the
+	// request comes from a known AI agent or crawler (by its User-Agent)
+	// and does not ask for HTML by name; the pages then vary on User-Agent
+	// as well as Accept. Default: true while Markdown is on.
+	MarkdownByUserAgent *bool `json:"markdown_by_user_agent,omitempty"`
+
 	// CLIName names the command-line client, served at /cli/<name>.mjs.
 	// Default: discovery. Letters, digits, hyphens and underscores.
 	CLIName string `json:"cli_name,omitempty"`
@@ -257,10 +263,11 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		OnPanic:     h.logPanic,
 		CodeLedger:  newStorageLedger(ctx.Storage(), h.logger),
 
-		Sitemap:      h.Sitemap == nil || *h.Sitemap,
-		SiteSitemaps: h.SiteSitemaps,
-		PageLinks:    h.PageLinks == nil || *h.PageLinks,
-		Markdown:     h.Markdown == nil || *h.Markdown,
+		Sitemap:             h.Sitemap == nil || *h.Sitemap,
+		SiteSitemaps:        h.SiteSitemaps,
+		PageLinks:           h.PageLinks == nil || *h.PageLinks,
+		Markdown:            h.Markdown == nil || *h.Markdown,
+		MarkdownByUserAgent: (h.Markdown == nil || *h.Markdown) && (h.MarkdownByUserAgent == nil || *h.MarkdownByUserAgent),
 	}
 	if limited {
 		h.serviceConfig.ChargeExtra = h.chargeExtra

@@ -522,6 +522,72 @@ http://localhost:9080 {
 	}
 }
 
+// TestMarkdownForAIAgents: a known AI agent that does not ask for HTML by
+// name gets each page's Markdown; browsers, and agents that ask for HTML,
+// get the site's HTML; every answer at the page varies on Accept and
+// User-Agent. With markdown_by_user_agent off, only Accept decides.
+func TestMarkdownForAIAgents(t *testing.T) {
+	root := siteFiles(t, nil)
+	site := func(options string) string {
+		return "http://localhost:9080 {\n\troot * " + root + "\n\tdiscovery {\n\t\trate_limit 100000 60s\n\t\t" + options +
+			"\n\t}\n\ttry_files {path} {path}.html\n\tfile_server\n}\n"
+	}
+	const (
+		claude = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)"
+		gpt    = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; GPTBot/1.2; +https://openai.com/gptbot"
+		chrome = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
+		html   = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+	)
+	s := startCaddy(t, site(""))
+	for _, p := range sitePages {
+		twin := s.get(p.twin)
+		for _, ua := range []string{claude, gpt} {
+			for _, accept := range []string{"", "*/*"} {
+				r := s.get(p.page, "User-Agent", ua, "Accept", accept)
+				if r.Header.Get("Content-Type") != "text/markdown; charset=utf-8" || string(r.body) != string(twin.body) {
+					t.Errorf("%s for %.40q, Accept %q: %d %q, want the twin", p.page, ua, accept, r.StatusCode, r.Header.Get("Content-Type"))
+				}
+				if v := varyNames(r.Header); !slices.Contains(v, "accept") || !slices.Contains(v, "user-agent") {
+					t.Errorf("%s as Markdown for an agent: Vary %q", p.page, r.Header.Values("Vary"))
+				}
+				if countOf(links(r.Header), "canonical "+base+p.page) != 1 {
+					t.Errorf("%s as Markdown for an agent: Link %q", p.page, r.Header.Values("Link"))
+				}
+			}
+			if r := s.get(p.page, "User-Agent", ua, "Accept", html); !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") {
+				t.Errorf("%s for an agent that asks for HTML: %q", p.page, r.Header.Get("Content-Type"))
+			}
+		}
+		for _, method := range []string{http.MethodGet, http.MethodHead} {
+			r := s.do(method, base+p.page, nil, "User-Agent", chrome, "Accept", "*/*")
+			v := varyNames(r.Header)
+			if !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") || !slices.Contains(v, "accept") || !slices.Contains(v, "user-agent") {
+				t.Errorf("%s %s for a browser: %q, Vary %q; want the site's HTML, varying on Accept and User-Agent",
+					method, p.page, r.Header.Get("Content-Type"), r.Header.Values("Vary"))
+			}
+		}
+		if head := s.do(http.MethodHead, base+p.page, nil, "User-Agent", claude); head.Header.Get("Content-Type") != "text/markdown; charset=utf-8" || len(head.body) != 0 {
+			t.Errorf("HEAD %s for an agent: %q", p.page, head.Header.Get("Content-Type"))
+		}
+	}
+	// Addresses that are not pages the content names are the site's.
+	if r := s.get("/colophon", "User-Agent", claude); !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") ||
+		slices.Contains(varyNames(r.Header), "user-agent") {
+		t.Errorf("/colophon for an agent: %q, Vary %q", r.Header.Get("Content-Type"), r.Header.Values("Vary"))
+	}
+
+	s = startCaddy(t, site("markdown_by_user_agent off"))
+	for _, p := range sitePages {
+		r := s.get(p.page, "User-Agent", claude)
+		if v := varyNames(r.Header); !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") || !slices.Contains(v, "accept") || slices.Contains(v, "user-agent") {
+			t.Errorf("markdown_by_user_agent off: %s for an agent: %q, Vary %q", p.page, r.Header.Get("Content-Type"), r.Header.Values("Vary"))
+		}
+		if r := s.get(p.page, "User-Agent", claude, "Accept", "text/markdown"); r.Header.Get("Content-Type") != "text/markdown; charset=utf-8" {
+			t.Errorf("markdown_by_user_agent off: %s with Accept: text/markdown: %q", p.page, r.Header.Get("Content-Type"))
+		}
+	}
+}
+
 // TestAgentPagesSwitchedOff: markdown off and page_links off hand the
 // pages back to the site.
 func TestAgentPagesSwitchedOff(t *testing.T) {

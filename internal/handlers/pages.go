@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"io"
 	"net/http"
 	"net/url"
@@ -206,10 +207,94 @@ func (s *Service) negotiated(r *http.Request) *sitePage {
 		return nil
 	}
 	p := s.cfg.pages[r.URL.Path]
-	if p == nil || p.route == nil || !prefersMarkdown(r.Header.Values("Accept")) {
+	if p == nil || p.route == nil || !s.cfg.wantsMarkdown(r) {
 		return nil
 	}
 	return p
+}
+
+// wantsMarkdown reports whether r, a request for a page with a twin, is
+// answered with the twin: its Accept prefers text/markdown to HTML, or,
+// with MarkdownByUserAgent, it comes from a known AI agent (by
+// User-Agent) and its Accept names no HTML type. A browser, or an agent
+// that asks for HTML by name, gets the site's HTML.
+func (c *Config) wantsMarkdown(r *http.Request) bool {
+	accept := r.Header.Values("Accept")
+	if prefersMarkdown(accept) {
+		return true
+	}
+	return c.MarkdownByUserAgent && isAIAgent(r.Header.Get("User-Agent")) && !namesHTML(accept)
+}
+
+// pageVary is the Vary value of every answer at a page with a twin: the
+// fields that choose between its HTML and its Markdown.
+func (c *Config) pageVary() string {
+	if c.MarkdownByUserAgent {
+		return "Accept, User-Agent"
+	}
+	return "Accept"
+}
+
+// aiAgents are the User-Agent product tokens, in lower case, of the AI
+// agents and crawlers that get Markdown by default: the assistants that
+// fetch a page for a user, the AI search indexers and the training
+// crawlers. Search engines' own crawlers (Googlebot, Bingbot) are not
+// among them: they index the HTML.
+var aiAgents = [][]byte{
+	[]byte("claudebot"), []byte("claude-user"), []byte("claude-searchbot"), []byte("anthropic-ai"),
+	[]byte("gptbot"), []byte("chatgpt-user"), []byte("oai-searchbot"),
+	[]byte("perplexitybot"), []byte("perplexity-user"),
+	[]byte("google-cloudvertexbot"), []byte("gemini-deep-research"),
+	[]byte("mistralai-user"), []byte("cohere-ai"), []byte("ccbot"), []byte("meta-externalagent"), []byte("meta-externalfetcher"),
+	[]byte("amazonbot"), []byte("bytespider"), []byte("duckassistbot"), []byte("youbot"), []byte("ai2bot"), []byte("deepseekbot"),
+}
+
+// maxUserAgent is how much of a User-Agent isAIAgent reads: product tokens
+// come first, and the work stays bounded whatever a client sends.
+const maxUserAgent = 512
+
+// isAIAgent reports whether ua names one of aiAgents, ignoring case. It
+// lowers at most maxUserAgent bytes into a buffer on the stack.
+func isAIAgent(ua string) bool {
+	if ua == "" {
+		return false
+	}
+	var buf [maxUserAgent]byte
+	n := copy(buf[:], ua)
+	for i, c := range buf[:n] {
+		if 'A' <= c && c <= 'Z' {
+			buf[i] = c + 'a' - 'A'
+		}
+	}
+	for _, token := range aiAgents {
+		if bytes.Contains(buf[:n], token) {
+			return true
+		}
+	}
+	return false
+}
+
+// namesHTML reports whether the Accept fields name text/html or
+// application/xhtml+xml with a quality above 0. Like prefersMarkdown it
+// reads at most maxAcceptRanges ranges; past them it answers true, so the
+// site's HTML is served.
+func namesHTML(accept []string) bool {
+	n := 0
+	for _, field := range accept {
+		for item := range strings.SplitSeq(field, ",") {
+			if n++; n > maxAcceptRanges {
+				return true
+			}
+			mediaRange, params, _ := strings.Cut(item, ";")
+			switch strings.ToLower(strings.TrimSpace(mediaRange)) {
+			case "text/html", "application/xhtml+xml":
+				if acceptQuality(params) > 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // ServesMarkdown reports whether the service answers r, a request for one
@@ -297,7 +382,7 @@ func (s *Service) PageWriter(w http.ResponseWriter, r *http.Request) http.Respon
 	if !ok {
 		return w
 	}
-	pw := &pageWriter{ResponseWriter: w, page: p, base: base}
+	pw := &pageWriter{ResponseWriter: w, page: p, base: base, userAgent: s.cfg.MarkdownByUserAgent}
 	if s.cfg.PageLinks {
 		if pw.links = s.pageLinks; pw.links == nil {
 			pw.links = newPageLinks(base) // a request-derived base URL
@@ -314,14 +399,16 @@ type pageWriter struct {
 	page *sitePage
 	base string
 	// links are the module's links on base; nil when page_links is off.
-	links       *pageLinks
+	links *pageLinks
+	// userAgent says the page varies on User-Agent too.
+	userAgent   bool
 	wroteHeader bool
 }
 
 func (pw *pageWriter) WriteHeader(status int) {
 	if !pw.wroteHeader && status >= http.StatusOK {
 		pw.wroteHeader = true
-		addPageHeaders(pw.Header(), status, pw.page, pw.base, pw.links)
+		addPageHeaders(pw.Header(), status, pw.page, pw.base, pw.links, pw.userAgent)
 	}
 	pw.ResponseWriter.WriteHeader(status)
 }
@@ -387,9 +474,16 @@ func newPageLinks(base string) *pageLinks {
 // (alternate). Values the site already sends are not repeated and the
 // site's own fields are kept: the module's go in a field of their own. The
 // work is linear in the size of the site's Link and Vary fields.
-func addPageHeaders(h http.Header, status int, p *sitePage, base string, links *pageLinks) {
-	if p.route != nil && !varies(h, "Accept") {
-		h.Add(headerVary, "Accept")
+func addPageHeaders(h http.Header, status int, p *sitePage, base string, links *pageLinks, userAgent bool) {
+	if p.route != nil {
+		switch accept, ua := varies(h, "Accept"), !userAgent || varies(h, "User-Agent"); {
+		case !accept && !ua:
+			h.Add(headerVary, "Accept, User-Agent")
+		case !accept:
+			h.Add(headerVary, "Accept")
+		case !ua:
+			h.Add(headerVary, "User-Agent")
+		}
 	}
 	if links == nil || status >= http.StatusMultipleChoices && status != http.StatusNotModified {
 		return

@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -117,7 +118,7 @@ func TestAddPageHeaders(t *testing.T) {
 	h.Set("Link", `</style.css>; rel=preload`)
 	h.Add("Link", `</llms.txt>; rel="describedby"`)
 	h.Set("Vary", "Accept-Encoding")
-	addPageHeaders(h, http.StatusOK, page, "https://example.com", newPageLinks("https://example.com"))
+	addPageHeaders(h, http.StatusOK, page, "https://example.com", newPageLinks("https://example.com"), false)
 	links := h.Values("Link")
 	if len(links) != 3 || links[0] != `</style.css>; rel=preload` || links[1] != `</llms.txt>; rel="describedby"` {
 		t.Fatalf("the site's Link fields changed: %q", links)
@@ -138,7 +139,7 @@ func TestAddPageHeaders(t *testing.T) {
 	}
 
 	// Again on the same header: nothing more.
-	addPageHeaders(h, http.StatusOK, page, "https://example.com", newPageLinks("https://example.com"))
+	addPageHeaders(h, http.StatusOK, page, "https://example.com", newPageLinks("https://example.com"), false)
 	if len(h.Values("Link")) != 3 || len(h.Values("Vary")) != 2 {
 		t.Errorf("added twice: Link %q, Vary %q", h.Values("Link"), h.Values("Vary"))
 	}
@@ -146,15 +147,88 @@ func TestAddPageHeaders(t *testing.T) {
 	for status, wantLink := range map[int]bool{http.StatusNotModified: true, http.StatusNotFound: false,
 		http.StatusMovedPermanently: false, http.StatusInternalServerError: false, http.StatusPartialContent: true} {
 		h := http.Header{}
-		addPageHeaders(h, status, page, "https://example.com", newPageLinks("https://example.com"))
+		addPageHeaders(h, status, page, "https://example.com", newPageLinks("https://example.com"), false)
 		if (h.Get("Link") != "") != wantLink || h.Get("Vary") != "Accept" {
 			t.Errorf("status %d: Link %q, Vary %q", status, h.Get("Link"), h.Get("Vary"))
 		}
 	}
 	h = http.Header{"Vary": {"*"}}
-	addPageHeaders(h, http.StatusOK, page, "https://example.com", nil)
+	addPageHeaders(h, http.StatusOK, page, "https://example.com", nil, true)
 	if h.Get("Link") != "" || len(h.Values("Vary")) != 1 {
 		t.Errorf("links off or Vary *: %v", h)
+	}
+
+	// Told by User-Agent too: both names, each once, beside the site's.
+	for site, want := range map[string][]string{
+		"":                       {"Accept, User-Agent"},
+		"Accept-Encoding":        {"Accept-Encoding", "Accept, User-Agent"},
+		"accept":                 {"accept", "User-Agent"},
+		"User-Agent, Accept":     {"User-Agent, Accept"},
+		"Accept-Encoding,Accept": {"Accept-Encoding,Accept", "User-Agent"},
+	} {
+		h := http.Header{}
+		if site != "" {
+			h.Set("Vary", site)
+		}
+		addPageHeaders(h, http.StatusOK, page, "https://example.com", nil, true)
+		if got := h.Values("Vary"); !slices.Equal(got, want) {
+			t.Errorf("site's Vary %q: Vary %q, want %q", site, got, want)
+		}
+	}
+}
+
+func TestIsAIAgent(t *testing.T) {
+	for ua, want := range map[string]bool{
+		"ClaudeBot/1.0": true,
+		"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)": true,
+		"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; GPTBot/1.2; +https://openai.com/gptbot":  true,
+		"Mozilla/5.0 (compatible; ChatGPT-User/1.0; +https://openai.com/bot)":                                     true,
+		"PERPLEXITYBOT/1.0": true,
+		"Claude-User/1.0":   true,
+		"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36": false,
+		"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)":                                    false,
+		"Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)":                                     false,
+		"curl/8.5.0": false,
+		"":           false,
+		// Only the first maxUserAgent bytes are read.
+		strings.Repeat("x", maxUserAgent) + "ClaudeBot/1.0":   false,
+		strings.Repeat("x", maxUserAgent-9) + "ClaudeBot/1.0": true,
+	} {
+		if got := isAIAgent(ua); got != want {
+			t.Errorf("isAIAgent(%.60q): %v, want %v", ua, got, want)
+		}
+	}
+}
+
+func TestWantsMarkdown(t *testing.T) {
+	claude := "Mozilla/5.0 (compatible; ClaudeBot/1.0; +claudebot@anthropic.com)"
+	chrome := "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36"
+	for _, tt := range []struct {
+		ua, accept string
+		byUA, want bool
+	}{
+		{claude, "", true, true},
+		{claude, "*/*", true, true},
+		{claude, "text/plain, */*", true, true},
+		{claude, "text/html", true, false},
+		{claude, "text/html,application/xhtml+xml,*/*;q=0.8", true, false},
+		{claude, "text/html;q=0, */*", true, true},
+		{claude, "text/markdown, text/html;q=0.5", true, true},
+		{claude, "", false, false},
+		{chrome, "", true, false},
+		{chrome, "*/*", true, false},
+		{chrome, "text/markdown", true, true},
+		{claude, strings.Repeat("text/plain,", maxAcceptRanges) + "*/*", true, false},
+	} {
+		cfg := &Config{MarkdownByUserAgent: tt.byUA}
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.Header.Set("User-Agent", tt.ua)
+		if tt.accept != "" {
+			r.Header.Set("Accept", tt.accept)
+		}
+		if got := cfg.wantsMarkdown(r); got != tt.want {
+			t.Errorf("User-Agent %.20q, Accept %.40q, by user agent %v: %v, want %v", tt.ua, tt.accept, tt.byUA, got, tt.want)
+		}
 	}
 }
 

@@ -55,9 +55,10 @@ const (
 type fields struct {
 	h   http.Header
 	buf []string
-	// varyAccept says that Accept chose the document served: a site
-	// page's Markdown, negotiated.
-	varyAccept bool
+	// vary names the request fields that chose the document served, a
+	// site page's Markdown, negotiated: Accept, and User-Agent when agents
+	// are told by it (see Config.pageVary); empty otherwise.
+	vary string
 }
 
 func newFields(h http.Header) *fields {
@@ -126,12 +127,12 @@ func serveDocument(f *fields, w http.ResponseWriter, r *http.Request, doc *docum
 	}
 	body, etag, length := doc.body, doc.etag, doc.contentLength
 	switch {
-	case len(doc.encodings) > 0 && f.varyAccept:
-		f.set(headerVary, "Accept, Accept-Encoding")
+	case len(doc.encodings) > 0 && f.vary != "":
+		f.set(headerVary, f.vary+", Accept-Encoding")
 	case len(doc.encodings) > 0:
 		f.set(headerVary, "Accept-Encoding")
-	case f.varyAccept:
-		f.set(headerVary, "Accept")
+	case f.vary != "":
+		f.set(headerVary, f.vary)
 	}
 	if len(doc.encodings) > 0 {
 		if ae := r.Header.Get("Accept-Encoding"); ae != "" {

@@ -42,7 +42,10 @@ type Config struct {
 	// pages the content names; Markdown serves those pages' Markdown twins
 	// and answers Accept: text/markdown on them.
 	PageLinks bool
-	Markdown  bool
+	// MarkdownByUserAgent answers the pages' Markdown to known AI agents
+	// that do not ask for HTML by name (see wantsMarkdown).
+	MarkdownByUserAgent bool
+	Markdown            bool
 	// Deprecation, Sunset and Successor, when set, announce the end of v1 on
 	// every versioned response (RFC 9745, RFC 8594).
 	Deprecation time.Time
@@ -275,7 +278,7 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if rt == nil {
 		if p := s.negotiated(r); p != nil {
 			// A site page asked for as Markdown: its twin, varying on Accept.
-			rt, slug, f.varyAccept = p.route, p.slug, true
+			rt, slug, f.vary = p.route, p.slug, s.cfg.pageVary()
 		}
 	}
 	bh := s.headersFor(base)
