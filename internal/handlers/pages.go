@@ -230,10 +230,15 @@ func (c *Config) wantsMarkdown(r *http.Request) bool {
 // fields that choose between its HTML and its Markdown.
 func (c *Config) pageVary() string {
 	if c.MarkdownByUserAgent {
-		return "Accept, User-Agent"
+		return varyAcceptUserAgent
 	}
-	return "Accept"
+	return varyAccept
 }
+
+const (
+	varyAccept          = "Accept"
+	varyAcceptUserAgent = "Accept, User-Agent"
+)
 
 // aiAgents are the User-Agent product tokens, in lower case, of the AI
 // agents and crawlers that get Markdown by default: the assistants that
@@ -275,26 +280,34 @@ func isAIAgent(ua string) bool {
 }
 
 // namesHTML reports whether the Accept fields name text/html or
-// application/xhtml+xml with a quality above 0. Like prefersMarkdown it
-// reads at most maxAcceptRanges ranges; past them it answers true, so the
-// site's HTML is served.
+// application/xhtml+xml with a quality above 0. Past maxAcceptRanges
+// ranges it answers true, so the site's HTML is served.
 func namesHTML(accept []string) bool {
+	named := false
+	read := acceptRanges(accept, func(mediaRange string, q float64) bool {
+		named = (mediaRange == "text/html" || mediaRange == "application/xhtml+xml") && q > 0
+		return !named
+	})
+	return named || !read
+}
+
+// acceptRanges calls f with each media range of the Accept fields, in
+// lower case, and its quality, until f returns false. It reads at most
+// maxAcceptRanges ranges and reports whether it stopped short of them.
+func acceptRanges(accept []string, f func(mediaRange string, q float64) bool) bool {
 	n := 0
 	for _, field := range accept {
 		for item := range strings.SplitSeq(field, ",") {
 			if n++; n > maxAcceptRanges {
-				return true
+				return false
 			}
 			mediaRange, params, _ := strings.Cut(item, ";")
-			switch strings.ToLower(strings.TrimSpace(mediaRange)) {
-			case "text/html", "application/xhtml+xml":
-				if acceptQuality(params) > 0 {
-					return true
-				}
+			if !f(strings.ToLower(strings.TrimSpace(mediaRange)), acceptQuality(params)) {
+				return true
 			}
 		}
 	}
-	return false
+	return true
 }
 
 // ServesMarkdown reports whether the service answers r, a request for one
@@ -317,36 +330,28 @@ const maxAcceptRanges = 64
 func prefersMarkdown(accept []string) bool {
 	markdown := -1.0
 	html, htmlSpecificity := 0.0, -1
-	n := 0
-	for _, field := range accept {
-		for item := range strings.SplitSeq(field, ",") {
-			if n++; n > maxAcceptRanges {
-				return false
-			}
-			mediaRange, params, _ := strings.Cut(item, ";")
-			mediaRange = strings.ToLower(strings.TrimSpace(mediaRange))
-			q := acceptQuality(params)
-			specificity := -1
-			switch mediaRange {
-			case "text/markdown":
-				markdown = max(markdown, q)
-				continue
-			case "text/html", "application/xhtml+xml":
-				specificity = 2
-			case "text/*":
-				specificity = 1
-			case "*/*":
-				specificity = 0
-			}
-			switch {
-			case specificity > htmlSpecificity:
-				html, htmlSpecificity = q, specificity
-			case specificity == htmlSpecificity && specificity >= 0:
-				html = max(html, q)
-			}
+	read := acceptRanges(accept, func(mediaRange string, q float64) bool {
+		specificity := -1
+		switch mediaRange {
+		case "text/markdown":
+			markdown = max(markdown, q)
+			return true
+		case "text/html", "application/xhtml+xml":
+			specificity = 2
+		case "text/*":
+			specificity = 1
+		case "*/*":
+			specificity = 0
 		}
-	}
-	return markdown > 0 && markdown >= html
+		switch {
+		case specificity > htmlSpecificity:
+			html, htmlSpecificity = q, specificity
+		case specificity == htmlSpecificity && specificity >= 0:
+			html = max(html, q)
+		}
+		return true
+	})
+	return read && markdown > 0 && markdown >= html
 }
 
 // acceptQuality is the q parameter of one Accept item's parameters: 1
@@ -478,9 +483,9 @@ func addPageHeaders(h http.Header, status int, p *sitePage, base string, links *
 	if p.route != nil {
 		switch accept, ua := varies(h, "Accept"), !userAgent || varies(h, "User-Agent"); {
 		case !accept && !ua:
-			h.Add(headerVary, "Accept, User-Agent")
+			h.Add(headerVary, varyAcceptUserAgent)
 		case !accept:
-			h.Add(headerVary, "Accept")
+			h.Add(headerVary, varyAccept)
 		case !ua:
 			h.Add(headerVary, "User-Agent")
 		}

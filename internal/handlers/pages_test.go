@@ -473,11 +473,16 @@ func BenchmarkPageLinks(b *testing.B) {
 // BenchmarkNegotiatedMarkdown serves a page's Markdown for Accept:
 // text/markdown, and, for comparison, its .md twin.
 func BenchmarkNegotiatedMarkdown(b *testing.B) {
-	s := newTestService(b, agentConfig(Config{BaseURL: "https://example.com"}))
+	s := newTestService(b, agentConfig(Config{BaseURL: "https://example.com", MarkdownByUserAgent: true}))
 	w := &discardWriter{h: make(http.Header)}
-	for name, target := range map[string]string{"negotiated": "/about", "twin": "/about.md"} {
+	for name, target := range map[string]string{"negotiated": "/about", "twin": "/about.md", "user-agent": "/about"} {
 		req := httptest.NewRequest(http.MethodGet, target, nil)
-		req.Header.Set("Accept", "text/markdown, text/html;q=0.9, */*;q=0.8")
+		if name == "user-agent" {
+			req.Header.Set("User-Agent", "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)")
+			req.Header.Set("Accept", "*/*")
+		} else {
+			req.Header.Set("Accept", "text/markdown, text/html;q=0.9, */*;q=0.8")
+		}
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

@@ -128,7 +128,7 @@ func serveDocument(f *fields, w http.ResponseWriter, r *http.Request, doc *docum
 	body, etag, length := doc.body, doc.etag, doc.contentLength
 	switch {
 	case len(doc.encodings) > 0 && f.vary != "":
-		f.set(headerVary, f.vary+", Accept-Encoding")
+		f.set(headerVary, withEncoding(f.vary))
 	case len(doc.encodings) > 0:
 		f.set(headerVary, "Accept-Encoding")
 	case f.vary != "":
@@ -202,4 +202,16 @@ func etagMatches(header, etag string) bool {
 		}
 	}
 	return false
+}
+
+// withEncoding is the Vary value vary with Accept-Encoding added, the
+// values pageVary gives made without allocating.
+func withEncoding(vary string) string {
+	switch vary {
+	case varyAccept:
+		return varyAccept + ", Accept-Encoding"
+	case varyAcceptUserAgent:
+		return varyAcceptUserAgent + ", Accept-Encoding"
+	}
+	return vary + ", Accept-Encoding"
 }
