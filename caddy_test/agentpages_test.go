@@ -528,9 +528,26 @@ http://localhost:9080 {
 // User-Agent. With markdown_by_user_agent off, only Accept decides.
 func TestMarkdownForAIAgents(t *testing.T) {
 	root := siteFiles(t, nil)
+	// An app behind reverse_proxy that answers every page with HTML and
+	// varies on Accept-Encoding.
+	app := startBackend(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Vary", "Accept-Encoding")
+		fmt.Fprint(w, "<!doctype html><title>app</title>")
+	})
+	backends := map[string]string{
+		"file_server":   "root * " + root + "\n\ttry_files {path} {path}.html\n\tfile_server",
+		"spa":           "root * " + root + "\n\ttry_files {path} /index.html\n\tfile_server",
+		"reverse_proxy": "reverse_proxy " + app,
+	}
+	for name, backend := range backends {
+		t.Run(name, func(t *testing.T) { testMarkdownForAIAgents(t, backend) })
+	}
+}
+
+func testMarkdownForAIAgents(t *testing.T, backend string) {
 	site := func(options string) string {
-		return "http://localhost:9080 {\n\troot * " + root + "\n\tdiscovery {\n\t\trate_limit 100000 60s\n\t\t" + options +
-			"\n\t}\n\ttry_files {path} {path}.html\n\tfile_server\n}\n"
+		return "http://localhost:9080 {\n\tdiscovery {\n\t\trate_limit 100000 60s\n\t\t" + options + "\n\t}\n\t" + backend + "\n}\n"
 	}
 	const (
 		claude = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)"
@@ -571,9 +588,9 @@ func TestMarkdownForAIAgents(t *testing.T) {
 		}
 	}
 	// Addresses that are not pages the content names are the site's.
-	if r := s.get("/colophon", "User-Agent", claude); !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") ||
+	if r := s.get("/colophon", "User-Agent", claude); r.StatusCode != http.StatusOK || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") ||
 		slices.Contains(varyNames(r.Header), "user-agent") {
-		t.Errorf("/colophon for an agent: %q, Vary %q", r.Header.Get("Content-Type"), r.Header.Values("Vary"))
+		t.Errorf("/colophon for an agent: %d %q, Vary %q", r.StatusCode, r.Header.Get("Content-Type"), r.Header.Values("Vary"))
 	}
 
 	s = startCaddy(t, site("markdown_by_user_agent off"))
