@@ -14,9 +14,9 @@ import (
 // tokenResponse is RFC 6749 section 5.1's successful response.
 type tokenResponse struct {
 	AccessToken string `json:"access_token" jsonschema:"Opaque bearer token issued by this site."`
-	TokenType   string `json:"token_type" schema:"enum=Bearer"`
+	TokenType   string `json:"token_type" schema:"enum=Bearer" jsonschema:"Send the token as Authorization: Bearer <token>."`
 	ExpiresIn   int    `json:"expires_in" schema:"minimum=1" jsonschema:"Lifetime of the token in seconds."`
-	Scope       string `json:"scope" schema:"enum=public:read"`
+	Scope       string `json:"scope" schema:"enum=public:read" jsonschema:"The only scope: what anonymous callers may read anyway."`
 }
 
 // tokenRequest is the form the token endpoint reads.
@@ -42,19 +42,19 @@ type identityRequest struct {
 }
 
 type identityResponse struct {
-	RegistrationID             string `json:"registration_id"`
-	RegistrationType           string `json:"registration_type" schema:"enum=anonymous"`
+	RegistrationID             string `json:"registration_id" jsonschema:"Identifier of this anonymous registration."`
+	RegistrationType           string `json:"registration_type" schema:"enum=anonymous" jsonschema:"The only identity type."`
 	IdentityAssertion          string `json:"identity_assertion" jsonschema:"A short-lived JWT signed by this service; exchange it at the token endpoint."`
-	IdentityAssertionExpiresAt string `json:"identity_assertion_expires_at" schema:"format=date-time"`
-	ClaimToken                 string `json:"claim_token"`
-	ClaimTokenExpiresAt        string `json:"claim_token_expires_at" schema:"format=date-time"`
-	Scope                      string `json:"scope" schema:"enum=public:read"`
+	IdentityAssertionExpiresAt string `json:"identity_assertion_expires_at" schema:"format=date-time" jsonschema:"When the assertion expires, 10 minutes after issue."`
+	ClaimToken                 string `json:"claim_token" jsonschema:"A token for the claim endpoint; claiming is not required here."`
+	ClaimTokenExpiresAt        string `json:"claim_token_expires_at" schema:"format=date-time" jsonschema:"When the claim token expires."`
+	Scope                      string `json:"scope" schema:"enum=public:read" jsonschema:"The scope of the tokens the assertion yields."`
 }
 
 type claimResponse struct {
-	ClaimRequired bool   `json:"claim_required" schema:"const=false"`
-	Scope         string `json:"scope" schema:"enum=public:read"`
-	Message       string `json:"message"`
+	ClaimRequired bool   `json:"claim_required" schema:"const=false" jsonschema:"Always false: nothing needs claiming."`
+	Scope         string `json:"scope" schema:"enum=public:read" jsonschema:"The scope every identity already has."`
+	Message       string `json:"message" jsonschema:"Why claiming is not required."`
 }
 
 // serveRegister issues an anonymous public:read token to anyone who asks.
