@@ -353,12 +353,28 @@ func (s *Service) RateLimited(w http.ResponseWriter, r *http.Request, rh RateLim
 	}
 	rh.Set(w.Header(), 0, time.Duration(retryAfter)*time.Second)
 	f.set(headerRetryAfter, strconv.Itoa(retryAfter))
+	// The answer depends on Accept: a page for people, a problem for
+	// programs.
+	if vary := w.Header().Get(headerVary); vary != "" {
+		f.set(headerVary, vary+", Accept")
+	} else {
+		f.set(headerVary, "Accept")
+	}
+	if ok && prefersHTML(r.Header.Values("Accept")) {
+		s.writeLimitedPage(f, w, r, base, retryAfter)
+		return
+	}
+	writeProblem(w, r, s.cfg.rateLimited(base, r, retryAfter))
+}
+
+// rateLimited is the 429 problem of a refused request.
+func (c *Config) rateLimited(base string, r *http.Request, retryAfter int) *Problem {
 	p := newProblem(base, codeRateLimited, r, fmt.Sprintf(
 		"This client has used all %d requests the %q policy allows in %d seconds.",
-		s.cfg.RateLimit.Events, policyName, s.cfg.RateLimit.windowSeconds()))
+		c.RateLimit.Events, policyName, c.RateLimit.windowSeconds()))
 	p.Hint = fmt.Sprintf("Retry after %d seconds (the Retry-After header); the RateLimit header shows the quota left on every response.", retryAfter)
 	p.ViolatedPolicies = []string{policyName}
-	writeProblem(w, r, p)
+	return p
 }
 
 // setCommon sets the headers every owned response carries; rt is nil for
