@@ -222,6 +222,6 @@ func (c *Config) rateLimitSummary() string {
 	if c.RateLimit.Events == 0 {
 		return "No rate limit is enforced by this deployment."
 	}
-	return fmt.Sprintf("%d requests per %d seconds per client, policy %q. Every response carries RateLimit and RateLimit-Policy headers; a refused request gets 429 with Retry-After.",
+	return fmt.Sprintf("%d requests per %d seconds per client, policy %q, on every address of the API and its documents but the developer portal. Every counted response carries RateLimit and RateLimit-Policy headers; a refused request gets 429 with Retry-After.",
 		c.RateLimit.Events, c.RateLimit.windowSeconds(), policyName)
 }

@@ -48,8 +48,9 @@ func (l links) openAPI31() object {
 	used := map[int]bool{}
 	for i := range l.routes {
 		rt := &l.routes[i]
-		paths[rt.Path] = object{strings.ToLower(rt.Method): operation(rt, rateLimited)}
-		for _, status := range rt.problems(rateLimited) {
+		metered := rateLimited && !rt.Unmetered
+		paths[rt.Path] = object{strings.ToLower(rt.Method): operation(rt, metered)}
+		for _, status := range rt.problems(metered) {
 			used[status] = true
 		}
 	}

@@ -219,6 +219,16 @@ func (s *Service) Owns(path string) bool {
 	return ok || s.cfg.twins[path] != nil
 }
 
+// Unmetered reports whether requests for path are left out of the rate
+// limit: the developer portal and its Markdown twin, so that a client
+// told to wait can still read why and for how long. They are precomputed
+// documents, as cheap to serve as the site's own static pages, which are
+// not counted either.
+func (s *Service) Unmetered(path string) bool {
+	rt := s.byPath[path]
+	return rt != nil && rt.Unmetered
+}
+
 // ValidCLIName reports whether name can name the CLI script: 1 to 64
 // letters, digits, hyphens and underscores.
 func ValidCLIName(name string) bool {
@@ -276,6 +286,16 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if p := s.negotiated(r); p != nil {
 			// A site page asked for as Markdown: its twin, varying on Accept.
 			rt, slug, f.varyAccept = p.route, p.slug, true
+		}
+	}
+	if rt != nil && rt.twin != "" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		// A module page with a Markdown twin: HTML unless Accept prefers
+		// Markdown, either way varying on Accept.
+		f.varyAccept = true
+		if prefersMarkdown(r.Header.Values("Accept")) {
+			if twin := s.byPath[rt.twin]; twin != nil {
+				rt = twin
+			}
 		}
 	}
 	bh := s.headersFor(base)

@@ -119,12 +119,15 @@ func (s *Service) serveClaim(w http.ResponseWriter, r *http.Request, rd *renditi
 	if _, ok := s.readBody(w, r, rd, ""); !ok {
 		return
 	}
-	writeJSON(w, r, http.StatusOK, claimResponse{
-		ClaimRequired: false,
-		Scope:         token.Scope,
-		Message: "Claiming is not required for this site: every identity and token already has the only scope there is, " +
-			token.Scope + ", which grants nothing beyond unauthenticated access. Use the identity assertion or the access token as they are.",
-	})
+	writeJSON(w, r, http.StatusOK, claimAnswer)
+}
+
+// claimAnswer is what the claim endpoint says, always.
+var claimAnswer = claimResponse{
+	ClaimRequired: false,
+	Scope:         token.Scope,
+	Message: "Claiming is not required for this site: every identity and token already has the only scope there is, " +
+		token.Scope + ", which grants nothing beyond unauthenticated access. Use the identity assertion or the access token as they are.",
 }
 
 // serveToken is the OAuth token endpoint: the authorization_code grant of
@@ -210,7 +213,7 @@ func (s *Service) checkAuthorization(w http.ResponseWriter, r *http.Request, bas
 		return true
 	}
 	challenge := func(code string) {
-		w.Header()[headerWWWAuth] = []string{`Bearer error="` + code + `", scope="` + tokenScope + `", resource_metadata="` + base + protectedResourceMetadataPath(rt.Path) + `"`}
+		w.Header()[headerWWWAuth] = []string{bearerChallenge(base, rt, code)}
 	}
 	if len(values) > 1 {
 		challenge("invalid_request")
@@ -236,11 +239,22 @@ func (s *Service) checkAuthorization(w http.ResponseWriter, r *http.Request, bas
 		}
 	}
 	challenge("invalid_token")
+	writeProblem(w, r, invalidToken(base, r, rt, detail))
+	return false
+}
+
+// bearerChallenge is the WWW-Authenticate value of a refused bearer on
+// route rt, naming the route's protected resource metadata.
+func bearerChallenge(base string, rt *Route, code string) string {
+	return `Bearer error="` + code + `", scope="` + tokenScope + `", resource_metadata="` + base + protectedResourceMetadataPath(rt.Path) + `"`
+}
+
+// invalidToken is the 401 problem of a refused bearer on route rt.
+func invalidToken(base string, r *http.Request, rt *Route, detail string) *Problem {
 	p := newProblem(base, codeInvalidToken, r, detail)
 	p.Hint = "Omit the Authorization header (no token is needed), or get a new token with POST " + base + pathRegister +
 		" or the OAuth flow the metadata at " + base + protectedResourceMetadataPath(rt.Path) + " describes."
-	writeProblem(w, r, p)
-	return false
+	return p
 }
 
 // protectedResourceMetadataPath is the address of the RFC 9728 metadata of
