@@ -481,6 +481,9 @@ func TestDeveloperPortalMarkdown(t *testing.T) {
 			t.Errorf("%s: no token estimate or content signal", r.Request.URL.Path)
 		}
 	}
+	for _, r := range []*response{page, twin, negotiated} {
+		s.validate(r)
+	}
 	if !bytes.Equal(twin.body, negotiated.body) || twin.Header.Get("ETag") != negotiated.Header.Get("ETag") {
 		t.Error("Accept: text/markdown on /developers does not give /developers.md")
 	}

@@ -229,6 +229,11 @@ func operation(rt *Route, rateLimited bool) object {
 		}
 		mediaType, _, _ := strings.Cut(rt.MediaType, ";")
 		success["content"] = object{mediaType: object{"schema": schema}}
+		if rt.twin != "" {
+			// The route answers its Markdown twin for Accept: text/markdown.
+			success["content"].(object)["text/markdown"] = object{"schema": object{"type": "string"}}
+			success["description"] = rt.Summary + "; its Markdown version (" + rt.twin + ") when Accept prefers text/markdown."
+		}
 	}
 	responses := object{strconv.Itoa(status): success}
 	if cached {
