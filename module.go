@@ -430,7 +430,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if !service.Owns(r.URL.Path) && !service.ServesMarkdown(r) {
 		return next.ServeHTTP(service.PageWriter(w, r), r)
 	}
-	if h.limiter != nil {
+	if h.limiter != nil && !service.Unmetered(r.URL.Path) {
 		return h.serveLimited(w, r, service, next)
 	}
 	return h.serveOwned(w, r, service, next)

@@ -93,7 +93,7 @@ func TestDeveloperPortalInBrowser(t *testing.T) {
 	evaluate(`[...document.querySelectorAll("a[href]")].map(a => a.href)`, &hrefs)
 	evaluate(`document.documentElement.scrollWidth`, &scrollWidth)
 	evaluate(`window.innerWidth`, &innerWidth)
-	evaluate(`getComputedStyle(document.body).maxWidth`, &maxWidth)
+	evaluate(`getComputedStyle(document.querySelector("main")).maxWidth`, &maxWidth)
 	time.Sleep(200 * time.Millisecond) // let late console messages arrive
 	stopConsole()
 	<-consoleDone
@@ -101,7 +101,7 @@ func TestDeveloperPortalInBrowser(t *testing.T) {
 		t.Errorf("title %q", title)
 	}
 	if maxWidth != "832px" {
-		t.Errorf("body max-width %q: the inline style did not apply under the page's CSP", maxWidth)
+		t.Errorf("main max-width %q: the inline style did not apply under the page's CSP", maxWidth)
 	}
 	if scrollWidth > innerWidth {
 		t.Errorf("the page is %dpx wide in a %dpx viewport", scrollWidth, innerWidth)

@@ -55,7 +55,7 @@ func (s Skip) String() string { return s.Path + ": " + s.Reason }
 // ";"-separated key=value pairs for the schema generated from these types;
 // the jsonschema tag is a field's description.
 type Profile struct {
-	Name          string     `json:"name" yaml:"name"`
+	Name          string     `json:"name" yaml:"name" jsonschema:"The subject's name"`
 	Tagline       string     `json:"tagline" yaml:"tagline" jsonschema:"One sentence saying who the subject is and what they do"`
 	About         []string   `json:"about,omitempty" yaml:"about" jsonschema:"Biography, one paragraph per item, in reading order"`
 	KeyFacts      []string   `json:"keyFacts,omitempty" yaml:"keyFacts" jsonschema:"Short factual statements about the subject, one per item"`
@@ -72,18 +72,18 @@ type Profile struct {
 type Contact struct {
 	Form       string `json:"form,omitempty" yaml:"form" schema:"format=uri" jsonschema:"Address of a contact form"`
 	Phone      string `json:"phone,omitempty" yaml:"phone" jsonschema:"Phone number as written, ideally in international format"`
-	Email      string `json:"email,omitempty" yaml:"email" schema:"format=email"`
-	LinkedIn   string `json:"linkedin,omitempty" yaml:"linkedin" schema:"format=uri"`
+	Email      string `json:"email,omitempty" yaml:"email" schema:"format=email" jsonschema:"Email address"`
+	LinkedIn   string `json:"linkedin,omitempty" yaml:"linkedin" schema:"format=uri" jsonschema:"Profile on LinkedIn"`
 	X          string `json:"x,omitempty" yaml:"x" schema:"format=uri" jsonschema:"Profile on X (formerly Twitter)"`
-	Substack   string `json:"substack,omitempty" yaml:"substack" schema:"format=uri"`
-	YouTube    string `json:"youtube,omitempty" yaml:"youtube" schema:"format=uri"`
+	Substack   string `json:"substack,omitempty" yaml:"substack" schema:"format=uri" jsonschema:"Newsletter on Substack"`
+	YouTube    string `json:"youtube,omitempty" yaml:"youtube" schema:"format=uri" jsonschema:"Channel on YouTube"`
 	CompanyBio string `json:"companyBio,omitempty" yaml:"companyBio" schema:"format=uri" jsonschema:"The subject's biography on their company's site"`
 }
 
 // SiteLink is one page of the site's structure.
 type SiteLink struct {
 	Label string `json:"label" yaml:"label" jsonschema:"The page's name as the site's navigation shows it"`
-	URL   string `json:"url" yaml:"url" schema:"format=uri"`
+	URL   string `json:"url" yaml:"url" schema:"format=uri" jsonschema:"Absolute address of the page"`
 	Desc  string `json:"desc" yaml:"desc" jsonschema:"What the page holds"`
 }
 

@@ -13,44 +13,44 @@ import (
 // tags carry the specification's constraints into /openapi.json (schema.go).
 
 type apiIndex struct {
-	Name          string          `json:"name"`
-	APIVersion    string          `json:"apiVersion"`
+	Name          string          `json:"name" jsonschema:"Name of the API."`
+	APIVersion    string          `json:"apiVersion" jsonschema:"URL-path API version."`
 	Documentation string          `json:"documentation" schema:"format=uri" jsonschema:"Address of the developer portal."`
 	OpenAPI       string          `json:"openapi" schema:"format=uri" jsonschema:"Address of the machine-readable description."`
 	Auth          string          `json:"auth" jsonschema:"Summary of the authentication model."`
 	RateLimit     string          `json:"rateLimit" jsonschema:"Summary of the rate-limit policy."`
 	Versioning    string          `json:"versioning" jsonschema:"Summary of the versioning policy."`
-	Endpoints     []indexEndpoint `json:"endpoints"`
-	URLs          indexURLs       `json:"urls"`
+	Endpoints     []indexEndpoint `json:"endpoints" jsonschema:"The versioned endpoints."`
+	URLs          indexURLs       `json:"urls" jsonschema:"Addresses of the site and of the other interfaces."`
 }
 
 type indexEndpoint struct {
-	Method      string `json:"method"`
-	Path        string `json:"path"`
-	Description string `json:"description"`
+	Method      string `json:"method" jsonschema:"HTTP method."`
+	Path        string `json:"path" jsonschema:"Path, with {slug} for the path parameter."`
+	Description string `json:"description" jsonschema:"What the endpoint returns."`
 }
 
 type indexURLs struct {
-	Home       string `json:"home" schema:"format=uri"`
-	Developers string `json:"developers" schema:"format=uri"`
-	OpenAPI    string `json:"openapi" schema:"format=uri"`
-	Auth       string `json:"auth" schema:"format=uri"`
-	MCP        string `json:"mcp" schema:"format=uri"`
-	CLI        string `json:"cli" schema:"format=uri"`
+	Home       string `json:"home" schema:"format=uri" jsonschema:"The site's home page."`
+	Developers string `json:"developers" schema:"format=uri" jsonschema:"The developer portal."`
+	OpenAPI    string `json:"openapi" schema:"format=uri" jsonschema:"The OpenAPI description."`
+	Auth       string `json:"auth" schema:"format=uri" jsonschema:"The authentication notes for agents."`
+	MCP        string `json:"mcp" schema:"format=uri" jsonschema:"The MCP endpoint."`
+	CLI        string `json:"cli" schema:"format=uri" jsonschema:"The command-line client."`
 }
 
 type health struct {
-	Status     string `json:"status" schema:"enum=ok"`
+	Status     string `json:"status" schema:"enum=ok" jsonschema:"ok while the service answers."`
 	Service    string `json:"service" jsonschema:"Service name."`
 	Version    string `json:"version" jsonschema:"Service version."`
 	APIVersion string `json:"apiVersion" schema:"examples=1" jsonschema:"URL-path API version."`
-	URL        string `json:"url" schema:"format=uri"`
+	URL        string `json:"url" schema:"format=uri" jsonschema:"Address of this health check."`
 	CheckedAt  string `json:"checkedAt" schema:"format=date-time" jsonschema:"Time of the check."`
 }
 
 type profile struct {
 	content.Profile
-	URLs profileURLs `json:"urls"`
+	URLs profileURLs `json:"urls" jsonschema:"Addresses of the site's pages and of the documents about the subject."`
 }
 
 // The profile's parts are the content model's own types.
@@ -60,29 +60,29 @@ type (
 )
 
 type profileURLs struct {
-	Home       string `json:"home" schema:"format=uri"`
-	About      string `json:"about" schema:"format=uri"`
-	Developers string `json:"developers" schema:"format=uri"`
-	LLMsTxt    string `json:"llmsTxt" schema:"format=uri"`
-	LLMsFull   string `json:"llmsFull" schema:"format=uri"`
-	APICatalog string `json:"apiCatalog" schema:"format=uri"`
-	OpenAPI    string `json:"openapi" schema:"format=uri"`
+	Home       string `json:"home" schema:"format=uri" jsonschema:"The site's home page."`
+	About      string `json:"about" schema:"format=uri" jsonschema:"The site's about page."`
+	Developers string `json:"developers" schema:"format=uri" jsonschema:"The developer portal."`
+	LLMsTxt    string `json:"llmsTxt" schema:"format=uri" jsonschema:"The llms.txt index for agents."`
+	LLMsFull   string `json:"llmsFull" schema:"format=uri" jsonschema:"Everything as one plain-text document."`
+	APICatalog string `json:"apiCatalog" schema:"format=uri" jsonschema:"The RFC 9727 API catalog."`
+	OpenAPI    string `json:"openapi" schema:"format=uri" jsonschema:"The OpenAPI description."`
 }
 
 type insightSummary struct {
 	Slug            string `json:"slug" schema:"pattern=^[a-z0-9]+(-[a-z0-9]+)*$;minLength=1;maxLength=200" jsonschema:"URL slug of the article."`
-	Title           string `json:"title"`
-	Description     string `json:"description"`
+	Title           string `json:"title" jsonschema:"Title of the article."`
+	Description     string `json:"description" jsonschema:"One or two sentences on what the article says."`
 	Date            string `json:"date" jsonschema:"Display date, free-form text."`
 	DateISO         string `json:"dateISO" schema:"format=date" jsonschema:"Publication date."`
 	DateModifiedISO string `json:"dateModifiedISO" schema:"format=date" jsonschema:"Last modification date."`
-	Topic           string `json:"topic"`
-	ReadTime        string `json:"readTime"`
+	Topic           string `json:"topic" jsonschema:"The article's topic."`
+	ReadTime        string `json:"readTime" jsonschema:"Estimated reading time, such as 7 min read."`
 	URL             string `json:"url" schema:"format=uri" jsonschema:"Canonical URL of the article."`
 }
 
 type insightList struct {
-	Count int              `json:"count" schema:"minimum=0"`
+	Count int              `json:"count" schema:"minimum=0" jsonschema:"Number of published insights."`
 	Items []insightSummary `json:"items" jsonschema:"Every published insight, newest first."`
 }
 
@@ -222,6 +222,6 @@ func (c *Config) rateLimitSummary() string {
 	if c.RateLimit.Events == 0 {
 		return "No rate limit is enforced by this deployment."
 	}
-	return fmt.Sprintf("%d requests per %d seconds per client, policy %q. Every response carries RateLimit and RateLimit-Policy headers; a refused request gets 429 with Retry-After.",
+	return fmt.Sprintf("%d requests per %d seconds per client, policy %q, on every address of the API and its documents but the developer portal. Every counted response carries RateLimit and RateLimit-Policy headers; a refused request gets 429 with Retry-After.",
 		c.RateLimit.Events, c.RateLimit.windowSeconds(), policyName)
 }

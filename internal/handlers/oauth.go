@@ -84,12 +84,12 @@ type clientRegistration struct {
 // clientInformation is RFC 7591's registration response.
 type clientInformation struct {
 	ClientID                string   `json:"client_id" jsonschema:"The registration itself: a signed encoding of the redirect URIs. Nothing is stored."`
-	ClientIDIssuedAt        int64    `json:"client_id_issued_at" schema:"minimum=0"`
-	RedirectURIs            []string `json:"redirect_uris" schema:"format=uri"`
-	GrantTypes              []string `json:"grant_types" schema:"enum=authorization_code"`
-	ResponseTypes           []string `json:"response_types" schema:"enum=code"`
-	TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method" schema:"enum=none"`
-	Scope                   string   `json:"scope" schema:"enum=public:read"`
+	ClientIDIssuedAt        int64    `json:"client_id_issued_at" schema:"minimum=0" jsonschema:"When the client id was issued, in seconds since 1970."`
+	RedirectURIs            []string `json:"redirect_uris" schema:"format=uri" jsonschema:"The registered redirect URIs."`
+	GrantTypes              []string `json:"grant_types" schema:"enum=authorization_code" jsonschema:"The grant the client may use."`
+	ResponseTypes           []string `json:"response_types" schema:"enum=code" jsonschema:"The response type the client may ask for."`
+	TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method" schema:"enum=none" jsonschema:"none: the client is public and proves itself with PKCE."`
+	Scope                   string   `json:"scope" schema:"enum=public:read" jsonschema:"The only scope."`
 }
 
 // registrationError is RFC 7591 section 3.2.2's error response.

@@ -48,8 +48,9 @@ func (l links) openAPI31() object {
 	used := map[int]bool{}
 	for i := range l.routes {
 		rt := &l.routes[i]
-		paths[rt.Path] = object{strings.ToLower(rt.Method): operation(rt, rateLimited)}
-		for _, status := range rt.problems(rateLimited) {
+		metered := rateLimited && !rt.Unmetered
+		paths[rt.Path] = object{strings.ToLower(rt.Method): operation(rt, metered)}
+		for _, status := range rt.problems(metered) {
 			used[status] = true
 		}
 	}
@@ -228,6 +229,11 @@ func operation(rt *Route, rateLimited bool) object {
 		}
 		mediaType, _, _ := strings.Cut(rt.MediaType, ";")
 		success["content"] = object{mediaType: object{"schema": schema}}
+		if rt.twin != "" {
+			// The route answers its Markdown twin for Accept: text/markdown.
+			success["content"].(object)["text/markdown"] = object{"schema": object{"type": "string"}}
+			success["description"] = rt.Summary + "; its Markdown version (" + rt.twin + ") when Accept prefers text/markdown."
+		}
 	}
 	responses := object{strconv.Itoa(status): success}
 	if cached {

@@ -81,7 +81,7 @@ func (s *Service) placeAgentRoutes() {
 	cfg := &s.cfg
 	taken := make(map[string]bool, len(s.routes))
 	for _, rt := range s.routes {
-		if rt.twinOf == nil {
+		if !rt.placeholder() {
 			taken[rt.Path] = true
 		}
 	}
@@ -149,7 +149,7 @@ func (s *Service) placeAgentRoutes() {
 			if !cfg.Sitemap {
 				continue
 			}
-		case rt.twinOf != nil:
+		case rt.placeholder():
 			if placed[rt.Path] == "" {
 				continue
 			}

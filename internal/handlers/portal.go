@@ -6,19 +6,40 @@ import (
 	_ "embed"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"html/template"
 	"net/http"
+	"net/url"
 	"path"
+	"strconv"
 	"strings"
+	texttemplate "text/template"
+	"time"
 )
+
+// The developer portal, /developers, and its Markdown twin, /developers.md,
+// are two renderings of one portalPage, which is made from the route table,
+// the types' schemas, the problem codes and the content.
 
 //go:embed portal/developers.html
 var portalHTML string
 
+//go:embed portal/developers.md
+var portalMarkdown string
+
 //go:embed portal/style.css
 var portalCSS string
 
-var portalTemplate = template.Must(template.New("developers").Parse(portalHTML))
+var (
+	portalTemplate         = template.Must(template.New("developers").Parse(portalHTML))
+	portalMarkdownTemplate = texttemplate.Must(texttemplate.New("developers.md").Funcs(texttemplate.FuncMap{
+		"fence": markdownFence,
+		"cell":  markdownCell,
+	}).Parse(portalMarkdown))
+)
+
+// pathDevelopersTwin is the portal's Markdown twin.
+const pathDevelopersTwin = pathDevelopers + ".md"
 
 // portalStyleSource is the CSP source of the portal's inline style: its hash.
 var portalStyleSource = func() string {
@@ -28,123 +49,477 @@ var portalStyleSource = func() string {
 
 // portalHeaders are the portal's headers for a base URL. Its
 // Content-Security-Policy allows its own inline style and, while WebMCP is
-// on, the WebMCP script and the JSON API the script reads: nothing else.
+// on, the WebMCP script and the JSON API the script reads; and the site's
+// robots.txt, which crawlers' audits (Lighthouse's among them) fetch from
+// the page: nothing else.
 func (l links) portalHeaders() [][2]string {
 	csp := "default-src 'none'; style-src " + portalStyleSource
+	connect := ""
 	if l.cfg.servesWebMCP() {
-		csp += "; script-src " + l.webMCPSource(pathWebMCP) + "; connect-src " + l.webMCPSource(apiPrefix)
+		csp += "; script-src " + l.webMCPSource(pathWebMCP)
+		connect = l.webMCPSource(apiPrefix)
+	}
+	if l.cfg.Robots {
+		if robots := l.webMCPSource(pathRobots); robots != connect {
+			connect = strings.TrimSpace(connect + " " + robots)
+		}
+	}
+	if connect != "" {
+		csp += "; connect-src " + connect
 	}
 	csp += "; img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 	return [][2]string{{headerCSP, csp}, {headerReferrerPolicy, "no-referrer"}}
 }
 
-type portalEndpoint struct {
-	ID, Method, Path, Description, MediaType, Example, Response string
+// portalPage is everything the portal says.
+type portalPage struct {
+	Name, Tagline, Base, Home, LLMs, LLMsFull, OpenAPI, AuthNotes, Markdown, HTML string
+	// Updated is the newest modification date of the content, YYYY-MM-DD.
+	Updated string
+	Slug    string
+	Scope   string
+	// TokenLifetime says how long an access token lives, in words, and
+	// TokenSeconds is its expires_in.
+	TokenLifetime string
+	TokenSeconds  int
+	RateLimit     string
+	Limited       bool
+	Events        int
+	Window        int
+	Policy        string
+	VersionStatus string
+	OpenAPIVer    string
+	MCP           string
+	MCPBatch      int
+	CLI           string
+	CLIFile       string
+	CLIName       string
+	WebMCP        string
+	// Core are the versioned API's operations; Auth, MCPOps and Documents
+	// the others, by group.
+	Core, Auth, MCPOps, Documents []portalOperation
+	Problems                      []problemCode
+	// The example error responses, each a whole HTTP response.
+	NotFound, Unauthorized, Refused string
+	Clients                         []portalClient
+	Types                           []portalType
 }
 
-type portalDocument struct{ Title, URL, Description string }
+// portalOperation is one route as the portal documents it.
+type portalOperation struct {
+	ID, Method, Path, Summary, Description string
+	// Status and MediaType describe the success response.
+	Status    string
+	MediaType string
+	// Request is a curl command; RequestBody its body, if any, with its
+	// media type.
+	Request          string
+	RequestBody      string
+	RequestMediaType string
+	// Response is the whole example response body (JSON indented in the
+	// order the API sends it), or the response's headers for a redirect;
+	// Document is set instead for a route whose response is a document
+	// to open.
+	Response         string
+	ResponseLanguage string
+	Document         string
+	// Type is the response body's type in the field reference, TypeID its
+	// anchor; Shared names the operation whose example is the same.
+	Type, TypeID       string
+	Shared, SharedPath string
+	// Errors are the problem codes beyond the ones every route can give.
+	Errors []problemCode
+	// Note says more about the example, when it is not the whole story.
+	Note string
+}
 
-// maxExampleLines cuts long example responses on the portal.
-const maxExampleLines = 24
+// portalClient is the setup of one agent or tool.
+type portalClient struct {
+	ID, Name, Intro, Where, Code, Language, Note string
+}
 
-// developerPortal renders /developers from the route table, the problem
-// codes and the content.
-func (l links) developerPortal(_ string) ([]byte, error) {
+// portalType is one response type of the field reference.
+type portalType struct {
+	Name, ID, Description string
+	Fields                []portalField
+}
+
+// portalField is one member of a type; Ref is the type it refers to.
+type portalField struct {
+	Name, Type, Description string
+	Required                bool
+	Ref, RefID              string
+}
+
+// exampleTime is the time in the examples that would show the clock: the
+// content's last update, at noon UTC.
+func (l links) exampleTime() time.Time {
+	t, err := time.Parse(time.DateOnly, l.lastModified())
+	if err != nil {
+		return time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	}
+	return t.Add(12 * time.Hour)
+}
+
+// lastModified is the newest modification date of the content.
+func (l links) lastModified() string {
+	newest := l.cfg.Site.Profile.LastUpdated
+	for _, in := range l.cfg.Site.Insights {
+		newest = max(newest, in.DateModifiedISO)
+	}
+	return newest
+}
+
+// portal makes the portal's content for this base URL.
+func (l links) portal() *portalPage {
 	p := l.cfg.Site.Profile
-	slug := l.slugExample()
-	var endpoints []portalEndpoint
-	var documents []portalDocument
+	ttl := l.cfg.tokenTTLSeconds()
+	pg := &portalPage{
+		Name: p.Name, Tagline: strings.TrimSuffix(oneLine(p.Tagline), "."), Base: l.base,
+		Home: l.abs(l.cfg.Site.Pages.Home), LLMs: l.base + pathLLMs, LLMsFull: l.base + pathLLMsFull,
+		OpenAPI: l.openAPI(), AuthNotes: l.base + pathAuth, HTML: l.developers(), Markdown: l.base + pathDevelopersTwin,
+		Updated: l.lastModified(), Slug: l.slugExample(), Scope: tokenScope,
+		TokenLifetime: lifetime(ttl), TokenSeconds: ttl,
+		RateLimit: l.cfg.rateLimitSummary(), Limited: l.cfg.RateLimit.Events > 0,
+		Events: l.cfg.RateLimit.Events, Window: l.cfg.RateLimit.windowSeconds(),
+		Policy:        NewRateLimitHeaders(l.cfg.RateLimit).policy,
+		VersionStatus: l.versionStatus(), OpenAPIVer: openAPIVersion,
+		MCP: l.base + pathMCP, MCPBatch: l.cfg.batchCap(), CLI: l.cliURL(), CLIName: l.cfg.CLIName,
+		WebMCP: l.webMCPScriptURL(),
+	}
+	pg.CLIFile = path.Base(pg.CLI)
+	for _, c := range problemCodes {
+		c.Hint = strings.ReplaceAll(c.Hint, "{base}", l.base)
+		pg.Problems = append(pg.Problems, c)
+	}
+	shared := map[string]*Route{} // example body -> the route whose operation shows it
+	types := map[string]bool{}
 	for i := range l.routes {
 		rt := &l.routes[i]
-		example := l.base + strings.Replace(rt.Path, "{slug}", slug, 1)
-		ep := portalEndpoint{
-			ID: "op-" + rt.OperationID, Method: rt.Method, Path: rt.Path,
-			Description: rt.Description, MediaType: rt.MediaType, Example: strings.TrimSpace(rt.ExampleArgs + " " + example),
+		op := l.operation(rt)
+		if op.Response != "" && rt.Body != nil {
+			if first, ok := shared[op.Response]; ok {
+				op.Shared, op.SharedPath, op.Response = "op-"+first.OperationID, first.Path, ""
+			} else {
+				shared[op.Response] = rt
+			}
 		}
-		if rt.Status == http.StatusFound {
-			ep.MediaType = "302 redirect"
+		if op.Type != "" {
+			types[op.Type] = true
 		}
-		if rt.Versioned() || rt.Body != nil {
-			ep.Response = l.exampleResponse(rt, slug)
-		}
-		endpoints = append(endpoints, ep)
-		if rt.Tag == tagDiscovery && rt.Method == http.MethodGet && rt.Path != pathDevelopers {
-			documents = append(documents, portalDocument{rt.Summary, example, rt.Description})
+		switch {
+		case rt.Versioned():
+			pg.Core = append(pg.Core, op)
+		case rt.Tag == tagAuth:
+			pg.Auth = append(pg.Auth, op)
+		case rt.Tag == tagMCP:
+			pg.MCPOps = append(pg.MCPOps, op)
+		default:
+			pg.Documents = append(pg.Documents, op)
 		}
 	}
-	problemExample, _ := json.MarshalIndent(&Problem{
-		Type: l.developers() + "#" + codeNotFound.Anchor(), Title: codeNotFound.Title, Status: codeNotFound.Status,
-		Detail: "No published insight has the slug \"no-such-insight\".", Instance: l.base + insightPath("no-such-insight"),
-		Code: codeNotFound.Code, Hint: "List the published insights and their slugs at " + l.base + pathInsights + ".",
-	}, "", "  ")
-	problems := make([]problemCode, len(problemCodes))
-	for i, c := range problemCodes {
-		c.Hint = strings.ReplaceAll(c.Hint, "{base}", l.base)
-		problems[i] = c
+	types["Problem"] = true
+	pg.Types = portalTypes(types)
+	pg.NotFound, pg.Unauthorized, pg.Refused = l.errorExamples()
+	pg.Clients = l.clients()
+	return pg
+}
+
+// lifetime says a number of seconds in words: "24 hours".
+func lifetime(seconds int) string {
+	d := time.Duration(seconds) * time.Second
+	switch {
+	case d%(24*time.Hour) == 0 && d >= 48*time.Hour:
+		return strconv.Itoa(int(d/(24*time.Hour))) + " days"
+	case d%time.Hour == 0:
+		return plural(int(d/time.Hour), "hour")
+	case d%time.Minute == 0:
+		return plural(int(d/time.Minute), "minute")
 	}
-	versionStatus := "v1 is current and not deprecated."
+	return plural(seconds, "second")
+}
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return strconv.Itoa(n) + " " + unit + "s"
+}
+
+func (l links) versionStatus() string {
+	status := "v1 is current and not deprecated."
 	if !l.cfg.Deprecation.IsZero() {
-		versionStatus = "v1 is deprecated since " + l.cfg.Deprecation.UTC().Format("2 January 2006") + "."
+		status = "v1 is deprecated since " + l.cfg.Deprecation.UTC().Format("2 January 2006") + "."
 		if !l.cfg.Sunset.IsZero() {
-			versionStatus += " It will be removed after " + l.cfg.Sunset.UTC().Format("2 January 2006") + "."
+			status += " It will be removed after " + l.cfg.Sunset.UTC().Format("2 January 2006") + "."
 		}
 		if l.cfg.Successor != "" {
-			versionStatus += " Its successor is " + l.cfg.Successor + "."
+			status += " Its successor is " + l.cfg.Successor + "."
 		}
 	}
+	return status
+}
+
+// operation documents one route: its request, its example response and
+// its type.
+func (l links) operation(rt *Route) portalOperation {
+	slug := l.slugExample()
+	address := l.base + rt.pathFor(slug)
+	op := portalOperation{
+		ID: "op-" + rt.OperationID, Method: rt.Method, Path: rt.Path, Summary: rt.Summary,
+		Description: rt.Description, MediaType: rt.MediaType, Status: "200 OK",
+	}
+	if rt.Status != 0 {
+		op.Status = strconv.Itoa(rt.Status) + " " + http.StatusText(rt.Status)
+	}
+	if rt.Status == http.StatusFound {
+		op.MediaType = ""
+	}
+	request := "curl "
+	if rt.Method != http.MethodGet {
+		request += "-X " + rt.Method + " "
+	}
+	if rt.ExampleArgs != "" {
+		request += rt.ExampleArgs + " "
+	}
+	op.Request = request + address
+	op.RequestMediaType = rt.RequestMediaType
+	if name := componentName(rt.Body); name != "" {
+		op.Type, op.TypeID = name, typeAnchor(name)
+	}
+	for _, status := range rt.Problems {
+		for _, c := range problemCodes {
+			if c.Status == status {
+				op.Errors = append(op.Errors, c)
+			}
+		}
+	}
+	body, note := l.exampleBody(rt, slug)
+	op.Note = note
+	switch {
+	case body != nil:
+		var b bytes.Buffer
+		if json.Indent(&b, body, "", "  ") == nil {
+			op.Response, op.ResponseLanguage = b.String(), "json"
+		} else {
+			op.Response = string(body)
+		}
+	case rt.Status == http.StatusFound:
+		op.Response, op.ResponseLanguage = l.redirectExample(), "http"
+	case !strings.Contains(rt.Path, "{"):
+		op.Document = address
+	default:
+		op.Document = l.base + rt.pathFor(slug)
+	}
+	return op
+}
+
+// The example credentials: shaped like the real ones, valid nowhere.
+var (
+	exampleToken     = "dsc_" + base64.RawURLEncoding.EncodeToString([]byte("\x01public:read example token, not valid on any site"))
+	exampleAssertion = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9." +
+		base64.RawURLEncoding.EncodeToString([]byte(`{"sub":"anon_example","scope":"public:read"}`)) + ".c2lnbmF0dXJlLW9mLXRoZS1leGFtcGxl"
+	exampleClientID = "dcl_" + base64.RawURLEncoding.EncodeToString([]byte("\x01http://127.0.0.1:8765/callback example client"))
+)
+
+// exampleBody is the JSON body a route answers its example request with,
+// and a note on it; nil for a route whose answer is a document to open.
+// A route rendered from the content gives its real body; the others give
+// what their handlers send, with example credentials.
+func (l links) exampleBody(rt *Route, slug string) ([]byte, string) {
+	now := l.exampleTime()
+	var v any
+	note := ""
+	switch rt.Path {
+	case pathHealth:
+		v = l.health(now)
+	case pathInsights:
+		list := l.insights()
+		if len(list.Items) > maxExampleItems {
+			list.Items = list.Items[:maxExampleItems]
+			note = fmt.Sprintf("The first %d of the %d items; the response lists them all.", maxExampleItems, list.Count)
+		}
+		v = list
+	case pathRegister, pathToken:
+		v = tokenResponse{exampleToken, "Bearer", l.cfg.tokenTTLSeconds(), tokenScope}
+	case pathIdentity:
+		v = identityResponse{
+			RegistrationID: "anon_7Qx2mV9kLc4T", RegistrationType: "anonymous", IdentityAssertion: exampleAssertion,
+			IdentityAssertionExpiresAt: now.Add(10 * time.Minute).Format(time.RFC3339),
+			ClaimToken:                 "clm_" + base64.RawURLEncoding.EncodeToString([]byte("example claim token")),
+			ClaimTokenExpiresAt:        now.Add(24 * time.Hour).Format(time.RFC3339), Scope: tokenScope,
+		}
+	case pathIdentityClaim:
+		v = claimAnswer
+	case pathClientRegistration:
+		v = clientInformation{
+			ClientID: exampleClientID, ClientIDIssuedAt: now.Unix(), RedirectURIs: []string{"http://127.0.0.1:8765/callback"},
+			GrantTypes: []string{grantAuthorizationCode}, ResponseTypes: []string{responseTypeCode},
+			TokenEndpointAuthMethod: "none", Scope: tokenScope,
+		}
+	case pathMCP:
+		out := l.search(exampleQuery, exampleLimit)
+		text, _ := marshal(out)
+		type textContent struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		// The SDK sends the structured content as a JSON object of its
+		// own, its members sorted.
+		var structured map[string]any
+		_ = json.Unmarshal(text, &structured)
+		v = jsonrpcResponse{JSONRPC: "2.0", ID: 1, Result: map[string]any{
+			"content":           []textContent{{"text", string(text)}},
+			"structuredContent": structured,
+		}}
+		note = "A tools/call of search_insights, answered as JSON (the server also speaks text/event-stream)."
+	default:
+		if rt.Body == nil || rt.render == nil {
+			return nil, ""
+		}
+		body, err := rt.render(l, slug)
+		if err != nil {
+			return nil, ""
+		}
+		return body, ""
+	}
+	body, err := marshal(v)
+	if err != nil {
+		return nil, ""
+	}
+	return body, note
+}
+
+// The MCP example: a search, as the route's example request makes it.
+const (
+	exampleQuery    = "data contracts"
+	exampleLimit    = 2
+	maxExampleItems = 3
+)
+
+// redirectExample is the answer of the authorization endpoint to its
+// example request.
+func (l links) redirectExample() string {
+	return "HTTP/1.1 302 Found\nLocation: http://127.0.0.1:8765/callback?code=dac_" +
+		base64.RawURLEncoding.EncodeToString([]byte("example authorization code")) + "&state=<state>&iss=" + l.base + "\nCache-Control: no-store"
+}
+
+// errorExamples are whole example responses: a 404, a 401 for a bad
+// bearer and a 429, made by the code that makes the real ones.
+func (l links) errorExamples() (notFound, unauthorized, refused string) {
+	profile := l.routeOf(pathProfile)
+	r := &http.Request{Method: http.MethodGet, URL: &url.URL{Path: insightPath("no-such-insight")}}
+	p := newProblem(l.base, codeNotFound, r, "The requested API endpoint does not exist: no published insight has the slug \"no-such-insight\".")
+	p.Hint = "List the published insights and their slugs at " + l.base + pathInsights + "; the machine-readable description is at " + l.base + pathOpenAPI + "."
+	notFound = httpExample(http.StatusNotFound, nil, p)
+
+	r = &http.Request{Method: http.MethodGet, URL: &url.URL{Path: pathProfile}}
+	if profile != nil {
+		unauthorized = httpExample(http.StatusUnauthorized, [][2]string{{"WWW-Authenticate", bearerChallenge(l.base, profile, "invalid_token")}},
+			invalidToken(l.base, r, profile, "The bearer token has expired."))
+	}
+	if l.cfg.RateLimit.Events > 0 {
+		retry := min(17, l.cfg.RateLimit.windowSeconds())
+		refused = httpExample(http.StatusTooManyRequests, [][2]string{
+			{"Retry-After", strconv.Itoa(retry)},
+			{"RateLimit-Policy", NewRateLimitHeaders(l.cfg.RateLimit).policy},
+			{"RateLimit", `"` + policyName + `";r=0;t=` + strconv.Itoa(retry)},
+			{"Vary", "Accept"},
+		}, l.cfg.rateLimited(l.base, r, retry))
+	}
+	return notFound, unauthorized, refused
+}
+
+func (l links) routeOf(path string) *Route {
+	for i := range l.routes {
+		if l.routes[i].Path == path {
+			return &l.routes[i]
+		}
+	}
+	return nil
+}
+
+// httpExample is a problem response as it goes over the wire.
+func httpExample(status int, headers [][2]string, p *Problem) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "HTTP/1.1 %d %s\nContent-Type: %s\n", status, http.StatusText(status), mediaProblem)
+	for _, h := range headers {
+		b.WriteString(h[0] + ": " + h[1] + "\n")
+	}
+	body, _ := json.MarshalIndent(p, "", "  ")
+	b.WriteString("\n")
+	b.Write(body)
+	return b.String()
+}
+
+// clients are the setups of the agents people use, for this MCP endpoint.
+func (l links) clients() []portalClient {
 	mcp := l.base + pathMCP
-	cli := l.cliURL()
+	name := l.cfg.CLIName
+	indent := func(v any) string {
+		b, _ := json.MarshalIndent(v, "", "  ")
+		return string(b)
+	}
+	type server = map[string]any
+	type stdio struct {
+		Command string   `json:"command"`
+		Args    []string `json:"args"`
+	}
+	type remote struct {
+		Type string `json:"type,omitempty"`
+		URL  string `json:"url"`
+	}
+	return []portalClient{
+		{ID: "connect-claude-code", Name: "Claude Code", Intro: "Run once in a terminal; add --scope user to have it in every project:",
+			Code: "claude mcp add --transport http " + name + " " + mcp, Language: "sh"},
+		{ID: "connect-claude-desktop", Name: "Claude Desktop",
+			Intro: "Remote servers are added under Settings → Connectors → Add custom connector, with the URL " + mcp + ". Or, in claude_desktop_config.json (Settings → Developer → Edit Config), through the mcp-remote bridge (needs Node.js):",
+			Where: "claude_desktop_config.json",
+			Code:  indent(server{"mcpServers": server{name: stdio{"npx", []string{"-y", "mcp-remote", mcp}}}}), Language: "json"},
+		{ID: "connect-cursor", Name: "Cursor", Intro: "In the project's .cursor/mcp.json (or ~/.cursor/mcp.json for every project):",
+			Where: ".cursor/mcp.json", Code: indent(server{"mcpServers": server{name: remote{URL: mcp}}}), Language: "json"},
+		{ID: "connect-vscode", Name: "VS Code", Intro: "In the workspace's .vscode/mcp.json (GitHub Copilot's agent mode):",
+			Where: ".vscode/mcp.json", Code: indent(server{"servers": server{name: remote{"http", mcp}}}), Language: "json"},
+		{ID: "connect-chatgpt", Name: "ChatGPT",
+			Intro: "Connectors need developer mode: Settings → Apps & Connectors → Advanced settings → Developer mode. Then Settings → Apps & Connectors → Create, give it a name and this MCP server URL, with no authentication:",
+			Code:  mcp, Language: "text"},
+		{ID: "connect-other", Name: "Other MCP clients", Intro: "Any client that speaks Streamable HTTP takes the URL; most read this shape:",
+			Code: indent(server{"mcpServers": server{name: remote{"http", mcp}}}), Language: "json",
+			Note: "Clients that run OAuth on a 401 complete it unattended: there is no login and no consent screen."},
+	}
+}
+
+// typeAnchor is the anchor of a type in the field reference.
+func typeAnchor(name string) string { return "type-" + strings.ToLower(name) }
+
+// developerPortal renders /developers.
+func (l links) developerPortal(_ string) ([]byte, error) {
 	var b bytes.Buffer
-	err := portalTemplate.Execute(&b, map[string]any{
-		"Name": p.Name, "Tagline": strings.TrimSuffix(p.Tagline, "."), "Base": l.base, "Home": l.abs(l.cfg.Site.Pages.Home),
-		"Slug": slug, "Scope": tokenScope, "Style": template.CSS(portalCSS),
-		"Endpoints": endpoints, "Problems": problems, "ProblemExample": string(problemExample),
-		"RateLimit": l.cfg.rateLimitSummary(), "Limited": l.cfg.RateLimit.Events > 0,
-		"PolicyExample": NewRateLimitHeaders(l.cfg.RateLimit).policy,
-		"VersionStatus": versionStatus, "openAPIVersion": openAPIVersion,
-		"MCP": mcp, "MCPBatch": l.cfg.batchCap(), "CLI": cli, "CLIFile": path.Base(cli), "CLIName": l.cfg.CLIName,
-		"Documents": documents, "WebMCP": l.webMCPScriptURL(),
-	})
+	err := portalTemplate.Execute(&b, struct {
+		*portalPage
+		Style template.CSS
+	}{l.portal(), template.CSS(portalCSS)})
 	return b.Bytes(), err
 }
 
-// exampleResponse is the response body of a JSON route, indented and cut.
-func (l links) exampleResponse(rt *Route, slug string) string {
-	var v any
-	switch {
-	case rt.Path == pathHealth:
-		v = health{"ok", l.cfg.ServiceName, l.cfg.Version, apiVersion, l.base + pathHealth, "2026-01-01T00:00:00Z"}
-	case rt.Path == pathInsight && len(l.cfg.Site.Insights) > 0:
-		v = l.insightDocument(l.cfg.Site.Insights[0])
-	case rt.Path == pathInsights:
-		// The example shows a few items whatever the site's size.
-		list := insightList{Count: len(l.cfg.Site.Insights), Items: []insightSummary{}}
-		for _, in := range l.cfg.Site.Insights[:min(3, len(l.cfg.Site.Insights))] {
-			list.Items = append(list.Items, l.summary(in))
-		}
-		v = list
-	case rt.OperationID == "getOpenApi" || rt.Path == pathDevelopers:
-		return ""
-	case rt.render == nil:
-		return ""
-	default:
-		body, err := rt.render(l, "")
-		if err != nil || json.Unmarshal(body, &v) != nil {
-			return ""
-		}
+// developerPortalMarkdown renders /developers.md, the portal for agents.
+func (l links) developerPortalMarkdown(_ string) ([]byte, error) {
+	var b bytes.Buffer
+	err := portalMarkdownTemplate.Execute(&b, l.portal())
+	return b.Bytes(), err
+}
+
+// markdownFence wraps code in a fence longer than any run of backticks in
+// it.
+func markdownFence(language, code string) string {
+	fence := "```"
+	for strings.Contains(code, fence) {
+		fence += "`"
 	}
-	body, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return ""
-	}
-	lines := strings.Split(string(body), "\n")
-	for i, line := range lines {
-		if len(line) > 120 {
-			lines[i] = line[:strings.LastIndex(line[:117], " ")+1] + "…"
-		}
-	}
-	if len(lines) > maxExampleLines {
-		lines = append(lines[:maxExampleLines], "  …")
-	}
-	return strings.Join(lines, "\n")
+	return fence + language + "\n" + code + "\n" + fence
+}
+
+// markdownCell makes text safe in a Markdown table cell.
+func markdownCell(s string) string {
+	return strings.ReplaceAll(oneLine(s), "|", `\|`)
 }

@@ -127,3 +127,53 @@ func quote(s string) string {
 	}
 	return q
 }
+
+// prefersHTML reports whether the Accept fields ask for HTML before JSON:
+// what a browser's navigation sends ("text/html,…,*/*;q=0.8"). HTML must be
+// named (text/html or application/xhtml+xml) with a quality above zero, and
+// at least that of a problem document, which is the quality of the most
+// specific range matching application/problem+json (application/json
+// counts as naming it: a JSON client reads problems). A problem document
+// named as specifically as HTML wins a tie, so "application/json,
+// text/html" gets JSON; a wildcard does not, so "text/html, */*" gets HTML.
+// No Accept, "*/*" and anything unreadable get the problem document.
+func prefersHTML(accept []string) bool {
+	html := -1.0
+	problem, problemSpecificity := 0.0, -1
+	n := 0
+	for _, field := range accept {
+		for item := range strings.SplitSeq(field, ",") {
+			if n++; n > maxAcceptRanges {
+				return false
+			}
+			mediaRange, params, _ := strings.Cut(item, ";")
+			mediaRange = strings.ToLower(strings.TrimSpace(mediaRange))
+			q := acceptQuality(params)
+			specificity := -1
+			switch mediaRange {
+			case "text/html", "application/xhtml+xml":
+				html = max(html, q)
+				continue
+			case "application/problem+json", "application/json":
+				specificity = 2
+			case "application/*":
+				specificity = 1
+			case "*/*":
+				specificity = 0
+			}
+			switch {
+			case specificity > problemSpecificity:
+				problem, problemSpecificity = q, specificity
+			case specificity == problemSpecificity && specificity >= 0:
+				problem = max(problem, q)
+			}
+		}
+	}
+	if html <= 0 {
+		return false
+	}
+	if problemSpecificity == 2 {
+		return html > problem
+	}
+	return html >= problem
+}

@@ -82,10 +82,21 @@ type Route struct {
 	// headers, when set, are the extra headers of the route's documents for
 	// a base URL (the portal's Content-Security-Policy names it).
 	headers func(l links) [][2]string
-	// twinOf, set on the Markdown twin of a site page, gives that page's
-	// address: the twin's canonical URL.
+	// twinOf, set on a Markdown twin, gives the address of its page: the
+	// twin's canonical URL.
 	twinOf func(l links, slug string) string
+	// Unmetered leaves the route out of the rate limit: the developer
+	// portal, which a refused client needs to read.
+	Unmetered bool
+
+	// twin is the path of the route's own Markdown twin, which the route
+	// answers for Accept: text/markdown.
+	twin string
 }
+
+// placeholder reports whether the route's path stands for the twins of
+// the site's pages, settled by placeAgentRoutes.
+func (rt *Route) placeholder() bool { return strings.HasPrefix(rt.Path, "{twin:") }
 
 type listing int
 
@@ -251,7 +262,7 @@ var routes = []Route{
 		SiteOrigin: true, Bearer: true,
 		RequestMediaType: mediaJSON, Request: typeOf[jsonrpcMessage](), JSONRPC: true,
 		Problems:    []int{http.StatusForbidden, http.StatusRequestTimeout, http.StatusRequestEntityTooLarge},
-		ExampleArgs: `-H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_insights","arguments":{"query":"data contracts"}}}'`,
+		ExampleArgs: `-H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_insights","arguments":{"query":"data contracts","limit":2}}}'`,
 		serve:       (*Service).serveMCP,
 	},
 	{
@@ -321,8 +332,15 @@ var routes = []Route{
 		Path: pathDevelopers, Method: http.MethodGet, OperationID: "getDeveloperPortal", Tag: tagDiscovery,
 		Summary:     "Developer portal",
 		Description: "One HTML page documenting every endpoint with examples, authentication, rate limits, errors, versioning, MCP and the CLI.",
-		MediaType:   mediaHTML, CacheControl: cacheDocument, Listed: listMain,
-		render: links.developerPortal, headers: links.portalHeaders,
+		MediaType:   mediaHTML, CacheControl: cacheDocument, Listed: listMain, Unmetered: true,
+		render: links.developerPortal, headers: links.portalHeaders, twin: pathDevelopersTwin,
+	},
+	{
+		Path: pathDevelopersTwin, Method: http.MethodGet, OperationID: "getDeveloperPortalMarkdown", Tag: tagDiscovery,
+		Summary:     "Developer portal as Markdown",
+		Description: "The developer portal for agents: the same endpoints, examples, field reference and setup as /developers, as Markdown. /developers answers it too for Accept: text/markdown.",
+		MediaType:   mediaMarkdown, CacheControl: cacheDocument, Unmetered: true,
+		render: links.developerPortalMarkdown, twinOf: func(l links, _ string) string { return l.developers() },
 	},
 	{
 		Path: pathAuth, Method: http.MethodGet, OperationID: "getAuthNotes", Tag: tagDiscovery,

@@ -222,6 +222,16 @@ func (s *Service) Owns(path string) bool {
 	return ok || s.cfg.twins[path] != nil
 }
 
+// Unmetered reports whether requests for path are left out of the rate
+// limit: the developer portal and its Markdown twin, so that a client
+// told to wait can still read why and for how long. They are precomputed
+// documents, as cheap to serve as the site's own static pages, which are
+// not counted either.
+func (s *Service) Unmetered(path string) bool {
+	rt := s.byPath[path]
+	return rt != nil && rt.Unmetered
+}
+
 // ValidCLIName reports whether name can name the CLI script: 1 to 64
 // letters, digits, hyphens and underscores.
 func ValidCLIName(name string) bool {
@@ -279,6 +289,16 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if p := s.negotiated(r); p != nil {
 			// A site page asked for as Markdown: its twin, varying on Accept.
 			rt, slug, f.vary = p.route, p.slug, s.cfg.pageVary()
+		}
+	}
+	if rt != nil && rt.twin != "" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		// A module page with a Markdown twin: HTML unless Accept prefers
+		// Markdown, either way varying on Accept.
+		f.varyAccept = true
+		if prefersMarkdown(r.Header.Values("Accept")) {
+			if twin := s.byPath[rt.twin]; twin != nil {
+				rt = twin
+			}
 		}
 	}
 	bh := s.headersFor(base)
@@ -356,12 +376,28 @@ func (s *Service) RateLimited(w http.ResponseWriter, r *http.Request, rh RateLim
 	}
 	rh.Set(w.Header(), 0, time.Duration(retryAfter)*time.Second)
 	f.set(headerRetryAfter, strconv.Itoa(retryAfter))
+	// The answer depends on Accept: a page for people, a problem for
+	// programs.
+	if vary := w.Header().Get(headerVary); vary != "" {
+		f.set(headerVary, vary+", Accept")
+	} else {
+		f.set(headerVary, "Accept")
+	}
+	if ok && prefersHTML(r.Header.Values("Accept")) {
+		s.writeLimitedPage(f, w, r, base, retryAfter)
+		return
+	}
+	writeProblem(w, r, s.cfg.rateLimited(base, r, retryAfter))
+}
+
+// rateLimited is the 429 problem of a refused request.
+func (c *Config) rateLimited(base string, r *http.Request, retryAfter int) *Problem {
 	p := newProblem(base, codeRateLimited, r, fmt.Sprintf(
 		"This client has used all %d requests the %q policy allows in %d seconds.",
-		s.cfg.RateLimit.Events, policyName, s.cfg.RateLimit.windowSeconds()))
+		c.RateLimit.Events, policyName, c.RateLimit.windowSeconds()))
 	p.Hint = fmt.Sprintf("Retry after %d seconds (the Retry-After header); the RateLimit header shows the quota left on every response.", retryAfter)
 	p.ViolatedPolicies = []string{policyName}
-	writeProblem(w, r, p)
+	return p
 }
 
 // setCommon sets the headers every owned response carries; rt is nil for

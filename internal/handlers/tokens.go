@@ -14,9 +14,9 @@ import (
 // tokenResponse is RFC 6749 section 5.1's successful response.
 type tokenResponse struct {
 	AccessToken string `json:"access_token" jsonschema:"Opaque bearer token issued by this site."`
-	TokenType   string `json:"token_type" schema:"enum=Bearer"`
+	TokenType   string `json:"token_type" schema:"enum=Bearer" jsonschema:"Send the token as Authorization: Bearer <token>."`
 	ExpiresIn   int    `json:"expires_in" schema:"minimum=1" jsonschema:"Lifetime of the token in seconds."`
-	Scope       string `json:"scope" schema:"enum=public:read"`
+	Scope       string `json:"scope" schema:"enum=public:read" jsonschema:"The only scope: what anonymous callers may read anyway."`
 }
 
 // tokenRequest is the form the token endpoint reads.
@@ -42,19 +42,19 @@ type identityRequest struct {
 }
 
 type identityResponse struct {
-	RegistrationID             string `json:"registration_id"`
-	RegistrationType           string `json:"registration_type" schema:"enum=anonymous"`
+	RegistrationID             string `json:"registration_id" jsonschema:"Identifier of this anonymous registration."`
+	RegistrationType           string `json:"registration_type" schema:"enum=anonymous" jsonschema:"The only identity type."`
 	IdentityAssertion          string `json:"identity_assertion" jsonschema:"A short-lived JWT signed by this service; exchange it at the token endpoint."`
-	IdentityAssertionExpiresAt string `json:"identity_assertion_expires_at" schema:"format=date-time"`
-	ClaimToken                 string `json:"claim_token"`
-	ClaimTokenExpiresAt        string `json:"claim_token_expires_at" schema:"format=date-time"`
-	Scope                      string `json:"scope" schema:"enum=public:read"`
+	IdentityAssertionExpiresAt string `json:"identity_assertion_expires_at" schema:"format=date-time" jsonschema:"When the assertion expires, 10 minutes after issue."`
+	ClaimToken                 string `json:"claim_token" jsonschema:"A token for the claim endpoint; claiming is not required here."`
+	ClaimTokenExpiresAt        string `json:"claim_token_expires_at" schema:"format=date-time" jsonschema:"When the claim token expires."`
+	Scope                      string `json:"scope" schema:"enum=public:read" jsonschema:"The scope of the tokens the assertion yields."`
 }
 
 type claimResponse struct {
-	ClaimRequired bool   `json:"claim_required" schema:"const=false"`
-	Scope         string `json:"scope" schema:"enum=public:read"`
-	Message       string `json:"message"`
+	ClaimRequired bool   `json:"claim_required" schema:"const=false" jsonschema:"Always false: nothing needs claiming."`
+	Scope         string `json:"scope" schema:"enum=public:read" jsonschema:"The scope every identity already has."`
+	Message       string `json:"message" jsonschema:"Why claiming is not required."`
 }
 
 // serveRegister issues an anonymous public:read token to anyone who asks.
@@ -119,12 +119,15 @@ func (s *Service) serveClaim(w http.ResponseWriter, r *http.Request, rd *renditi
 	if _, ok := s.readBody(w, r, rd, ""); !ok {
 		return
 	}
-	writeJSON(w, r, http.StatusOK, claimResponse{
-		ClaimRequired: false,
-		Scope:         token.Scope,
-		Message: "Claiming is not required for this site: every identity and token already has the only scope there is, " +
-			token.Scope + ", which grants nothing beyond unauthenticated access. Use the identity assertion or the access token as they are.",
-	})
+	writeJSON(w, r, http.StatusOK, claimAnswer)
+}
+
+// claimAnswer is what the claim endpoint says, always.
+var claimAnswer = claimResponse{
+	ClaimRequired: false,
+	Scope:         token.Scope,
+	Message: "Claiming is not required for this site: every identity and token already has the only scope there is, " +
+		token.Scope + ", which grants nothing beyond unauthenticated access. Use the identity assertion or the access token as they are.",
 }
 
 // serveToken is the OAuth token endpoint: the authorization_code grant of
@@ -210,7 +213,7 @@ func (s *Service) checkAuthorization(w http.ResponseWriter, r *http.Request, bas
 		return true
 	}
 	challenge := func(code string) {
-		w.Header()[headerWWWAuth] = []string{`Bearer error="` + code + `", scope="` + tokenScope + `", resource_metadata="` + base + protectedResourceMetadataPath(rt.Path) + `"`}
+		w.Header()[headerWWWAuth] = []string{bearerChallenge(base, rt, code)}
 	}
 	if len(values) > 1 {
 		challenge("invalid_request")
@@ -236,11 +239,22 @@ func (s *Service) checkAuthorization(w http.ResponseWriter, r *http.Request, bas
 		}
 	}
 	challenge("invalid_token")
+	writeProblem(w, r, invalidToken(base, r, rt, detail))
+	return false
+}
+
+// bearerChallenge is the WWW-Authenticate value of a refused bearer on
+// route rt, naming the route's protected resource metadata.
+func bearerChallenge(base string, rt *Route, code string) string {
+	return `Bearer error="` + code + `", scope="` + tokenScope + `", resource_metadata="` + base + protectedResourceMetadataPath(rt.Path) + `"`
+}
+
+// invalidToken is the 401 problem of a refused bearer on route rt.
+func invalidToken(base string, r *http.Request, rt *Route, detail string) *Problem {
 	p := newProblem(base, codeInvalidToken, r, detail)
 	p.Hint = "Omit the Authorization header (no token is needed), or get a new token with POST " + base + pathRegister +
 		" or the OAuth flow the metadata at " + base + protectedResourceMetadataPath(rt.Path) + " describes."
-	writeProblem(w, r, p)
-	return false
+	return p
 }
 
 // protectedResourceMetadataPath is the address of the RFC 9728 metadata of

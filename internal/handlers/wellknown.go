@@ -10,8 +10,8 @@ import (
 
 // link is one target of an RFC 9264 linkset relation.
 type link struct {
-	Href string `json:"href" schema:"format=uri"`
-	Type string `json:"type,omitempty"`
+	Href string `json:"href" schema:"format=uri" jsonschema:"Address of the linked resource."`
+	Type string `json:"type,omitempty" jsonschema:"Media type of the linked resource."`
 }
 
 type apiCatalog struct {
@@ -19,10 +19,10 @@ type apiCatalog struct {
 }
 
 type linksetEntry struct {
-	Anchor      string `json:"anchor" schema:"format=uri"`
-	ServiceDesc []link `json:"service-desc"`
-	ServiceDoc  []link `json:"service-doc"`
-	Status      []link `json:"status"`
+	Anchor      string `json:"anchor" schema:"format=uri" jsonschema:"The API the links describe."`
+	ServiceDesc []link `json:"service-desc" jsonschema:"Its machine-readable description."`
+	ServiceDoc  []link `json:"service-doc" jsonschema:"Its documentation for people."`
+	Status      []link `json:"status" jsonschema:"Its health check."`
 }
 
 func (l links) apiCatalog() apiCatalog {
@@ -35,12 +35,12 @@ func (l links) apiCatalog() apiCatalog {
 }
 
 type protectedResourceMetadata struct {
-	Resource               string   `json:"resource" schema:"format=uri"`
-	ResourceName           string   `json:"resource_name"`
-	AuthorizationServers   []string `json:"authorization_servers" schema:"format=uri"`
-	ScopesSupported        []string `json:"scopes_supported"`
-	BearerMethodsSupported []string `json:"bearer_methods_supported" schema:"enum=header|body|query"`
-	ResourceDocumentation  string   `json:"resource_documentation" schema:"format=uri"`
+	Resource               string   `json:"resource" schema:"format=uri" jsonschema:"The protected resource: this site, or its MCP endpoint."`
+	ResourceName           string   `json:"resource_name" jsonschema:"Human-readable name of the resource."`
+	AuthorizationServers   []string `json:"authorization_servers" schema:"format=uri" jsonschema:"The authorization server that issues tokens for it: this site."`
+	ScopesSupported        []string `json:"scopes_supported" jsonschema:"The scopes a token may carry: public:read."`
+	BearerMethodsSupported []string `json:"bearer_methods_supported" schema:"enum=header|body|query" jsonschema:"How a bearer token may be sent: in the Authorization header."`
+	ResourceDocumentation  string   `json:"resource_documentation" schema:"format=uri" jsonschema:"The developer portal."`
 }
 
 func (l links) protectedResourceMetadata() protectedResourceMetadata {
@@ -65,20 +65,20 @@ func (l links) mcpProtectedResourceMetadata() protectedResourceMetadata {
 }
 
 type authorizationServerMetadata struct {
-	Issuer                            string   `json:"issuer" schema:"format=uri"`
-	AuthorizationEndpoint             string   `json:"authorization_endpoint" schema:"format=uri"`
-	TokenEndpoint                     string   `json:"token_endpoint" schema:"format=uri"`
-	RegistrationEndpoint              string   `json:"registration_endpoint" schema:"format=uri"`
-	ResponseTypesSupported            []string `json:"response_types_supported" schema:"enum=code"`
-	ResponseModesSupported            []string `json:"response_modes_supported" schema:"enum=query"`
-	GrantTypesSupported               []string `json:"grant_types_supported"`
-	CodeChallengeMethodsSupported     []string `json:"code_challenge_methods_supported" schema:"enum=S256"`
-	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported" schema:"enum=none"`
-	ScopesSupported                   []string `json:"scopes_supported"`
-	JWKSURI                           string   `json:"jwks_uri" schema:"format=uri"`
-	ServiceDocumentation              string   `json:"service_documentation" schema:"format=uri"`
+	Issuer                            string   `json:"issuer" schema:"format=uri" jsonschema:"The authorization server's identifier: this site."`
+	AuthorizationEndpoint             string   `json:"authorization_endpoint" schema:"format=uri" jsonschema:"Where the authorization code flow starts."`
+	TokenEndpoint                     string   `json:"token_endpoint" schema:"format=uri" jsonschema:"Where codes, client credentials and identity assertions are exchanged for tokens."`
+	RegistrationEndpoint              string   `json:"registration_endpoint" schema:"format=uri" jsonschema:"Dynamic client registration (RFC 7591)."`
+	ResponseTypesSupported            []string `json:"response_types_supported" schema:"enum=code" jsonschema:"Only the authorization code."`
+	ResponseModesSupported            []string `json:"response_modes_supported" schema:"enum=query" jsonschema:"The code comes back in the redirect's query."`
+	GrantTypesSupported               []string `json:"grant_types_supported" jsonschema:"The grants the token endpoint accepts."`
+	CodeChallengeMethodsSupported     []string `json:"code_challenge_methods_supported" schema:"enum=S256" jsonschema:"PKCE with S256 only."`
+	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported" schema:"enum=none" jsonschema:"No client authentication: clients are public."`
+	ScopesSupported                   []string `json:"scopes_supported" jsonschema:"The scopes a token may carry: public:read."`
+	JWKSURI                           string   `json:"jwks_uri" schema:"format=uri" jsonschema:"The key set, empty: tokens are opaque."`
+	ServiceDocumentation              string   `json:"service_documentation" schema:"format=uri" jsonschema:"The developer portal."`
 	// RFC 9207: the authorization response names its issuer, against mix-up.
-	AuthorizationResponseISSParameterSupported bool `json:"authorization_response_iss_parameter_supported" schema:"const=true"`
+	AuthorizationResponseISSParameterSupported bool `json:"authorization_response_iss_parameter_supported" schema:"const=true" jsonschema:"The redirect carries iss (RFC 9207)."`
 }
 
 func (l links) authorizationServerMetadata() authorizationServerMetadata {

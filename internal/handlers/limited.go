@@ -1,0 +1,52 @@
+package handlers
+
+import (
+	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/base64"
+	"html/template"
+	"net/http"
+)
+
+// The page a person gets instead of the 429 problem when their browser asks
+// for HTML: how long to wait, what the limit is, and where it is explained.
+// It is self-contained (one inline style, allowed by its hash) and made per
+// refusal from a few numbers, so it costs little more than the problem.
+
+//go:embed portal/limited.html
+var limitedHTML string
+
+//go:embed portal/limited.css
+var limitedCSS string
+
+var limitedTemplate = template.Must(template.New("limited").Parse(limitedHTML))
+
+// limitedCSP allows the page's own inline style and nothing else.
+var limitedCSP = func() string {
+	sum := sha256.Sum256([]byte(limitedCSS))
+	return "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) +
+		"'; img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+}()
+
+// writeLimitedPage writes the HTML answer to a refused request; the rate
+// limit headers and Vary are already set.
+func (s *Service) writeLimitedPage(f *fields, w http.ResponseWriter, r *http.Request, base string, retryAfter int) {
+	l := links{base: base, cfg: &s.cfg}
+	minutes := 0
+	if retryAfter >= 120 {
+		minutes = (retryAfter + 30) / 60
+	}
+	var b bytes.Buffer
+	err := limitedTemplate.Execute(&b, map[string]any{
+		"Name": s.cfg.Site.Profile.Name, "RetryAfter": retryAfter, "Minutes": minutes,
+		"Events": s.cfg.RateLimit.Events, "Window": s.cfg.RateLimit.windowSeconds(),
+		"Portal": l.developers(), "Home": l.abs(s.cfg.Site.Pages.Home), "Style": template.CSS(limitedCSS),
+	})
+	if err != nil {
+		panic(err) // a fixed template of strings and numbers
+	}
+	f.set(headerCSP, limitedCSP)
+	f.set(headerReferrerPolicy, "no-referrer")
+	write(w, r, http.StatusTooManyRequests, mediaHTML, b.Bytes())
+}

@@ -1,0 +1,113 @@
+package handlers
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddy-discovery/caddy-discovery/content"
+)
+
+func TestPrefersHTML(t *testing.T) {
+	const chrome = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7"
+	const firefox = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+	for _, tt := range []struct {
+		accept string
+		want   bool
+	}{
+		{chrome, true},
+		{firefox, true},
+		{"text/html", true},
+		{"application/xhtml+xml", true},
+		{"TEXT/HTML; charset=utf-8", true},
+		{"text/html, */*", true},
+		{"*/*, text/html", true},
+		{"application/json;q=0.5, text/html", true},
+		{"text/html, application/*", true},
+		{"", false},
+		{"*/*", false},
+		{"text/*", false},
+		{"application/json", false},
+		{"application/problem+json", false},
+		{"application/json, text/html", false},
+		{"text/html, application/problem+json", false},
+		{"text/html;q=0.5, application/json", false},
+		{"text/html;q=0.9, */*", false},
+		{"text/html;q=0", false},
+		{"text/html;q=x", false},
+		{"text/plain", false},
+		{strings.Repeat("text/plain, ", maxAcceptRanges) + "text/html", false},
+	} {
+		if got := prefersHTML([]string{tt.accept}); got != tt.want {
+			t.Errorf("Accept %q: HTML %v, want %v", tt.accept, got, tt.want)
+		}
+	}
+	if !prefersHTML([]string{"application/json;q=0.1", "text/html"}) {
+		t.Error("Accept spread over two fields was not read as one list")
+	}
+}
+
+// TestRateLimitedNegotiates drives RateLimited directly: the page for a
+// browser, the problem otherwise, the same headers and Vary either way.
+func TestRateLimitedNegotiates(t *testing.T) {
+	site, err := content.Sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit := RateLimit{Events: 120, Window: time.Minute}
+	s, err := New(Config{Site: site, BaseURL: "https://example.com", TokenSecret: []byte(strings.Repeat("s", 32)), RateLimit: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rh := NewRateLimitHeaders(limit)
+	for _, tt := range []struct {
+		method, accept, contentType string
+	}{
+		{http.MethodGet, "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", mediaHTML},
+		{http.MethodHead, "text/html", mediaHTML},
+		{http.MethodGet, "*/*", mediaProblem},
+		{http.MethodGet, "", mediaProblem},
+		{http.MethodGet, "application/json", mediaProblem},
+	} {
+		r := httptest.NewRequest(tt.method, "/api/v1/profile", nil)
+		if tt.accept != "" {
+			r.Header.Set("Accept", tt.accept)
+		}
+		w := httptest.NewRecorder()
+		s.RateLimited(w, r, rh, 150)
+		h := w.Result().Header
+		if w.Code != http.StatusTooManyRequests || h.Get("Content-Type") != tt.contentType {
+			t.Errorf("%s Accept %q: %d %q, want 429 %q", tt.method, tt.accept, w.Code, h.Get("Content-Type"), tt.contentType)
+		}
+		if h.Get("Retry-After") != "150" || h.Get("RateLimit") != `"public";r=0;t=150` ||
+			h.Get("RateLimit-Policy") != `"public";q=120;w=60` || h.Get("Vary") != "Accept" || h.Get("Cache-Control") != "no-store" {
+			t.Errorf("%s Accept %q: headers %v", tt.method, tt.accept, h)
+		}
+		body := w.Body.String()
+		if tt.method == http.MethodHead {
+			if body != "" || h.Get("Content-Length") == "0" {
+				t.Errorf("HEAD: body %q, Content-Length %q", body, h.Get("Content-Length"))
+			}
+			continue
+		}
+		if tt.contentType != mediaHTML {
+			continue
+		}
+		for _, want := range []string{
+			"<strong>150 seconds</strong> (about 3 minutes)",
+			"the 120 requests per 60 seconds",
+			`href="https://example.com/developers#rate-limits"`,
+			"<title>Too many requests",
+			`<html lang="en">`,
+		} {
+			if !strings.Contains(body, want) {
+				t.Errorf("the page lacks %q:\n%s", want, body)
+			}
+		}
+		if csp := h.Get("Content-Security-Policy"); !strings.HasPrefix(csp, "default-src 'none'; style-src 'sha256-") || strings.Contains(body, "<script") {
+			t.Errorf("CSP %q, or a script in the page", csp)
+		}
+	}
+}
