@@ -121,14 +121,21 @@ func (l links) llmsTxt() []byte {
 	b.WriteString("\nThe API, the MCP server and the documents for machines, to call rather than read:\n\n")
 	for _, listed := range []listing{listMain, listOptional} {
 		for _, rt := range l.routes {
-			if rt.Listed == listed && !rt.readsAsText() && !strings.Contains(rt.Path, "{") {
+			if rt.Listed == listed && !rt.readsAsText() && rt.twin == "" && !strings.Contains(rt.Path, "{") {
 				llmsEndpoint(&b, rt.Method, l.base+rt.Path, rt.Summary, rt.Description)
 			}
 		}
 	}
+	// Documents, and pages of the module's own by their Markdown twin.
 	b.WriteString("\n## Docs\n\n")
 	for _, rt := range l.routes {
-		if rt.Listed == listMain && rt.readsAsText() && !strings.Contains(rt.Path, "{") {
+		switch {
+		case rt.Listed != listMain || strings.Contains(rt.Path, "{"):
+		case rt.twin != "":
+			if twin := l.routeAt(rt.twin); twin != nil {
+				llmsLink(&b, twin.Summary, l.base+twin.Path, twin.Description)
+			}
+		case rt.readsAsText():
 			llmsLink(&b, rt.Summary, l.base+rt.Path, rt.Description)
 		}
 	}

@@ -197,6 +197,12 @@ func (l links) pageLink(link string) string {
 	if twin, ok := l.twinURL(link); ok {
 		return twin
 	}
+	if path, ok := l.cfg.onSite(link); ok {
+		// A page of the module's own with a twin: the developer portal.
+		if rt := l.routeAt(path); rt != nil && rt.twin != "" {
+			return l.base + rt.twin
+		}
+	}
 	return l.abs(link)
 }
 

@@ -292,10 +292,11 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if rt != nil && rt.twin != "" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-		// A module page with a Markdown twin: HTML unless Accept prefers
-		// Markdown, either way varying on Accept.
-		f.varyAccept = true
-		if prefersMarkdown(r.Header.Values("Accept")) {
+		// A module page with a Markdown twin: HTML unless the request
+		// wants Markdown (as on the site's pages), either way varying on
+		// what chose.
+		f.vary = s.cfg.pageVary()
+		if s.cfg.wantsMarkdown(r) {
 			if twin := s.byPath[rt.twin]; twin != nil {
 				rt = twin
 			}

@@ -94,7 +94,7 @@ func (l links) sitemapMarkdown() []byte {
 		b.WriteString("](")
 		b.WriteString(llmsURL.Replace(u.Loc))
 		b.WriteByte(')')
-		if twin, ok := l.twinURL(u.link); ok {
+		if twin := l.pageLink(u.link); twin != u.Loc {
 			b.WriteString(": Markdown ")
 			b.WriteString(llmsURL.Replace(twin))
 		}
