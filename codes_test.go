@@ -35,9 +35,12 @@ func TestStorageLedgerConcurrentRedemptions(t *testing.T) {
 	ledgers := []*storageLedger{newStorageLedger(storage, zap.NewNop()), newStorageLedger(storage, zap.NewNop())}
 	var wins atomic.Int32
 	var wg sync.WaitGroup
+	// One code, so one expiry: the code carries it. Taken in each goroutine,
+	// a second boundary between them made two records of one code.
+	expires := time.Now().Add(time.Minute)
 	for i := range 8 {
 		wg.Go(func() {
-			first, err := ledgers[i%2].Spend(context.Background(), "contested", time.Now().Add(time.Minute))
+			first, err := ledgers[i%2].Spend(context.Background(), "contested", expires)
 			if err != nil {
 				t.Error(err)
 			}
