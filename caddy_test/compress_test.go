@@ -35,7 +35,7 @@ func TestPrecompressedDocuments(t *testing.T) {
 		plain := s.get(path)
 		vary := "Accept-Encoding"
 		if path == "/developers" {
-			vary = "Accept, Accept-Encoding" // it answers its Markdown for Accept: text/markdown
+			vary = "Accept, User-Agent, Accept-Encoding" // it answers its Markdown by Accept or to an AI agent
 		}
 		if plain.Header.Get("Content-Encoding") != "" || plain.Header.Get("Vary") != vary {
 			t.Errorf("%s identity: Content-Encoding %q, Vary %q", path, plain.Header.Get("Content-Encoding"), plain.Header.Get("Vary"))
