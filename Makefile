@@ -64,7 +64,7 @@ bench-go: ## Go benchmarks of the request hot path
 FUZZTIME ?= 30s
 FUZZ_TARGETS := \
 	./content:FuzzFrontMatter ./content:FuzzValidSlug .:FuzzCaddyfile \
-	./internal/handlers:FuzzRouter ./internal/handlers:FuzzMCPPreCheck \
+	./internal/handlers:FuzzRouter ./internal/handlers:FuzzMCPPreCheck ./internal/handlers:FuzzMCPAnswers \
 	./internal/token:FuzzVerifyAccessToken ./internal/token:FuzzParseAuthorization ./internal/token:FuzzVerifyAssertion
 
 fuzz: ## run every fuzz target for FUZZTIME (30s); a finding is saved under testdata/fuzz and becomes a regression seed of make test
