@@ -8,7 +8,8 @@ import (
 	"testing"
 )
 
-// The read requests answered from the kept answers (tools/list, get_profile,
+// The read requests answered from the kept answers (tools/list,
+// resources/list, get_profile,
 // list_insights, get_insight, fetch, resources/read) answer through a real
 // Caddy what the SDK answers. The SDK's answer is taken from the same
 // request sent as a batch of one, which the pre-check always leaves to the
@@ -28,6 +29,7 @@ func TestMCPKeptAnswersAreTheSDKs(t *testing.T) {
 	calls := []call{
 		{"tools/list", ``},
 		{"tools/list", `{}`},
+		{"resources/list", ``},
 		{"tools/call", `{"name":"get_profile"}`},
 		{"tools/call", `{"name":"get_profile","arguments":{}}`},
 		{"tools/call", `{"name":"list_insights"}`},

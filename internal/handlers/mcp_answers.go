@@ -22,9 +22,9 @@ import (
 // millisecond of CPU for a request whose answer never changes (see the
 // README's Performance section). The read requests whose answer depends
 // only on the content are therefore answered from bytes the SDK itself
-// produced the first time they were asked: tools/list, tools/call of
-// get_profile, list_insights, get_insight and fetch, and resources/read of
-// an insight. Only the request's id differs between two such answers, and
+// produced the first time they were asked: tools/list, the first page of
+// resources/list, tools/call of get_profile, list_insights, get_insight and
+// fetch, and resources/read of an insight. Only the request's id differs between two such answers, and
 // it is spliced in as the SDK would encode it. The pre-check admits a
 // request only when the SDK would certainly treat it as the canonical one:
 // anything else (another method, a notification, a batch, an unknown tool,
@@ -246,9 +246,10 @@ func setOnce(dst *[]byte, value []byte) bool {
 // only, naming something that exists, and gives its canonical form.
 func (rd *rendition) fixedMCPRequest(c rpcCall) (fixedMCPRequest, bool) {
 	switch plainString(c.method) {
-	case "tools/list":
+	case "tools/list", "resources/list":
+		// The first page: a cursor goes to the SDK.
 		if c.params == nil || (c.name == nil && c.arguments == nil && c.uri == nil) {
-			return fixedMCPRequest{method: "tools/list"}, true
+			return fixedMCPRequest{method: plainString(c.method)}, true
 		}
 	case "resources/read":
 		if c.name != nil || c.arguments != nil {

@@ -80,6 +80,8 @@ func TestMCPAnswersAreTheSDKs(t *testing.T) {
 	add := func(method, params string) { requests = append(requests, method+"\x00"+params) }
 	add("tools/list", "")
 	add("tools/list", `{}`)
+	add("resources/list", "")
+	add("resources/list", `{}`)
 	add("tools/call", `{"name":"get_profile"}`)
 	add("tools/call", `{"name":"get_profile","arguments":{}}`)
 	add("tools/call", `{ "arguments" : { } , "name" : "get_profile" }`)
@@ -125,7 +127,8 @@ func TestMCPAnswersLeaveTheRestToTheSDK(t *testing.T) {
 		"notification":             {body: `{"jsonrpc":"2.0","method":"tools/list"}`},
 		"null id":                  {body: `{"jsonrpc":"2.0","id":null,"method":"tools/list"}`},
 		"batch":                    {body: `[` + rpc("1", "tools/list", "") + `]`},
-		"another method":           {body: rpc("1", "resources/list", "")},
+		"another method":           {body: rpc("1", "prompts/list", "")},
+		"a resources cursor":       {body: rpc("1", "resources/list", `{"cursor":"x"}`)},
 		"ping":                     {body: rpc("1", "ping", "")},
 		"initialize":               {body: rpc("1", "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}`)},
 		"a cursor":                 {body: rpc("1", "tools/list", `{"cursor":"x"}`)},
