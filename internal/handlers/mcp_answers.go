@@ -473,7 +473,7 @@ func skipValue(raw []byte, i int) int {
 	return len(raw)
 }
 
-// mcpAnswer returns the kept answer to req under protocol version, asking
+// mcpAnswer returns the kept answer to the canonical request key, asking
 // the SDK for it on first use; nil when the SDK's answer cannot be kept.
 func (rd *rendition) mcpAnswer(ctx context.Context, key fixedMCPRequest) *mcpAnswer {
 	store := &rd.answers
