@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -200,6 +201,51 @@ func TestMCPAnswersBudget(t *testing.T) {
 			t.Errorf("%d answers of %d bytes kept (accounted %d) within a budget of %d", kept, total, rd.answers.total, budget)
 		}
 		rd.answers.mu.RUnlock()
+	}
+}
+
+// Concurrent requests for answers being made and dropped, under a budget
+// that holds only a few, all get their result with their own id, and the
+// accounting stays exact (run with -race, as make test does).
+func TestMCPAnswersConcurrently(t *testing.T) {
+	s := newTestService(t, Config{BaseURL: "https://example.com"})
+	rd := s.renditionFor(s.cfg.BaseURL)
+	compareWithSDK(t, s, rpc("1", "tools/list", ""), "")
+	rd.answers.mu.Lock()
+	rd.answers.budget = 3 * rd.answers.total
+	rd.answers.mu.Unlock()
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i, in := range s.cfg.Site.Insights {
+				for _, params := range []string{
+					`{"name":"get_insight","arguments":{"slug":"` + in.Slug + `"}}`,
+					`{"name":"fetch","arguments":{"id":"` + in.Slug + `"}}`,
+				} {
+					id := strconv.Itoa(g*1000 + i)
+					w := httptest.NewRecorder()
+					s.ServeHTTP(w, mcpRequest(rpc(id, "tools/call", params), ""))
+					var res struct {
+						ID     int
+						Result struct{ IsError bool }
+					}
+					if err := json.Unmarshal(w.Body.Bytes(), &res); err != nil || w.Code != http.StatusOK || res.ID != g*1000+i || res.Result.IsError {
+						t.Errorf("%s: %d %.200s", params, w.Code, w.Body)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	rd.answers.mu.RLock()
+	defer rd.answers.mu.RUnlock()
+	total := 0
+	for _, a := range rd.answers.byKey {
+		total += a.size()
+	}
+	if total != rd.answers.total || total > rd.answers.budget {
+		t.Errorf("answers of %d bytes kept, %d accounted, budget %d", total, rd.answers.total, rd.answers.budget)
 	}
 }
 
