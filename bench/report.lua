@@ -1,11 +1,23 @@
 -- report.lua: wrk's `done` hook, printing one machine-readable line per run.
 --
+-- With BENCH_BODY set (an MCP request), every request is a POST of that
+-- body with the headers MCP clients send. It is set here, once, on wrk's
+-- prebuilt request.
+--
 -- Only `done` is defined: wrk then keeps sending its prebuilt request and
 -- never enters Lua per request or per response, so the script costs nothing
 -- while measuring. Latencies come from wrk's own histogram, in microseconds.
 -- status_errors counts responses with a status above 399 (wrk's definition),
 -- which run.sh uses to check that the success runs never got a 429 and that
 -- the 429 run got nothing else.
+
+local body = os.getenv("BENCH_BODY")
+if body ~= nil and body ~= "" then
+  wrk.method = "POST"
+  wrk.body = body
+  wrk.headers["Content-Type"] = "application/json"
+  wrk.headers["Accept"] = "application/json, text/event-stream"
+end
 
 done = function(summary, latency, requests)
   local seconds = summary.duration / 1e6

@@ -5,13 +5,16 @@
 # three ways and loaded with wrk, alternating between the variants:
 #
 #   discovery    the module, rate limiting on with a quota the run never uses
-#                up (rate_limit 2000000 60s), base_url set so every document
+#                up (rate_limit 2000000 10s), base_url set so every document
 #                is rendered at provision;
 #   respond      Caddy's `respond` with the body embedded in the Caddyfile;
 #   file_server  Caddy's `file_server` reading the body from a temp root;
 #
 # plus the 429 path: the module with `rate_limit 1 60s` after one request has
-# used the quota, compared with the discovery success path of /api/v1/profile.
+# used the quota, compared with the discovery success path of /api/v1/profile;
+# plus MCP: each read request POSTed to /mcp, measured right after the GET of
+# the REST document that holds the same data (on the same discovery
+# instance), and compared with it.
 #
 # It prints a table (medians over the rounds) and PASS/MISS against the
 # targets, and exits 0 either way: these are measurements, not tests. It exits
@@ -31,8 +34,8 @@
 #   BENCH_PROFILE_DIR      if set: enable the admin endpoint on the discovery
 #                          instances only (localhost:8199, and localhost:8198
 #                          for the 429 instance) and save a CPU profile of each
-#                          discovery measurement of round 1 there; inspect with
-#                          `go tool pprof -top bin/caddy <file>`
+#                          discovery and MCP measurement of round 1 there;
+#                          inspect with `go tool pprof -top bin/caddy <file>`
 #   BENCH_KEEP             if 1: keep the temp dir (configs, bodies, logs, raw
 #                          wrk output) and print where it is
 #
@@ -61,15 +64,35 @@ PORT_ADMIN_LIMITED=8198
 
 # The documents measured. The insight listing is also the parent path of the
 # single insight, which matters for file_server (see write_file_root).
+SLUG=the-case-for-a-boring-data-platform
 DOCS=(
 	/api/v1/profile
 	/api/v1/insights
-	/api/v1/insights/the-case-for-a-boring-data-platform
+	/api/v1/insights/$SLUG
 	/llms-full.txt
+	/insights/$SLUG.md
+	/index.md
+	/sitemap.xml
 )
 VARIANTS=(discovery respond file_server)
 # The 429 path is measured on this document, against discovery's success path.
 LIMITED_DOC=/api/v1/profile
+
+# The MCP requests measured, each as "label|REST document|JSON-RPC params":
+# the REST document holds the same data (tools/list: the OpenAPI description
+# of the same operations). RESOURCE_URI is read from resources/list at start.
+MCP_CALLS=(
+	"tools/call get_profile|/api/v1/profile|tools/call|{\"name\":\"get_profile\",\"arguments\":{}}"
+	"tools/call list_insights|/api/v1/insights|tools/call|{\"name\":\"list_insights\",\"arguments\":{}}"
+	"tools/call get_insight|/api/v1/insights/$SLUG|tools/call|{\"name\":\"get_insight\",\"arguments\":{\"slug\":\"$SLUG\"}}"
+	"resources/read (insight)|/api/v1/insights/$SLUG|resources/read|{\"uri\":\"RESOURCE_URI\"}"
+	"tools/list|/openapi.json|tools/list|{}"
+	"tools/call get_health (SDK)|/api/v1/health|tools/call|{\"name\":\"get_health\",\"arguments\":{}}"
+)
+RESOURCE_URI=""
+# The MCP/REST targets, by label; the others are reported without one.
+TARGET_MCP=0.5
+MCP_TARGETED=("tools/call get_profile" "resources/read (insight)")
 
 # Targets.
 TARGET_VS_RESPOND=1.0
@@ -187,7 +210,7 @@ start_caddy() {
 
 port_of() {
 	case $1 in
-	discovery) echo "$PORT_DISCOVERY" ;;
+	discovery | mcp | mcp-rest) echo "$PORT_DISCOVERY" ;;
 	respond) echo "$PORT_RESPOND" ;;
 	file_server) echo "$PORT_FILES" ;;
 	limited) echo "$PORT_LIMITED" ;;
@@ -197,7 +220,10 @@ port_of() {
 # slug_of turns a path into a file-name-safe label.
 slug_of() {
 	local s=${1#/}
-	echo "${s//\//_}"
+	s=${s//\//_}
+	s=${s// /_}
+	s=${s//[()]/}
+	echo "$s"
 }
 
 # fetch <variant> <path> <out prefix>: GET the document, leaving the body in
@@ -220,11 +246,11 @@ start_discovery() {
 				discovery {
 					base_url http://localhost:$PORT_DISCOVERY
 					# caddy-ratelimit keeps one 24-byte slot per allowed event per
-					# key, so the quota is sized to the run, not to infinity: with
-					# the rounds alternating, no 60 s window sees 2 million
-					# discovery requests at the rates two cores reach. Every run
-					# is checked for refusals anyway.
-					rate_limit 2000000 60s
+					# key, so the quota is sized to the run, not to infinity: no
+					# 10 s window sees 2 million requests at the rates two cores
+					# reach (the MCP pairs load this instance back to back). Every
+					# run is checked for refusals anyway.
+					rate_limit 2000000 10s
 				}
 			}
 		EOF
@@ -381,21 +407,22 @@ field() {
 	die "no $1 in wrk's report: $2"
 }
 
-# measure <round> <variant> <doc> <seconds> <expected status>: one wrk run.
-# Round 0 is the warm-up and is not recorded.
+# measure <round> <variant> <doc> <seconds> <expected status> [<label> <body>]:
+# one wrk run. With a body, the run POSTs it to <doc> and is recorded
+# under <label>. Round 0 is the warm-up and is not recorded.
 measure() {
-	local round=$1 variant=$2 doc=$3 seconds=$4 want=$5 port out line requests status_errors prof_pid=""
+	local round=$1 variant=$2 doc=$3 seconds=$4 want=$5 label=${6:-$3} body=${7:-} port out line requests status_errors prof_pid=""
 	port=$(port_of "$variant")
-	out="$TMP/wrk/$round-$variant-$(slug_of "$doc").txt"
-	if [ -n "$PROFILE_DIR" ] && [ "$round" = 1 ] && { [ "$variant" = discovery ] || [ "$variant" = limited ]; }; then
+	out="$TMP/wrk/$round-$variant-$(slug_of "$label").txt"
+	if [ -n "$PROFILE_DIR" ] && [ "$round" = 1 ] && { [ "$variant" = discovery ] || [ "$variant" = limited ] || [ "$variant" = mcp ]; }; then
 		local admin=$PORT_ADMIN_DISCOVERY
 		[ "$variant" = limited ] && admin=$PORT_ADMIN_LIMITED
 		# A profile a second shorter than the run, so it sees load only.
-		curl -sS -o "$PROFILE_DIR/$variant-$(slug_of "$doc").pprof" \
+		curl -sS -o "$PROFILE_DIR/$variant-$(slug_of "$label").pprof" \
 			"http://localhost:$admin/debug/pprof/profile?seconds=$((seconds > 1 ? seconds - 1 : 1))" &
 		prof_pid=$!
 	fi
-	wrk -t"$THREADS" -c"$CONNECTIONS" -d"${seconds}s" --timeout 5s \
+	BENCH_BODY=$body wrk -t"$THREADS" -c"$CONNECTIONS" -d"${seconds}s" --timeout 5s \
 		-H "$ACCEPT_ENCODING" -s "$BENCH_DIR/report.lua" \
 		"http://127.0.0.1:$port$doc" >"$out" 2>&1 || die "wrk failed on $variant $doc:"$'\n'"$(cat "$out")"
 	if [ -n "$prof_pid" ]; then wait "$prof_pid" || die "could not fetch the CPU profile of $variant $doc"; fi
@@ -415,10 +442,10 @@ measure() {
 			die "the rate-limited instance allowed $((requests - status_errors)) of $requests requests, want 429s"
 	fi
 	if [ "$round" -gt 0 ]; then
-		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$variant" "$doc" "$round" \
+		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$variant" "$label" "$round" \
 			"$(field rps "$line")" "$(field p50_us "$line")" "$(field p99_us "$line")" >>"$TMP/results.tsv"
 	fi
-	log "$(printf 'round %s %-11s %-52s %9s req/s  p50 %5s us  p99 %6s us' "$round" "$variant" "$doc" \
+	log "$(printf 'round %s %-11s %-52s %9s req/s  p50 %5s us  p99 %6s us' "$round" "$variant" "$label" \
 		"$(field rps "$line")" "$(field p50_us "$line")" "$(field p99_us "$line")")"
 }
 
@@ -436,6 +463,41 @@ run_round() {
 			check_limited
 			measure "$round" limited "$doc" "$seconds" 429
 		fi
+	done
+	local call label rest body
+	for call in "${MCP_CALLS[@]}"; do
+		IFS='|' read -r label rest _ _ <<<"$call"
+		body=$(mcp_body "$call")
+		measure "$round" mcp-rest "$rest" "$seconds" 200 "$label"
+		measure "$round" mcp /mcp "$seconds" 200 "$label" "$body"
+	done
+}
+
+# mcp_body <MCP_CALLS entry>: the JSON-RPC request of one MCP measurement.
+mcp_body() {
+	local method params
+	IFS='|' read -r _ _ method params <<<"$1"
+	echo "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"$method\",\"params\":${params//RESOURCE_URI/$RESOURCE_URI}}"
+}
+
+# check_mcp makes sure every MCP request is answered with a result, not an
+# error, before anything is measured, and finds the insight's resource URI.
+check_mcp() {
+	local call label status ctype out="$TMP/check/mcp"
+	curl -sS -o "$out.list" -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+		-d '{"jsonrpc":"2.0","id":1,"method":"resources/list"}' "http://127.0.0.1:$PORT_DISCOVERY/mcp"
+	RESOURCE_URI=$(grep -o "\"uri\":\"[^\"]*/$SLUG\"" "$out.list" | head -n 1 | cut -d'"' -f4)
+	[ -n "$RESOURCE_URI" ] || die "resources/list names no resource for $SLUG: $(head -c 300 "$out.list")"
+	for call in "${MCP_CALLS[@]}"; do
+		IFS='|' read -r label _ _ _ <<<"$call"
+		read -r status ctype < <(curl -sS -H "$ACCEPT_ENCODING" -H 'Content-Type: application/json' \
+			-H 'Accept: application/json, text/event-stream' -d "$(mcp_body "$call")" -o "$out.body" \
+			-w '%{http_code} %{content_type}\n' "http://127.0.0.1:$PORT_DISCOVERY/mcp")
+		[ "$status" = 200 ] && [ "$ctype" = application/json ] || die "MCP $label: $status '$ctype', want 200 application/json"
+		if ! grep -q '"result":' "$out.body" || grep -q '"isError":true' "$out.body"; then
+			die "MCP $label was not answered with a result: $(head -c 300 "$out.body")"
+		fi
+		cp "$out.body" "$TMP/check/mcp-$(slug_of "$label").body"
 	done
 }
 
@@ -509,6 +571,25 @@ print_report() {
 	echo "  429/success $vs_r"
 	targets+=("$(target "429 path ($LIMITED_DOC)" "429/success" "$vs_r" ">=" "$TARGET_LIMITED" "$(verdict at_least "$vs_r" "$TARGET_LIMITED")")")
 	targets+=("$(target "429 path ($LIMITED_DOC)" "429 p99 ms" "$(ms "$p99")" "<" "$(ms "$TARGET_P99_US")" "$(verdict below "$p99" "$TARGET_P99_US")")")
+	echo "MCP: each request POSTed to /mcp, and the GET of the REST document with the same data measured just before it"
+	local call label rest mcp_rps ratio_m targeted t
+	for call in "${MCP_CALLS[@]}"; do
+		IFS='|' read -r label rest _ _ <<<"$call"
+		printf '  %-28s %8s %4s%% %8s %8s %7s\n' "$label" \
+			"$(stat mcp "$label" 4)" "$(stat mcp "$label" 4 spread)" "$(stat mcp "$label" 5)" "$(stat mcp "$label" 6)" \
+			"$(wc -c <"$TMP/check/mcp-$(slug_of "$label").body")"
+		printf '  %-28s %8s %4s%% %8s %8s\n' "  GET $rest" \
+			"$(stat mcp-rest "$label" 4)" "$(stat mcp-rest "$label" 4 spread)" "$(stat mcp-rest "$label" 5)" "$(stat mcp-rest "$label" 6)"
+		mcp_rps=$(stat mcp "$label" 4)
+		ratio_m=$(ratio "$mcp_rps" "$(stat mcp-rest "$label" 4)")
+		echo "  MCP/REST $ratio_m"
+		targeted=0
+		for t in "${MCP_TARGETED[@]}"; do [ "$t" = "$label" ] && targeted=1; done
+		if [ "$targeted" = 1 ]; then
+			targets+=("$(target "MCP $label" "MCP/REST" "$ratio_m" ">=" "$TARGET_MCP" "$(verdict at_least "$ratio_m" "$TARGET_MCP")")")
+		fi
+	done
+	echo "  (the last column of an MCP line is the size of its answer's body)"
 	echo
 	echo "Targets (p99 at $CONNECTIONS connections):"
 	printf '%s\n' "${targets[@]}"
@@ -538,6 +619,7 @@ main() {
 	# same global options.
 	start_discovery
 	capture_documents
+	check_mcp
 	start_respond
 	start_file_server
 

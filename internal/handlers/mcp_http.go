@@ -44,8 +44,9 @@ type jsonrpcError struct {
 }
 
 // serveMCP answers POST /mcp: checks what the SDK does not (origin, host,
-// size, well-formed JSON) and hands the request to the stateless SDK
-// handler of the rendition.
+// size, well-formed JSON), answers the fixed-shape read requests from the
+// SDK's kept answers (see mcp_answers.go) and hands every other request to
+// the stateless SDK handler of the rendition.
 func (s *Service) serveMCP(w http.ResponseWriter, r *http.Request, rd *rendition) {
 	if origin := r.Header.Get("Origin"); origin != "" && originOf(origin) != rd.origin {
 		p := newProblem(rd.base, codeForbidden, r, "Browser requests to the MCP endpoint are accepted only from "+rd.origin+", not from "+quote(origin)+".")
@@ -72,6 +73,9 @@ func (s *Service) serveMCP(w http.ResponseWriter, r *http.Request, rd *rendition
 		return
 	}
 	if !s.admitBatch(w, r, body) {
+		return
+	}
+	if s.serveMCPAnswer(w, r, rd, body) {
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))

@@ -33,6 +33,8 @@ type rendition struct {
 	// mcp is the stateless MCP handler, built on first use.
 	mcp     http.Handler
 	mcpOnce sync.Once
+	// answers are the SDK's answers to the fixed-shape MCP requests.
+	answers mcpAnswers
 	// cache is the cache the rendition is accounted in; nil when eager.
 	cache *renditionCache
 	// lastUse orders the cache's renditions for eviction; size and evicted

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -209,7 +210,7 @@ var searchQueries = []string{"data contracts", "warehouse cost", "the", "platf",
 
 // BenchmarkSearch builds the search index of 10, 2 000 and 10 000
 // insights, reporting the bytes it keeps, and runs the search tool's
-// searches over it.
+// searches over it; at 10 000 also as whole MCP tool calls.
 func BenchmarkSearch(b *testing.B) {
 	for _, n := range []int{10, 2000, 10000} {
 		site, err := content.Load(scaleContent(b, n))
@@ -235,6 +236,26 @@ func BenchmarkSearch(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
 					l.search(q, 10)
+				}
+			})
+		}
+		if n < 10000 {
+			continue
+		}
+		// The whole tools/call of search_insights, through the SDK as an
+		// MCP client's call is, with no network.
+		for _, q := range searchQueries {
+			body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_insights","arguments":{"query":"` + q + `"}}}`
+			b.Run(fmt.Sprintf("tool/%s/%d", q, n), func(b *testing.B) {
+				w := &deadlineWriter{discardWriter{h: make(http.Header)}}
+				r := mcpRequest(body, "")
+				reader := strings.NewReader(body)
+				b.ReportAllocs()
+				for b.Loop() {
+					clear(w.h)
+					reader.Reset(body)
+					r.Body = io.NopCloser(reader)
+					s.ServeHTTP(w, r)
 				}
 			})
 		}

@@ -90,8 +90,10 @@ type Config struct {
 	// request); the client gets a 500 problem or a tool error either way.
 	OnPanic func(r *http.Request, v any)
 
-	// bySlug indexes Site.Insights by slug.
+	// bySlug indexes Site.Insights by slug; topics are their distinct
+	// topics, in the content's order.
 	bySlug map[string]int
+	topics []string
 	// fullBodies are the insights' bodies as llms-full.txt prints them
 	// (headings demoted, trimmed), and bodiesSize their total length: they
 	// do not depend on the base URL, so they are made once.
@@ -171,6 +173,7 @@ func New(cfg Config) (*Service, error) {
 		cfg.fullBodies[i] = strings.TrimSpace(demoteHeadings(in.Body))
 		cfg.bodiesSize += len(cfg.fullBodies[i])
 	}
+	cfg.topics = cfg.Site.Topics()
 	cfg.searchIndex = newSearchIndex(cfg.Site.Insights)
 	s := &Service{cfg: cfg, hosted: newRenditionCache(renditionBudget), byPath: make(map[string]*Route)}
 	for _, rt := range routes {
