@@ -1,7 +1,8 @@
 // Audits pages the way the people who read them meet them: Lighthouse 12 (all
 // four categories) and axe-core in a real headless Chromium.
 //
-//   node caddy_test/audit.mjs '{"urls": [...], "lighthouse": ["mobile", "desktop"], "axeWidths": [1280, 390]}'
+//   node caddy_test/audit.mjs '{"urls": [...], "lighthouse": ["mobile", "desktop"], "axeWidths": [1280, 390],
+//                              "errorPages": [...]}'
 //
 // prints one JSON object on stdout:
 //
@@ -9,7 +10,10 @@
 //                                        "failing": [{"id", "title", "score", "category"}]}},
 //              "axe": {"1280": [{"id", "impact", "help", "nodes": [selector ...]}], "390": [...]}}}
 //
-// Chromium comes from CHROMIUM or the PATH (Debian's chromium). The Go tests
+// errorPages are URLs of the urls that answer with an error status on purpose
+// (a site's 404 page): Lighthouse refuses to audit those unless told to
+// ignore the status, and then its SEO audit http-status-code fails, as it
+// should. Chromium comes from CHROMIUM or the PATH (Debian's chromium). The Go tests
 // (audit_test.go) run this script and hold the pages to their thresholds.
 import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -38,6 +42,7 @@ const request = JSON.parse(process.argv[2] ?? '{}');
 const urls = request.urls ?? [];
 const formFactors = request.lighthouse ?? ['mobile'];
 const axeWidths = request.axeWidths ?? [1280, 390];
+const errorPages = new Set(request.errorPages ?? []);
 const categories = ['performance', 'accessibility', 'best-practices', 'seo'];
 
 const chrome = await chromeLauncher.launch({
@@ -50,7 +55,8 @@ try {
     const entry = { lighthouse: {}, axe: {} };
     for (const formFactor of formFactors) {
       const config = formFactor === 'desktop' ? desktopConfig : undefined;
-      const flags = { port: chrome.port, output: 'json', logLevel: 'error', onlyCategories: categories };
+      const flags = { port: chrome.port, output: 'json', logLevel: 'error', onlyCategories: categories,
+        ignoreStatusCode: errorPages.has(url) };
       const run = await lighthouse(url, flags, config);
       const lhr = run.lhr;
       if (lhr.runtimeError) throw new Error(`${url} (${formFactor}): ${lhr.runtimeError.message}`);
