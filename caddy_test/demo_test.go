@@ -52,7 +52,7 @@ func pageText(fragment string) string {
 
 // assertDemoPage checks what every demo page has: HTML, a description, one
 // h1 and no skipped heading level, the WebMCP script and no other, and a
-// link to llms.txt before the main content.
+// link to llms.txt right after the h1.
 func assertDemoPage(t *testing.T, r *response) (description string) {
 	t.Helper()
 	path := r.Request.URL.Path
@@ -77,9 +77,12 @@ func assertDemoPage(t *testing.T, r *response) (description string) {
 	if scripts := scriptTag.FindAllString(body, -1); len(scripts) != 1 || !strings.Contains(scripts[0], `src="/mcp/webmcp.js"`) {
 		t.Errorf("%s: scripts %q, want the WebMCP script alone", path, scripts)
 	}
-	main := strings.Index(body, "<main>")
-	if llms := strings.Index(body, `<a href="/llms.txt">`); main < 0 || llms < 0 || llms > main {
-		t.Errorf("%s: no link to /llms.txt before <main>", path)
+	// The pointer at llms.txt comes right after the h1, near the top.
+	if h1, llms := strings.Index(body, "</h1>"), strings.Index(body, `<a href="/llms.txt">`); h1 < 0 || llms < h1 || llms > h1+100 {
+		t.Errorf("%s: no link to /llms.txt right after the h1", path)
+	}
+	if r.StatusCode == http.StatusOK && r.Request.Method == http.MethodGet && r.Header.Get("Cache-Control") == "" && !strings.HasPrefix(path, "/contact/") {
+		t.Errorf("%s: no Cache-Control (templates drop ETag and Last-Modified)", path)
 	}
 	if strings.Contains(body, "no value") {
 		t.Errorf("%s: a template printed a missing value", path)
