@@ -235,11 +235,11 @@ function wrap(text, cols, first = '', rest = first) {
  * `tty` false, no colour and no width, so no value is wrapped or cut, as gh
  * does for scripts.
  */
-function makeStyle(out = stdout, environment = env) {
-  const tty = Boolean(out.isTTY);
-  const on = tty && environment.NO_COLOR === undefined && environment.TERM !== 'dumb';
+function makeStyle() {
+  const tty = Boolean(stdout.isTTY);
+  const on = tty && env.NO_COLOR === undefined && env.TERM !== 'dumb';
   const sgr = (code) => (s) => (on ? `\x1b[${code}m${s}\x1b[22m` : s);
-  const cols = tty ? Math.max(40, out.columns > 0 ? out.columns : 80) : Infinity;
+  const cols = tty ? Math.max(40, stdout.columns > 0 ? stdout.columns : 80) : Infinity;
   return { tty, bold: sgr(1), dim: sgr(2), cols };
 }
 
