@@ -30,7 +30,7 @@ test: tools vet lint unit ## everything CI runs: vet, gofmt, staticcheck, all te
 tools: ## install the Node packages the tests run (Redocly CLI, MCP SDK, Inspector and conformance suite, oauth4webapi, Node 22), pinned by package-lock.json
 	npm ci --no-audit --no-fund
 
-vet: ## go vet, gofmt and ESLint on the JavaScript (the CLI, its tests, the demo site)
+vet: ## go vet, gofmt and ESLint on the JavaScript (the CLI, the tests, the WebMCP script)
 	@for m in $(MODULES); do (cd $$m && $(GO) vet ./...) || exit 1; done
 	@# ESLint 10 needs Node 20.19 or newer: run it on the Node 22 that npm ci installs,
 	@# whatever Node the machine has.

@@ -1,6 +1,6 @@
 // Lint for the project's JavaScript: the CLI (Node, no dependencies), its
-// tests and the MCP client test (Node), and the demo site's and the WebMCP
-// scripts (browser).
+// tests and the MCP client test (Node), and the WebMCP script (browser). The
+// demo site has no script of its own: Caddy's templates render its pages.
 import js from "@eslint/js";
 import globals from "globals";
 
@@ -9,14 +9,6 @@ export default [
   {
     files: ["cli/**/*.mjs", "caddy_test/**/*.mjs", "bench/**/*.mjs", "eslint.config.mjs"],
     languageOptions: { ecmaVersion: 2023, sourceType: "module", globals: globals.node },
-  },
-  {
-    files: ["site/**/*.js"],
-    languageOptions: { ecmaVersion: 2022, sourceType: "script", globals: globals.browser },
-    rules: {
-      // The functions are called from the pages' inline scripts.
-      "no-unused-vars": ["error", { varsIgnorePattern: "^render" }],
-    },
   },
   {
     // The WebMCP script the module serves to the site's pages (browser).

@@ -1,7 +1,8 @@
 // Audits pages the way the people who read them meet them: Lighthouse 12 (all
 // four categories) and axe-core in a real headless Chromium.
 //
-//   node caddy_test/audit.mjs '{"urls": [...], "lighthouse": ["mobile", "desktop"], "axeWidths": [1280, 390], "agentic": true}'
+//   node caddy_test/audit.mjs '{"urls": [...], "lighthouse": ["mobile", "desktop"], "axeWidths": [1280, 390],
+//                              "errorPages": [...], "agentic": true}'
 //
 // prints one JSON object on stdout:
 //
@@ -13,7 +14,10 @@
 // the accessibility tree agents read, llms.txt, the ai-catalog.json schema),
 // reported as "agentic-browsing" beside the other four.
 //
-// Chromium comes from CHROMIUM or the PATH (Debian's chromium). The Go tests
+// errorPages are URLs of the urls that answer with an error status on purpose
+// (a site's 404 page): Lighthouse refuses to audit those unless told to
+// ignore the status, and then its SEO audit http-status-code fails, as it
+// should. Chromium comes from CHROMIUM or the PATH (Debian's chromium). The Go tests
 // (audit_test.go) run this script and hold the pages to their thresholds.
 import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -43,6 +47,7 @@ const request = JSON.parse(process.argv[2] ?? '{}');
 const urls = request.urls ?? [];
 const formFactors = request.lighthouse ?? ['mobile'];
 const axeWidths = request.axeWidths ?? [1280, 390];
+const errorPages = new Set(request.errorPages ?? []);
 const categories = ['performance', 'accessibility', 'best-practices', 'seo'];
 if (request.agentic) categories.push('agentic-browsing');
 
@@ -65,7 +70,8 @@ try {
     const entry = { lighthouse: {}, axe: {} };
     for (const formFactor of formFactors) {
       const config = configFor(formFactor);
-      const flags = { port: chrome.port, output: 'json', logLevel: 'error', onlyCategories: categories };
+      const flags = { port: chrome.port, output: 'json', logLevel: 'error', onlyCategories: categories,
+        ignoreStatusCode: errorPages.has(url) };
       const run = await lighthouse(url, flags, config);
       const lhr = run.lhr;
       if (lhr.runtimeError) throw new Error(`${url} (${formFactor}): ${lhr.runtimeError.message}`);

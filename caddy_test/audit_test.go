@@ -12,10 +12,13 @@ import (
 
 // auditRequest says what audit.mjs runs: Lighthouse per form factor
 // ("mobile", "desktop") and axe-core per viewport width, for each URL.
+// ErrorPages are those of the URLs that answer with an error status on
+// purpose (a 404 page), which Lighthouse audits only when told to.
 type auditRequest struct {
 	URLs       []string `json:"urls"`
 	Lighthouse []string `json:"lighthouse"`
 	AxeWidths  []int    `json:"axeWidths"`
+	ErrorPages []string `json:"errorPages,omitempty"`
 	// Agentic adds Lighthouse's Agentic Browsing category.
 	Agentic bool `json:"agentic,omitempty"`
 }

@@ -12,7 +12,8 @@ import (
 )
 
 // demoSite is the root Caddyfile that `make run` serves, moved to the test
-// ports: the module in front of the static example site.
+// ports: the module in front of the example site, whose pages Caddy's
+// templates render from the sample content.
 func demoSite(t testing.TB) string {
 	t.Helper()
 	raw, err := os.ReadFile("../Caddyfile")
@@ -23,6 +24,11 @@ func demoSite(t testing.TB) string {
 	site = site[strings.Index(site, "http://:8080"):]
 	site = strings.Replace(site, "http://:8080", "http://:9080", 1)
 	site = strings.Replace(site, "root * site", "root * ../site", 1)
+	// The templates' root: the directory that holds site/ and content/.
+	site = strings.ReplaceAll(site, "\t\troot .\n", "\t\troot ..\n")
+	if !strings.Contains(site, "\t\troot ..\n") {
+		t.Fatal("the Caddyfile's templates no longer say `root .`: update demoSite")
+	}
 	site = strings.Replace(site, "\tdiscovery\n", "\tdiscovery {\n\t\trate_limit 100000 60s\n\t}\n", 1)
 	return site
 }

@@ -41,7 +41,10 @@ Options:
   --version          print the client's version
 
 Options may stand before or after the command; --name=value works too.
-Set NO_COLOR to turn colour off.
+On a terminal the output is laid out to its width, in colour (NO_COLOR turns
+colour off). Piped or redirected, it is plain and whole, for scripts: the
+insights list is one tab-separated line per insight (date, topic, title,
+slug), health is one "name<TAB>value" line per field, and text is not wrapped.
 Exit codes: 0 ok, 1 API or network error, 2 usage error.
 `;
 
@@ -226,13 +229,22 @@ function wrap(text, cols, first = '', rest = first) {
   return lines;
 }
 
-/** The output style: ANSI bold and dim on a TTY without NO_COLOR, else plain. */
+/**
+ * The output style. On a terminal: laid out to its width, with ANSI bold and
+ * dim unless NO_COLOR is set or TERM is dumb. Anywhere else (a pipe, a file):
+ * `tty` false, no colour and no width, so no value is wrapped or cut, as gh
+ * does for scripts.
+ */
 function makeStyle() {
-  const on = Boolean(stdout.isTTY) && env.NO_COLOR === undefined && env.TERM !== 'dumb';
+  const tty = Boolean(stdout.isTTY);
+  const on = tty && env.NO_COLOR === undefined && env.TERM !== 'dumb';
   const sgr = (code) => (s) => (on ? `\x1b[${code}m${s}\x1b[22m` : s);
-  const cols = stdout.isTTY && stdout.columns > 0 ? stdout.columns : 80;
-  return { bold: sgr(1), dim: sgr(2), cols: Math.max(40, cols) };
+  const cols = tty ? Math.max(40, stdout.columns > 0 ? stdout.columns : 80) : Infinity;
+  return { tty, bold: sgr(1), dim: sgr(2), cols };
 }
+
+/** One line of tab-separated values; tabs and line breaks inside a value become spaces. */
+const tsv = (cells) => cells.map((cell) => clean(cell).replace(/[\t\n\r]+/g, ' ')).join('\t');
 
 /** A titled section of bullet points (nothing when the list is empty). */
 function bullets(st, title, items = []) {
@@ -267,14 +279,17 @@ function renderProfile(p, st) {
 }
 
 /**
- * Renders the insight list as a table (date, topic, title, slug) that fits
- * the terminal: the title shrinks first, then the topic, the slug last.
+ * Renders the insight list. On a terminal, a table (date, topic, title,
+ * slug) that fits its width: the title shrinks first, then the topic, the
+ * slug last. Elsewhere, one tab-separated line per insight with every value
+ * whole, and nothing else (no header, no count), for cut, grep and awk.
  */
 function renderInsights(list, st) {
   const items = list.items ?? [];
+  const rows = items.map((i) => [i.dateISO || i.date, i.topic, i.title, i.slug].map(clean));
+  if (!st.tty) return rows.map(tsv);
   if (!items.length) return ['No published insights.'];
   const header = ['DATE', 'TOPIC', 'TITLE', 'SLUG'];
-  const rows = items.map((i) => [i.dateISO || i.date, i.topic, i.title, i.slug].map(clean));
   const widths = header.map((h, c) => Math.max(width(h), ...rows.map((r) => width(r[c]))));
   const min = [10, 8, 16, 20];
   let excess = widths.reduce((a, b) => a + b, 0) + 2 * (header.length - 1) - st.cols;
@@ -373,12 +388,12 @@ function wrapBlock(lines, cols) {
     .flatMap((s, i) => wrap(s.join(' '), cols, i === 0 ? first : rest, rest));
 }
 
-/** Renders the health report. */
+/** Renders the health report: aligned on a terminal, "name<TAB>value" lines elsewhere. */
 function renderHealth(h, st) {
   const rows = [['Status', h.status], ['Service', h.service], ['Version', h.version],
-    ['API version', h.apiVersion], ['URL', h.url], ['Checked at', h.checkedAt]];
-  return rows.filter(([, v]) => v != null)
-    .map(([k, v]) => `${st.dim(k.padEnd(12))} ${k === 'Status' ? st.bold(clean(v)) : clean(v)}`);
+    ['API version', h.apiVersion], ['URL', h.url], ['Checked at', h.checkedAt]].filter(([, v]) => v != null);
+  if (!st.tty) return rows.map(tsv);
+  return rows.map(([k, v]) => `${st.dim(k.padEnd(12))} ${k === 'Status' ? st.bold(clean(v)) : clean(v)}`);
 }
 
 // ---- Commands -----------------------------------------------------------------
@@ -418,7 +433,8 @@ async function main(args) {
   if (opts.json) {
     stdout.write(body);
   } else {
-    stdout.write(command.render(data, makeStyle(), opts.rest).join('\n') + '\n');
+    const lines = command.render(data, makeStyle(), opts.rest);
+    if (lines.length) stdout.write(lines.join('\n') + '\n');
   }
   return 0;
 }

@@ -3,7 +3,7 @@
 // Run: DISCOVERY_TEST_BASE_URL=http://localhost:8080 node --test cli/
 import { test, before, after } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,9 +43,10 @@ function scriptEnv(extra = {}) {
  * Runs the script with node and collects its output.
  * @returns {Promise<{code: number, stdout: Buffer, out: string, err: string}>}
  */
-function run(args, { env = scriptEnv(), script = SCRIPT, cwd = tmp, nodeArgs = [] } = {}) {
+function run(args, { env = scriptEnv(), script = SCRIPT, cwd = tmp, nodeArgs = [], program } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, script, ...args], { env, cwd });
+    // program: run it with args instead of the script under node.
+    const child = program ? spawn(program, args, { env, cwd }) : spawn(process.execPath, [...nodeArgs, script, ...args], { env, cwd });
     const out = [], err = [];
     child.stdout.on('data', (b) => out.push(b));
     child.stderr.on('data', (b) => err.push(b));
@@ -144,9 +145,9 @@ test('the repository copy without a base URL exits 2 and says how to give one', 
 
 // ---- Commands -------------------------------------------------------------------
 
-test('profile prints the profile readably', async () => {
+test('on a terminal, profile prints the profile readably', async () => {
   const profile = await fetchJson('/api/v1/profile');
-  const r = await runApi(['profile']);
+  const r = await runApi(['profile'], { nodeArgs: ['--require', fakeTTY], env: scriptEnv({ NO_COLOR: '1' }) });
   assertExit(r, 0);
   assert.equal(r.out.split('\n')[0], profile.name);
   for (const heading of ['About', 'Key facts', 'Recognition', 'Expertise', 'Education', 'Contact', 'Site structure']) {
@@ -158,13 +159,24 @@ test('profile prints the profile readably', async () => {
     assert.ok(flat.includes(text.replace(/\s+/g, ' ')), `profile output holds ${text}`);
   }
   assertFits80(r.out);
-  assert.ok(!r.out.includes(ESC), 'no colour when stdout is not a terminal');
 });
 
-test('insights prints a table of date, topic, title and slug', async () => {
+test('piped, profile prints every value whole on a line of its own, without colour', async () => {
+  const profile = await fetchJson('/api/v1/profile');
+  const r = await runApi(['profile']);
+  assertExit(r, 0);
+  assert.ok(!r.out.includes(ESC), 'no colour when stdout is not a terminal');
+  const lines = r.out.split('\n').map((l) => l.trim());
+  assert.equal(lines[0], profile.name);
+  assert.ok(profile.about.some((para) => [...para].length > 80), 'the sample has a paragraph wider than a terminal');
+  for (const text of [profile.tagline, ...profile.about]) assert.ok(lines.includes(text), `a line holds all of ${text}`);
+  for (const fact of profile.keyFacts) assert.ok(lines.includes(`• ${fact}`), `a line holds all of ${fact}`);
+});
+
+test('on a terminal, insights prints a table of date, topic, title and slug', async () => {
   const list = await fetchJson('/api/v1/insights');
   assert.ok(list.items.length > 0, 'the test server publishes insights');
-  const r = await runApi(['insights']);
+  const r = await runApi(['insights'], { nodeArgs: ['--require', fakeTTY], env: scriptEnv({ NO_COLOR: '1' }) });
   assertExit(r, 0);
   const lines = r.out.split('\n');
   assert.match(lines[0], /^DATE\s+TOPIC\s+TITLE\s+SLUG$/);
@@ -178,12 +190,45 @@ test('insights prints a table of date, topic, title and slug', async () => {
   });
   assert.match(r.out, new RegExp(`\\b${list.count} insights?\\b`));
   for (const line of lines) assert.ok([...line].length <= 80, `table line wider than 80: ${line}`);
+  assert.ok(list.items.some((item) => !r.out.includes(item.title)), 'a title is cut to fit 80 columns');
+});
+
+test('piped (insights | cat), insights prints one tab-separated line per insight, every value whole', async () => {
+  const list = await fetchJson('/api/v1/insights');
+  assert.ok(list.items.some((item) => [...item.title].length > 40), 'the sample has a title the table would cut');
+  const r = await runApi(['insights']);
+  assertExit(r, 0);
+  assert.ok(!r.out.includes(ESC), 'no colour');
+  assert.ok(r.out.endsWith('\n'));
+  const lines = r.out.slice(0, -1).split('\n');
+  assert.deepEqual(lines.map((l) => l.split('\t')),
+    list.items.map((item) => [item.dateISO, item.topic, item.title, item.slug]), 'no header, no footer, nothing cut');
+  assert.ok(!r.out.includes('…'));
+});
+
+test('on a real pseudo-terminal (script), insights is the table, in colour, cut to the width', async () => {
+  const list = await fetchJson('/api/v1/insights');
+  let scriptPath;
+  try {
+    scriptPath = execFileSync('which', ['script'], { encoding: 'utf8' }).trim();
+  } catch {
+    assert.fail('this test needs util-linux script(1) to give the CLI a real terminal (Debian: apt-get install bsdutils)');
+  }
+  const command = [process.execPath, SCRIPT, 'insights', '--base-url', BASE].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
+  const r = await run(['-qec', command, '/dev/null'], { program: scriptPath });
+  assertExit(r, 0);
+  const out = r.out.replace(/\r\n/g, '\n');
+  assert.ok(out.includes(`${ESC}[1mDATE`), `a bold header on a terminal: ${JSON.stringify(out.slice(0, 80))}`);
+  assert.ok(!out.includes('\t'), 'no tabs in the table');
+  assert.ok(list.items.some((item) => !out.includes(item.title)), 'a title is cut to fit the terminal');
+  // eslint-disable-next-line no-control-regex
+  assert.match(out.replace(/\x1b\[\d+m/g, ''), new RegExp(`\\b${list.count} insights?\\b`));
 });
 
 test('insights <slug> prints the title, metadata and the Markdown body', async () => {
   const { items } = await fetchJson('/api/v1/insights');
   const doc = await fetchJson(`/api/v1/insights/${items[0].slug}`);
-  const r = await runApi(['insights', doc.slug]);
+  const r = await runApi(['insights', doc.slug], { nodeArgs: ['--require', fakeTTY], env: scriptEnv({ NO_COLOR: '1' }) });
   assertExit(r, 0);
   const flat = r.out.replace(/\s+/g, ' ');
   assert.ok(r.out.startsWith(doc.title.split(' ')[0]), 'starts with the title');
@@ -196,6 +241,11 @@ test('insights <slug> prints the title, metadata and the Markdown body', async (
   assert.ok(flat.includes(firstWords), 'the body is there');
   assert.ok(r.out.indexOf(doc.url) < r.out.indexOf(firstWords), 'metadata comes before the body');
   assertFits80(r.out, { skipFences: true });
+
+  const piped = await runApi(['insights', doc.slug]);
+  assertExit(piped, 0);
+  const firstParagraph = doc.content.trim().split('\n\n')[0].replace(/\s*\n\s*/g, ' ');
+  assert.ok([...firstParagraph].length > 80 && piped.out.split('\n').includes(firstParagraph), 'piped, a paragraph is one whole line');
 });
 
 test('health prints the status and version', async () => {
