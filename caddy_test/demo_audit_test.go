@@ -17,7 +17,8 @@ import (
 var demoAuditPages = []string{"/", "/about", "/insights", "/contact", "/insights/" + insightSlug, "/insights/no-such-insight"}
 
 // TestDemoSiteAudit: Lighthouse (mobile) scores at least 95 in every
-// category on every kind of page, and axe finds nothing at 1280 and 390 px.
+// category on every kind of page (Agentic Browsing included), and axe finds
+// nothing at 1280 and 390 px.
 // The 404 page is held to the same, except that Lighthouse's SEO audit
 // http-status-code fails on it by definition (a 404 is not a page to
 // index): that is the one SEO audit it may fail, and its score is not
@@ -29,7 +30,7 @@ func TestDemoSiteAudit(t *testing.T) {
 	for _, path := range demoAuditPages {
 		urls = append(urls, base+path)
 	}
-	results := audit(t, auditRequest{URLs: urls, Lighthouse: []string{"mobile"}, AxeWidths: []int{1280, 390}, ErrorPages: []string{notFound}})
+	results := audit(t, auditRequest{URLs: urls, Lighthouse: []string{"mobile"}, AxeWidths: []int{1280, 390}, ErrorPages: []string{notFound}, Agentic: true})
 
 	mobile := results[notFound].Lighthouse["mobile"]
 	var seoFailing []string

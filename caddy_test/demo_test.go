@@ -74,7 +74,14 @@ func assertDemoPage(t *testing.T, r *response) (description string) {
 			t.Errorf("%s: h%c follows h%c", path, cur, prev)
 		}
 	}
-	if scripts := scriptTag.FindAllString(body, -1); len(scripts) != 1 || !strings.Contains(scripts[0], `src="/mcp/webmcp.js"`) {
+	// The one script that runs is WebMCP's; JSON-LD is data, not code.
+	var scripts []string
+	for _, tag := range scriptTag.FindAllString(body, -1) {
+		if !strings.Contains(tag, `type="application/ld+json"`) {
+			scripts = append(scripts, tag)
+		}
+	}
+	if len(scripts) != 1 || !strings.Contains(scripts[0], `src="/mcp/webmcp.js"`) {
 		t.Errorf("%s: scripts %q, want the WebMCP script alone", path, scripts)
 	}
 	// The pointer at llms.txt comes right after the h1, near the top.

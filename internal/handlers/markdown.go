@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -182,13 +183,18 @@ func (l links) insightsMarkdown() []byte {
 	var b bytes.Buffer
 	b.Grow(1024 + len(site.Insights)*(384+2*len(l.base)))
 	list := l.abs(site.Pages.Insights)
+	description := l.pageDescription(list, "")
 	l.twinHead(&b, twinFacts{"Insights by " + site.Profile.Name,
-		l.pageDescription(list, "Every insight by "+site.Profile.Name+", newest first."), list, l.newestUpdate()})
+		cmp.Or(description, "Every insight by "+site.Profile.Name+", newest first."), list, l.newestUpdate()})
+	if description != "" {
+		// What the site's own page says of itself, as the page says it.
+		b.WriteString(oneLine(description) + "\n\n")
+	}
 	if len(site.Insights) == 0 {
 		b.WriteString("No insights are published yet.\n")
 		return b.Bytes()
 	}
-	fmt.Fprintf(&b, "%d articles, newest first. The same list as JSON: %s\n\n## Insights\n\n", len(site.Insights), l.base+pathInsights)
+	fmt.Fprintf(&b, "Newest first. The same list as JSON: %s\n\n## %d insights\n\n", l.base+pathInsights, len(site.Insights))
 	for i := range site.Insights {
 		l.insightItem(&b, i)
 	}
