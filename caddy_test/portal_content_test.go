@@ -487,6 +487,14 @@ func TestDeveloperPortalMarkdown(t *testing.T) {
 	if !bytes.Equal(twin.body, negotiated.body) || twin.Header.Get("ETag") != negotiated.Header.Get("ETag") {
 		t.Error("Accept: text/markdown on /developers does not give /developers.md")
 	}
+	// Front matter like every twin's, and an AI agent gets it by
+	// User-Agent as on the site's pages.
+	if !strings.HasPrefix(string(twin.body), "---\ntitle: \"") || !strings.Contains(string(twin.body), "\ncanonical_url: \""+base+"/developers\"\n") {
+		t.Errorf("/developers.md does not open with its front matter:\n%.300s", twin.body)
+	}
+	if agent := s.get("/developers", "User-Agent", "ClaudeBot/1.0"); !bytes.Equal(agent.body, twin.body) || !strings.Contains(agent.Header.Get("Vary"), "User-Agent") {
+		t.Errorf("/developers for ClaudeBot: %q, Vary %q", agent.Header.Get("Content-Type"), agent.Header.Get("Vary"))
+	}
 	for _, r := range []*response{page, browser, negotiated} {
 		if !strings.Contains(r.Header.Get("Vary"), "Accept") {
 			t.Errorf("%s Accept %q: Vary %q", r.Request.URL.Path, r.Request.Header.Get("Accept"), r.Header.Get("Vary"))
@@ -499,9 +507,9 @@ func TestDeveloperPortalMarkdown(t *testing.T) {
 		t.Error("the HTML portal does not name its Markdown version")
 	}
 
-	md := string(twin.body)
+	_, md, _ := strings.Cut(string(twin.body), "\n---\n\n")
 	if !strings.HasPrefix(md, "# ") || !strings.Contains(md[:600], "[llms.txt]("+base+"/llms.txt)") {
-		t.Errorf("the twin does not open with its title and the pointer to llms.txt:\n%.600s", md)
+		t.Errorf("the twin does not open with its title and the pointer to llms.txt after its front matter:\n%.600s", twin.body)
 	}
 	// The same sections, the same operations, the same setups.
 	for _, m := range regexp.MustCompile(`<h2[^>]*>([^<]+)</h2>`).FindAllStringSubmatch(string(page.body), -1) {

@@ -51,6 +51,15 @@ type twinFacts struct {
 // description, canonical address and last update, which agents cite and
 // judge staleness by), then its title and the pointer at llms.txt.
 func (l links) twinHead(b *bytes.Buffer, f twinFacts) {
+	writeFrontMatter(b, f)
+	fmt.Fprintf(b, "# %s\n\n> The Markdown version of [%s](%s), for agents. Everything this site publishes for agents is indexed at [llms.txt](%s).\n\n",
+		oneLine(f.title), llmsTitle.Replace(f.url), llmsURL.Replace(f.url), l.base+pathLLMs)
+}
+
+// writeFrontMatter writes the YAML front matter of a Markdown answer: its
+// title, description, canonical address and last update, which agents cite
+// and judge staleness by, each a double-quoted scalar.
+func writeFrontMatter(b *bytes.Buffer, f twinFacts) {
 	b.WriteString("---\n")
 	for _, field := range [][2]string{{"title", oneLine(f.title)}, {"description", oneLine(f.description)},
 		{"canonical_url", f.url}, {"last_updated", f.updated}} {
@@ -63,8 +72,7 @@ func (l links) twinHead(b *bytes.Buffer, f twinFacts) {
 		}
 		b.WriteString(field[0] + ": " + quoted + "\n")
 	}
-	fmt.Fprintf(b, "---\n\n# %s\n\n> The Markdown version of [%s](%s), for agents. Everything this site publishes for agents is indexed at [llms.txt](%s).\n\n",
-		oneLine(f.title), llmsTitle.Replace(f.url), llmsURL.Replace(f.url), l.base+pathLLMs)
+	b.WriteString("---\n\n")
 }
 
 // pageDescription is what the site structure says of the page at url (an

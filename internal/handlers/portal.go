@@ -505,7 +505,13 @@ func (l links) developerPortal(_ string) ([]byte, error) {
 // developerPortalMarkdown renders /developers.md, the portal for agents.
 func (l links) developerPortalMarkdown(_ string) ([]byte, error) {
 	var b bytes.Buffer
-	err := portalMarkdownTemplate.Execute(&b, l.portal())
+	p := l.portal()
+	writeFrontMatter(&b, twinFacts{
+		title:       p.Name + " public discovery API",
+		description: "The developer portal for agents: every endpoint of the public discovery API of " + p.Name + " with examples, the field reference, authentication, rate limits, errors, MCP and the CLI.",
+		url:         l.developers(), updated: p.Updated,
+	})
+	err := portalMarkdownTemplate.Execute(&b, p)
 	return b.Bytes(), err
 }
 
