@@ -137,7 +137,8 @@ func (l links) homeMarkdown() []byte {
 			llmsLink(&b, fmt.Sprintf("All %d insights", n), l.insightsIndex(), "")
 		}
 	}
-	b.WriteString("\n## For agents and developers\n\n")
+	fmt.Fprintf(&b, "\n## For agents and developers\n\nEverything on this site is also a public, read-only API: see [the developer portal](%s), or point an agent at [/llms.txt](%s).\n\n",
+		l.pageLink(pathDevelopers), l.base+pathLLMs)
 	for _, rt := range l.routes {
 		if rt.Listed == listMain && !strings.Contains(rt.Path, "{") {
 			llmsLink(&b, rt.Summary, l.base+rt.Path, "")
