@@ -254,12 +254,12 @@ http://localhost:9080 {
 	s.validateProblem(s.get("/mcp/webmcp.js"), http.StatusNotFound, "not_found")
 	portal := s.get("/developers")
 	if csp := portal.Header.Get("Content-Security-Policy"); strings.Contains(string(portal.body), "webmcp.js") ||
-		strings.Contains(csp, "script-src") || !strings.Contains(csp, "; connect-src "+base+"/robots.txt;") {
+		strings.Contains(csp, "script-src") || !strings.Contains(csp, "; connect-src "+base+"/llms.txt "+base+"/robots.txt;") {
 		t.Errorf("webmcp off: the portal still allows or includes the script (CSP %q)", csp)
 	}
 	on := startCaddy(t, sampleSite).get("/developers").Header.Get("Content-Security-Policy")
-	if !strings.Contains(on, "script-src "+base+"/mcp/webmcp.js;") || !strings.Contains(on, "connect-src "+base+"/api/v1/ "+base+"/robots.txt;") ||
+	if !strings.Contains(on, "script-src "+base+"/mcp/webmcp.js;") || !strings.Contains(on, "connect-src "+base+"/api/v1/ "+base+"/llms.txt "+base+"/robots.txt;") ||
 		!strings.Contains(on, "default-src 'none'") {
-		t.Errorf("the portal's CSP %q does not allow exactly the script, the API it reads and robots.txt", on)
+		t.Errorf("the portal's CSP %q does not allow exactly the script, the API it reads, llms.txt and robots.txt", on)
 	}
 }

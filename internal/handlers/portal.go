@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	texttemplate "text/template"
@@ -50,8 +51,8 @@ var portalStyleSource = func() string {
 // portalHeaders are the portal's headers for a base URL. Its
 // Content-Security-Policy allows its own inline style and, while WebMCP is
 // on, the WebMCP script and the JSON API the script reads; and the site's
-// robots.txt, which crawlers' audits (Lighthouse's among them) fetch from
-// the page: nothing else.
+// llms.txt and robots.txt, which audits (Lighthouse's SEO and Agentic
+// Browsing categories) fetch from the page: nothing else.
 func (l links) portalHeaders() [][2]string {
 	csp := "default-src 'none'; style-src " + portalStyleSource
 	connect := ""
@@ -59,9 +60,13 @@ func (l links) portalHeaders() [][2]string {
 		csp += "; script-src " + l.webMCPSource(pathWebMCP)
 		connect = l.webMCPSource(apiPrefix)
 	}
+	docs := []string{pathLLMs}
 	if l.cfg.Robots {
-		if robots := l.webMCPSource(pathRobots); robots != connect {
-			connect = strings.TrimSpace(connect + " " + robots)
+		docs = append(docs, pathRobots)
+	}
+	for _, doc := range docs {
+		if src := l.webMCPSource(doc); !slices.Contains(strings.Fields(connect), src) {
+			connect = strings.TrimSpace(connect + " " + src)
 		}
 	}
 	if connect != "" {

@@ -39,7 +39,7 @@ func TestPortalCSP(t *testing.T) {
 		host     string
 		contains []string
 	}{
-		{"on", true, "example.com", []string{"script-src http://example.com/mcp/webmcp.js;", "connect-src http://example.com/api/v1/;"}},
+		{"on", true, "example.com", []string{"script-src http://example.com/mcp/webmcp.js;", "connect-src http://example.com/api/v1/ http://example.com/llms.txt;"}},
 		// A host-source cannot name an IPv6 address.
 		{"IPv6 host", true, "[::1]:8080", []string{"script-src 'self';", "connect-src 'self';"}},
 		{"off", false, "example.com", nil},
