@@ -51,22 +51,9 @@ func TestDemoSiteAudit(t *testing.T) {
 // wraps, the form fits), the nav links keep apart, and no page logs an
 // error to the console.
 func TestDemoSiteAtPhoneWidth(t *testing.T) {
-	chromium := findChromium(t)
+	findChromium(t)
 	startCaddy(t, demoSite(t))
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.WindowSize(390, 844),
-	)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	defer cancel()
-	ctx, cancelTimeout := context.WithTimeout(ctx, 40*time.Second)
-	defer cancelTimeout()
+	ctx := phoneBrowser(t, 40*time.Second)
 
 	// The window cannot be narrower than 500 px; the page's viewport can.
 	narrow := chromedp.EmulateViewport(320, 640, chromedp.EmulateMobile)

@@ -33,12 +33,12 @@ func findChromium(t *testing.T) string {
 // TestDeveloperPortalInBrowser loads /developers in headless Chromium at a
 // phone's width: it renders under its own CSP, every anchor a problem type
 // names exists, nothing overflows sideways, and no link on it is broken.
-func TestDeveloperPortalInBrowser(t *testing.T) {
-	chromium := findChromium(t)
-	s := startCaddy(t, demoSite(t))
-
+// phoneBrowser is headless Chromium in a phone-sized window (390 x 844),
+// for at most timeout; it starts with the first action run in it.
+func phoneBrowser(t *testing.T, timeout time.Duration) context.Context {
+	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium),
+		chromedp.ExecPath(findChromium(t)),
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
 		chromedp.Flag("disable-quic", true),
@@ -46,11 +46,18 @@ func TestDeveloperPortalInBrowser(t *testing.T) {
 		chromedp.WindowSize(390, 844),
 	)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
+	t.Cleanup(cancelAlloc)
 	ctx, cancel := chromedp.NewContext(allocCtx)
-	defer cancel()
-	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
-	defer cancelTimeout()
+	t.Cleanup(cancel)
+	ctx, cancelTimeout := context.WithTimeout(ctx, timeout)
+	t.Cleanup(cancelTimeout)
+	return ctx
+}
+
+func TestDeveloperPortalInBrowser(t *testing.T) {
+	findChromium(t)
+	s := startCaddy(t, demoSite(t))
+	ctx := phoneBrowser(t, 60*time.Second)
 
 	// Collect what the page logs as an error (CSP violations among them).
 	consoleCtx, stopConsole := context.WithCancel(ctx)

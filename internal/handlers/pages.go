@@ -335,29 +335,40 @@ const maxAcceptRanges = 64
 // "text/markdown, text/html" Markdown.
 func prefersMarkdown(accept []string) bool {
 	markdown := -1.0
-	html, htmlSpecificity := 0.0, -1
+	html := specificQuality{specificity: -1}
 	read := acceptRanges(accept, func(mediaRange string, q float64) bool {
-		specificity := -1
 		switch mediaRange {
 		case "text/markdown":
 			markdown = max(markdown, q)
-			return true
 		case "text/html", "application/xhtml+xml":
-			specificity = 2
+			html.see(q, 2)
 		case "text/*":
-			specificity = 1
+			html.see(q, 1)
 		case "*/*":
-			specificity = 0
-		}
-		switch {
-		case specificity > htmlSpecificity:
-			html, htmlSpecificity = q, specificity
-		case specificity == htmlSpecificity && specificity >= 0:
-			html = max(html, q)
+			html.see(q, 0)
 		}
 		return true
 	})
-	return read && markdown > 0 && markdown >= html
+	return read && markdown > 0 && markdown >= html.q
+}
+
+// specificQuality is the quality a type gets from the Accept ranges that
+// match it: that of the most specific one (RFC 9110 section 12.5.1), the
+// highest among equally specific ones; 0 when none matches.
+type specificQuality struct {
+	q float64
+	// specificity is 2 for the type itself, 1 for its type/*, 0 for */*,
+	// and -1 while no range has matched.
+	specificity int
+}
+
+func (s *specificQuality) see(q float64, specificity int) {
+	switch {
+	case specificity > s.specificity:
+		s.q, s.specificity = q, specificity
+	case specificity == s.specificity:
+		s.q = max(s.q, q)
+	}
 }
 
 // acceptQuality is the q parameter of one Accept item's parameters: 1

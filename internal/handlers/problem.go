@@ -139,41 +139,25 @@ func quote(s string) string {
 // No Accept, "*/*" and anything unreadable get the problem document.
 func prefersHTML(accept []string) bool {
 	html := -1.0
-	problem, problemSpecificity := 0.0, -1
-	n := 0
-	for _, field := range accept {
-		for item := range strings.SplitSeq(field, ",") {
-			if n++; n > maxAcceptRanges {
-				return false
-			}
-			mediaRange, params, _ := strings.Cut(item, ";")
-			mediaRange = strings.ToLower(strings.TrimSpace(mediaRange))
-			q := acceptQuality(params)
-			specificity := -1
-			switch mediaRange {
-			case "text/html", "application/xhtml+xml":
-				html = max(html, q)
-				continue
-			case "application/problem+json", "application/json":
-				specificity = 2
-			case "application/*":
-				specificity = 1
-			case "*/*":
-				specificity = 0
-			}
-			switch {
-			case specificity > problemSpecificity:
-				problem, problemSpecificity = q, specificity
-			case specificity == problemSpecificity && specificity >= 0:
-				problem = max(problem, q)
-			}
+	problem := specificQuality{specificity: -1}
+	read := acceptRanges(accept, func(mediaRange string, q float64) bool {
+		switch mediaRange {
+		case "text/html", "application/xhtml+xml":
+			html = max(html, q)
+		case "application/problem+json", "application/json":
+			problem.see(q, 2)
+		case "application/*":
+			problem.see(q, 1)
+		case "*/*":
+			problem.see(q, 0)
 		}
-	}
-	if html <= 0 {
+		return true
+	})
+	if !read || html <= 0 {
 		return false
 	}
-	if problemSpecificity == 2 {
-		return html > problem
+	if problem.specificity == 2 {
+		return html > problem.q
 	}
-	return html >= problem
+	return html >= problem.q
 }
