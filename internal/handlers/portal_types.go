@@ -60,16 +60,25 @@ func walkRefs(s *jsonschema.Schema, f func(string)) {
 	}
 }
 
+// propertyNames are the members of an object schema in the order the
+// schema gives (the Go type's field order, which the API sends), else
+// sorted.
+func propertyNames(s *jsonschema.Schema) []string {
+	if len(s.PropertyOrder) > 0 {
+		return s.PropertyOrder
+	}
+	names := make([]string, 0, len(s.Properties))
+	for name := range s.Properties {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
 // schemaFields lists the members of an object schema, prefix naming the
 // object within its type.
 func schemaFields(prefix string, s *jsonschema.Schema) []portalField {
-	names := s.PropertyOrder
-	if len(names) == 0 {
-		for name := range s.Properties {
-			names = append(names, name)
-		}
-		slices.Sort(names)
-	}
+	names := propertyNames(s)
 	var fields []portalField
 	for _, name := range names {
 		prop := s.Properties[name]

@@ -242,13 +242,7 @@ func toolArguments(schema any) string {
 	if !ok || len(s.Properties) == 0 {
 		return "no arguments"
 	}
-	names := s.PropertyOrder
-	if len(names) == 0 {
-		for name := range s.Properties {
-			names = append(names, name)
-		}
-		slices.Sort(names)
-	}
+	names := propertyNames(s)
 	var args []string
 	for _, name := range names {
 		prop := s.Properties[name]
