@@ -498,12 +498,14 @@ func newPageLinks(base string) *pageLinks {
 // work is linear in the size of the site's Link and Vary fields.
 func addPageHeaders(h http.Header, status int, p *sitePage, base string, links *pageLinks, userAgent bool) {
 	if p.route != nil {
-		switch accept, ua := varies(h, "Accept"), !userAgent || varies(h, "User-Agent"); {
-		case !accept && !ua:
+		// The names the site's Vary lacks, in one field of the module's.
+		addAccept, addUA := !varies(h, "Accept"), userAgent && !varies(h, "User-Agent")
+		switch {
+		case addAccept && addUA:
 			h.Add(headerVary, varyAcceptUserAgent)
-		case !accept:
+		case addAccept:
 			h.Add(headerVary, varyAccept)
-		case !ua:
+		case addUA:
 			h.Add(headerVary, "User-Agent")
 		}
 	}
