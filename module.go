@@ -379,8 +379,12 @@ func (h *Handler) Validate() error {
 		check(fmt.Errorf("site_sitemaps: robots is off, so there is no robots.txt to name them in"))
 	}
 	if rl := h.RateLimit; rl != nil && !rl.Off {
-		if rl.Events != nil && *rl.Events < 1 {
+		switch {
+		case rl.Events != nil && *rl.Events < 1:
 			check(fmt.Errorf("rate_limit: events must be at least 1, got %d", *rl.Events))
+		case rl.Events != nil && *rl.Events > maxEvents:
+			check(fmt.Errorf("rate_limit: events must be at most %d, got %d (every client tracked costs about 32 bytes per event); "+
+				"for a higher rate, shorten the window: %d per 1s allows %d a minute", maxEvents, *rl.Events, maxEvents, 60*maxEvents))
 		}
 		if rl.Window < 0 || (rl.Window > 0 && rl.Window < caddy.Duration(time.Second)) {
 			check(fmt.Errorf("rate_limit: window must be at least 1s, got %s", time.Duration(rl.Window)))

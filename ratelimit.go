@@ -26,8 +26,11 @@ import (
 // RateLimitPolicy is the public rate-limit policy: at most Events requests
 // per client in any sliding Window.
 type RateLimitPolicy struct {
-	// Events is the quota, at least 1. Default (absent): 120. A pointer, so
-	// that JSON "events": 0 is refused rather than taken for the default.
+	// Events is the quota, from 1 to 1500. Default (absent): 120. A pointer,
+	// so that JSON "events": 0 is refused rather than taken for the default.
+	// Each tracked client costs about 32 bytes per event (caddy-ratelimit
+	// reserves its whole ring at the client's first request), so the cap
+	// keeps a client under 64 KiB.
 	Events *int `json:"events,omitempty"`
 	// Window is the length of the sliding window. Default: 1m. It is
 	// published in whole seconds, rounded up.
@@ -38,7 +41,11 @@ type RateLimitPolicy struct {
 
 // Defaults of the public policy, from the specification.
 const (
-	defaultEvents     = 120
+	defaultEvents = 120
+	// maxEvents bounds the quota, and so what one client can cost:
+	// caddy-ratelimit's ring (24 bytes an event, reserved whole) and the
+	// mirror's times (8 bytes an event in the window).
+	maxEvents         = 1500
 	defaultWindow     = time.Minute
 	defaultIPv6Prefix = 64
 	// clientVar holds the client's address with an IPv6 address cut to

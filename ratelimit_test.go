@@ -309,3 +309,37 @@ type discardWriter struct{ h http.Header }
 func (w *discardWriter) Header() http.Header         { return w.h }
 func (w *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
 func (w *discardWriter) WriteHeader(int)             {}
+
+// TestClientAtTheRateLimitCap measures what a client costs at the largest
+// quota Validate accepts, having used all of it: caddy-ratelimit's ring,
+// reserved whole at the first request, and the mirror's times. The
+// README's Limits promise at most 64 KiB.
+func TestClientAtTheRateLimitCap(t *testing.T) {
+	events := maxEvents
+	h := &Handler{
+		BaseURL:   "https://cap.example",
+		RateLimit: &RateLimitPolicy{Events: &events, Window: caddy.Duration(time.Hour)},
+	}
+	provision(t, h)
+	w := &discardWriter{h: make(http.Header)}
+	const clients = 40
+	before := heapInUse()
+	for c := range clients {
+		r := prepare(w, "/api/v1/health", "198.51.100."+strconv.Itoa(c))
+		for range events {
+			clear(w.h)
+			serveRequest(t, h, w, r)
+		}
+		clear(w.h)
+		serveRequest(t, h, w, r)
+		if w.h.Get("Retry-After") == "" {
+			t.Fatalf("client %d was not refused after %d requests", c, events)
+		}
+	}
+	perClient := (heapInUse() - before) / clients
+	t.Logf("a client that used the whole quota of %d events holds %d bytes", events, perClient)
+	if perClient > 64<<10 {
+		t.Errorf("a client at the cap holds %d bytes, over 64 KiB", perClient)
+	}
+	runtime.KeepAlive(h)
+}

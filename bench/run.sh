@@ -5,7 +5,7 @@
 # three ways and loaded with wrk, alternating between the variants:
 #
 #   discovery    the module, rate limiting on with a quota the run never uses
-#                up (rate_limit 2000000 10s), base_url set so every document
+#                up (rate_limit 1500 1s per wrk connection), base_url set so every document
 #                is rendered at provision;
 #   respond      Caddy's `respond` with the body embedded in the Caddyfile;
 #   file_server  Caddy's `file_server` reading the body from a temp root;
@@ -245,12 +245,13 @@ start_discovery() {
 			http://:$PORT_DISCOVERY {
 				discovery {
 					base_url http://localhost:$PORT_DISCOVERY
-					# caddy-ratelimit keeps one 24-byte slot per allowed event per
-					# key, so the quota is sized to the run, not to infinity: no
-					# 10 s window sees 2 million requests at the rates two cores
-					# reach (the MCP pairs load this instance back to back). Every
-					# run is checked for refusals anyway.
-					rate_limit 2000000 10s
+					# The quota is capped (caddy-ratelimit reserves 24 bytes per
+					# event for each client), so each wrk connection is a client
+					# of its own with the largest quota over the shortest window:
+					# 1 500 a second per connection is more than two cores serve
+					# one connection. Every run is checked for refusals anyway.
+					rate_limit 1500 1s
+					rate_limit_key {http.request.remote}
 				}
 			}
 		EOF

@@ -421,7 +421,7 @@ func TestMarkdownForAgents(t *testing.T) {
 http://localhost:9080 {
 	root * `+root+`
 	discovery {
-		rate_limit 100000 60s
+		rate_limit 1500 60s
 	}
 	try_files {path} {path}.html
 	file_server
@@ -547,7 +547,7 @@ func TestMarkdownForAIAgents(t *testing.T) {
 
 func testMarkdownForAIAgents(t *testing.T, backend string) {
 	site := func(options string) string {
-		return "http://localhost:9080 {\n\tdiscovery {\n\t\trate_limit 100000 60s\n\t\t" + options + "\n\t}\n\t" + backend + "\n}\n"
+		return "http://localhost:9080 {\n\tdiscovery {\n\t\trate_limit 1500 60s\n\t\t" + options + "\n\t}\n\t" + backend + "\n}\n"
 	}
 	const (
 		claude = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)"
@@ -653,7 +653,7 @@ func TestLLMsTxtOfALargeSite(t *testing.T) {
 http://localhost:9080 {
 	discovery {
 		content `+dir+`
-		rate_limit 100000 60s
+		rate_limit 1500 60s
 	}
 	respond "the site" 200
 }

@@ -24,7 +24,7 @@ const slowBodySite = `
 http://localhost:9080 {
 	discovery {
 		body_timeout 1s
-		rate_limit 100000 60s
+		rate_limit 1500 60s
 	}
 	respond "next handler" 200
 }

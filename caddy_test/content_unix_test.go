@@ -70,7 +70,7 @@ func contentSite(dir string) string {
 http://localhost:9080 {
 	discovery {
 		content ` + dir + `
-		rate_limit 100000 60s
+		rate_limit 1500 60s
 	}
 }
 `

@@ -29,7 +29,7 @@ func demoSite(t testing.TB) string {
 	if !strings.Contains(site, "\t\troot ..\n") {
 		t.Fatal("the Caddyfile's templates no longer say `root .`: update demoSite")
 	}
-	site = strings.Replace(site, "\tdiscovery\n", "\tdiscovery {\n\t\trate_limit 100000 60s\n\t}\n", 1)
+	site = strings.Replace(site, "\tdiscovery\n", "\tdiscovery {\n\t\trate_limit 1500 60s\n\t}\n", 1)
 	return site
 }
 
@@ -377,7 +377,7 @@ func TestVersioningSignals(t *testing.T) {
 	s = startCaddy(t, `
 http://localhost:9080 {
 	discovery {
-		rate_limit 100000 60s
+		rate_limit 1500 60s
 		deprecation 2027-01-01
 		sunset 2027-07-01
 		successor https://example.com/api/v2

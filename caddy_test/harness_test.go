@@ -101,7 +101,7 @@ func startCaddyWith(t testing.TB, globals, siteBlock string) *server {
 const sampleSite = `
 http://localhost:9080 {
 	discovery {
-		rate_limit 100000 60s
+		rate_limit 1500 60s
 	}
 	respond "next handler" 200
 }

@@ -221,7 +221,7 @@ func TestMCPHostCheckOnLoopback(t *testing.T) {
 http://:9080 {
 	discovery {
 		base_url https://public.example
-		rate_limit 100000 60s
+		rate_limit 1500 60s
 	}
 }
 `)
@@ -243,7 +243,7 @@ http://:9080 {
 http://:9080 {
 	discovery {
 		mcp_host_check off
-		rate_limit 100000 60s
+		rate_limit 1500 60s
 	}
 }
 `)

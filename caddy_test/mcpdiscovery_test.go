@@ -244,7 +244,7 @@ http://localhost:9080 {
 	root * `+dir+`
 	discovery {
 		mcp_discovery off
-		rate_limit 100000 60s
+		rate_limit 1500 60s
 	}
 	file_server
 }
@@ -275,7 +275,7 @@ func TestMCPDiscoveryInFrontOfAnApp(t *testing.T) {
 		"reverse_proxy":   "reverse_proxy " + backend(t),
 	} {
 		t.Run(name, func(t *testing.T) {
-			s := startCaddy(t, "\nhttp://localhost:9080 {\n\tdiscovery {\n\t\trate_limit 100000 60s\n\t}\n\t"+site+"\n}\n")
+			s := startCaddy(t, "\nhttp://localhost:9080 {\n\tdiscovery {\n\t\trate_limit 1500 60s\n\t}\n\t"+site+"\n}\n")
 			s.agentDocument("/.well-known/mcp.json", "application/json")
 			s.agentDocument("/.well-known/ai-catalog.json", "application/ai-catalog+json")
 		})

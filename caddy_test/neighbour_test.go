@@ -102,7 +102,7 @@ http://localhost:9080 {
 			alice `+string(hash)+`
 		}
 		discovery {
-			rate_limit 100000 60s
+			rate_limit 1500 60s
 		}
 		respond "site page" 200
 	}

@@ -95,7 +95,7 @@ func TestMCPConformance(t *testing.T) {
 	startCaddy(t, `
 http://:9080 {
 	discovery {
-		rate_limit 100000 60s
+		rate_limit 1500 60s
 	}
 }
 `)

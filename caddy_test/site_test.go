@@ -17,7 +17,7 @@ func TestSinglePageAppSite(t *testing.T) {
 http://localhost:9080 {
 	root * `+dir+`
 	discovery {
-		rate_limit 100000 60s
+		rate_limit 1500 60s
 	}
 	try_files {path} /index.html
 	file_server
@@ -41,7 +41,7 @@ http://localhost:9080 {
 	header >X-Content-Type-Options nosniff "nosniff, edited"
 	header >Access-Control-Allow-Origin "\*" "https://app.example"
 	discovery {
-		rate_limit 100000 60s
+		rate_limit 1500 60s
 	}
 }
 `)
@@ -64,7 +64,7 @@ http://localhost:9080 {
 	route {
 		encode zstd gzip
 		discovery {
-			rate_limit 100000 60s
+			rate_limit 1500 60s
 		}
 	}
 }

@@ -84,7 +84,7 @@ func TestAgentSkillsOff(t *testing.T) {
 http://localhost:9080 {
 	discovery {
 		agent_skills off
-		rate_limit 100000 60s
+		rate_limit 1500 60s
 	}
 	respond "the site's own" 200
 }

@@ -88,7 +88,7 @@ func TestTokenExpires(t *testing.T) {
 	s := startCaddy(t, `
 http://localhost:9080 {
 	discovery {
-		rate_limit 100000 60s
+		rate_limit 1500 60s
 		token_ttl 1s
 	}
 }

@@ -53,7 +53,7 @@ http://localhost:9080 {
 	discovery {
 		content `+dir+`
 		watch
-		rate_limit 100000 60s
+		rate_limit 1500 60s
 	}
 }
 `)

@@ -247,7 +247,7 @@ func TestWebMCPOff(t *testing.T) {
 http://localhost:9080 {
 	discovery {
 		webmcp off
-		rate_limit 100000 60s
+		rate_limit 1500 60s
 	}
 }
 `)
