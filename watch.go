@@ -14,8 +14,14 @@ import (
 
 // watchSettle is how long the content must be quiet after a change before
 // it is read again: an editor's save or a site generator's build writes
-// many files, and one reload follows them all.
-const watchSettle = 300 * time.Millisecond
+// many files, and one reload follows them all. watchMaxWait bounds the wait
+// from the first change: a writer that never pauses for watchSettle (a
+// generator rebuilding in a loop, a sync tool) still gets its content
+// reloaded that often.
+const (
+	watchSettle  = 300 * time.Millisecond
+	watchMaxWait = 2 * time.Second
+)
 
 // contentWatcher re-reads the content folders when their files change.
 type contentWatcher struct {
@@ -57,11 +63,13 @@ func addFolders(events *fsnotify.Watcher, root string) error {
 }
 
 // watch reloads the content after each quiet spell that follows changes,
-// until the watcher stops.
+// or watchMaxWait after the first change not yet read, whichever comes
+// first, until the watcher stops.
 func (h *Handler) watch(cw *contentWatcher) {
 	settle := time.NewTimer(time.Hour)
 	settle.Stop()
 	defer settle.Stop()
+	var firstChange time.Time // zero while every change has been read
 	for {
 		select {
 		case <-cw.done:
@@ -78,8 +86,13 @@ func (h *Handler) watch(cw *contentWatcher) {
 			if ev.Has(fsnotify.Create) {
 				_ = addFolders(cw.events, ev.Name) // a new folder of posts
 			}
-			settle.Reset(watchSettle)
+			now := time.Now()
+			if firstChange.IsZero() {
+				firstChange = now
+			}
+			settle.Reset(min(watchSettle, firstChange.Add(watchMaxWait).Sub(now)))
 		case <-settle.C:
+			firstChange = time.Time{}
 			h.reloadContent()
 		}
 	}

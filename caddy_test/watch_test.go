@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -95,4 +96,71 @@ http://localhost:9080 {
 
 	writeFile(t, profile, string(good))
 	eventually(t, "the fixed content is not served", func() bool { return title() == "A Title That Must Not Show" })
+}
+
+// TestWatchReloadsUnderConstantChange: a writer that changes a post every
+// 50 ms for 10 s never leaves the content quiet for the settle time; the
+// content is read again at least every watchMaxWait (2 s) all the same.
+func TestWatchReloadsUnderConstantChange(t *testing.T) {
+	dir := copySample(t)
+	s := startCaddy(t, `
+http://localhost:9080 {
+	discovery {
+		content `+dir+`
+		watch
+		rate_limit 1500 1s
+	}
+}
+`)
+	const slug = "hiring-your-first-data-engineer"
+	post := filepath.Join(dir, "insights", slug+".md")
+	original, err := os.ReadFile(post)
+	if err != nil {
+		t.Fatal(err)
+	}
+	title := func() string {
+		r := s.get("/api/v1/insights/" + slug)
+		v, _ := r.json(t)["title"].(string)
+		return v
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		// Each version is written beside the content and renamed into
+		// place, as sync tools do, so that no reload reads half a file.
+		scratch := filepath.Join(t.TempDir(), slug+".md")
+		for i, end := 0, time.Now().Add(10*time.Second); time.Now().Before(end); i++ {
+			writeFile(t, scratch, strings.Replace(string(original), `title: "Hiring Your First Data Engineer"`,
+				`title: "Revision `+strconv.Itoa(i)+`"`, 1))
+			if err := os.Rename(scratch, post); err != nil {
+				t.Error(err)
+				return
+			}
+			<-tick.C
+		}
+	}()
+	// The served title changes at each reload; the longest time it stays
+	// the same while the writer runs is the longest wait for a reload.
+	start := time.Now()
+	last, lastChange, longest, reloads := title(), start, time.Duration(0), 0
+	for polling := true; polling; {
+		select {
+		case <-done:
+			polling = false
+		case <-time.After(50 * time.Millisecond):
+		}
+		if now, got := time.Now(), title(); got != last {
+			longest = max(longest, now.Sub(lastChange))
+			last, lastChange = got, now
+			reloads++
+		}
+	}
+	longest = max(longest, time.Since(lastChange))
+	t.Logf("changes every 50 ms for %s: %d reloads seen, the longest %s apart", time.Since(start).Round(time.Millisecond), reloads, longest.Round(time.Millisecond))
+	// 2 s, plus the reload itself and the polling, on a loaded machine.
+	if reloads < 3 || longest > 3*time.Second {
+		t.Errorf("%d reloads in 10 s of constant change, the longest wait %s: want a reload at least every 2 s", reloads, longest)
+	}
 }
