@@ -42,7 +42,8 @@ unit: ## the Go tests of both modules, with the race detector, including the fuz
 		sh -c '$(GO) test -json -race -count=1 ./...; a=$$?; cd caddy_test && $(GO) test -json -race -count=1 ./...; b=$$?; exit $$((a | b))'
 	# Allocation counts and memory figures are only meaningful without the race detector.
 	$(GO) test -count=1 -run 'Allocations' ./internal/token/
-	cd caddy_test && $(GO) test -count=1 -run 'TestDistinctHostsAreBounded' .
+	$(GO) test -count=1 -run 'TestClientAtTheRateLimitCap' .
+	cd caddy_test && $(GO) test -count=1 -run 'TestDistinctHostsAreBounded|TestLargeDocumentsStayKeptForTheSiteHost' .
 
 lint: ## staticcheck (pinned in tools/go.mod) on both modules
 	@for m in $(MODULES); do (cd $$m && $(STATICCHECK) ./...) || exit 1; done

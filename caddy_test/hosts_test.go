@@ -203,3 +203,84 @@ func liveHeap(t *testing.T) int64 {
 	}
 	return vars.Memstats.HeapAlloc
 }
+
+// cpuTime is the CPU time (user and system) the process pid has used.
+func cpuTime(t *testing.T, pid int) time.Duration {
+	t.Helper()
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fields after the command name, which is in parentheses; utime
+	// and stime are the 14th and 15th fields, in clock ticks of 1/100 s.
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
+	utime, err1 := strconv.Atoi(fields[11])
+	stime, err2 := strconv.Atoi(fields[12])
+	if err1 != nil || err2 != nil {
+		t.Fatalf("/proc/%d/stat: %s", pid, stat)
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
+// TestLargeDocumentsStayKeptForTheSiteHost: without base_url, the
+// documents of the site's own Host (one its connections vouch for) are
+// kept whatever their size, so a repeat request for an llms-full.txt far
+// larger than the rendition cache's budget (16 MiB) costs next to nothing;
+// another Host's are not kept, and cost a render each time. 10 000
+// insights (3 000 under the race detector; `make test` runs it again
+// without it).
+func TestLargeDocumentsStayKeptForTheSiteHost(t *testing.T) {
+	n := 10000
+	if raceDetector {
+		n = 3000
+	}
+	dir := largeContent(t, n)
+	const url = "http://localhost:9251"
+	caddyfile := strings.Replace(processCaddyfile(9251, t.TempDir(), "content "+dir+"\n\t\trate_limit off"),
+		"http://localhost:9251 {", "http://:9251 {", 1)
+	p := startProcess(t, "Caddy", url, caddyfile)
+	pid := p.cmd.Process.Pid
+	client := &http.Client{Timeout: 2 * time.Minute}
+	// fetch asks for llms-full.txt in coding and checks the answer is in
+	// want ("" for identity).
+	fetch := func(host, coding, want string) (size int64) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, url+"/llms-full.txt", nil)
+		req.Host = host
+		req.Header.Set("Accept-Encoding", coding)
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		size, err = io.Copy(io.Discard, resp.Body)
+		if err != nil || resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Encoding") != want {
+			t.Fatalf("%s, %s: %d, Content-Encoding %q, %v", host, coding, resp.StatusCode, resp.Header.Get("Content-Encoding"), err)
+		}
+		return size
+	}
+	measure := func(host, coding, want string, times int) (per time.Duration, size int64) {
+		start := cpuTime(t, pid)
+		for range times {
+			size = fetch(host, coding, want)
+		}
+		return (cpuTime(t, pid) - start) / time.Duration(times), size
+	}
+
+	first, identity := measure("localhost:9251", "identity", "", 1)
+	firstGzip, gzipped := measure("localhost:9251", "gzip", "gzip", 1)
+	if identity <= 16<<20 {
+		t.Fatalf("llms-full.txt is %d bytes, not over the rendition budget", identity)
+	}
+	const repeats = 40
+	gzipEach, _ := measure("localhost:9251", "gzip", "gzip", repeats)
+	identityEach, _ := measure("localhost:9251", "identity", "", 10)
+	// Another Host's copy is not kept, so it is rendered again each time
+	// and, as compressing it would be too, sent uncompressed.
+	otherEach, _ := measure("other.example:9251", "gzip", "", 3)
+	t.Logf("%d insights, llms-full.txt %d MB (gzip %d KB); the site's Host: first %v, first gzip %v, then %v per gzip request, %v per identity request; another Host: %v per request",
+		n, identity>>20, gzipped>>10, first, firstGzip, gzipEach, identityEach, otherEach)
+	if total := gzipEach * repeats; total >= time.Second {
+		t.Errorf("%d repeated gzip requests for llms-full.txt cost %v of CPU, want under 1 s", repeats, total)
+	}
+}

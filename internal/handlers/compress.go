@@ -71,8 +71,12 @@ func newEncodings(body []byte) []encoding {
 }
 
 // get returns the compressed form, making it on first use; nil when it
-// would not be a tenth smaller than the identity form.
+// would not be a tenth smaller than the identity form, or when the document
+// cannot be kept (see tooLargeToKeep).
 func (e *encoding) get(i int, doc *document) *encoding {
+	if doc.tooLargeToKeep() {
+		return nil
+	}
 	e.once.Do(func() {
 		if doc.owner != nil {
 			doc.owner.cache.slots <- struct{}{}
@@ -117,4 +121,12 @@ func acceptsEncoding(header, name string) bool {
 		return true
 	}
 	return false
+}
+
+// tooLargeToKeep reports whether doc belongs to a Host that is not the
+// site's own and is larger than the whole cache: it is rendered for each
+// request and dropped, so compressing it (seconds for tens of MB) would be
+// paid every time for nothing. It is served as it is.
+func (doc *document) tooLargeToKeep() bool {
+	return doc.owner != nil && !doc.owner.own && len(doc.body) > doc.owner.cache.budget
 }

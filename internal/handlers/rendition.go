@@ -2,7 +2,9 @@ package handlers
 
 import (
 	"fmt"
+	"net"
 	"net/http"
+	"net/netip"
 	"runtime"
 	"strconv"
 	"strings"
@@ -42,6 +44,9 @@ type rendition struct {
 	lastUse atomic.Int64
 	size    int
 	evicted bool
+	// own marks a rendition of a Host the connection vouched for (see
+	// vouchedHost): kept whole, outside the byte budget.
+	own bool
 }
 
 // lazyDocument is one document of a request-derived rendition, rendered
@@ -56,8 +61,14 @@ type lazyDocument struct {
 // in bytes (bodies and their compressed forms), least recently used first
 // out; and at most renderSlots documents of such renditions are rendered at
 // once, so a burst of unseen Hosts queues rather than takes every core.
+//
+// The site's own Hosts, those a request's connection vouches for, are kept
+// apart: at most maxOwnHosts of them, each whole whatever its size, as the
+// configured base URL's documents are, so that a document larger than the
+// budget is still rendered and compressed once.
 const (
 	maxRenditions   = 32
+	maxOwnHosts     = 4
 	renditionBudget = 16 << 20
 	// mcpEstimate is what a rendition's MCP server is counted as holding.
 	mcpEstimate = 64 << 10
@@ -69,6 +80,8 @@ var renderSlots = max(1, runtime.GOMAXPROCS(0)/2)
 type renditionCache struct {
 	mu     sync.RWMutex
 	byBase map[string]*rendition
+	// own holds the renditions of the site's own Hosts, outside the budget.
+	own map[string]*rendition
 	// total is the size of every cached rendition; budget bounds it.
 	total, budget int
 	// clock orders uses.
@@ -78,35 +91,93 @@ type renditionCache struct {
 }
 
 func newRenditionCache(budget int) *renditionCache {
-	return &renditionCache{byBase: make(map[string]*rendition), budget: budget, slots: make(chan struct{}, renderSlots)}
+	return &renditionCache{
+		byBase: make(map[string]*rendition),
+		own:    make(map[string]*rendition),
+		budget: budget,
+		slots:  make(chan struct{}, renderSlots),
+	}
+}
+
+// renditionOf returns the rendition of base for request r: the configured
+// one, or that of a request-derived base, kept whole when r's connection
+// vouches for its Host and within the cache's budget otherwise.
+func (s *Service) renditionOf(r *http.Request, base string) *rendition {
+	if s.fixed == nil && vouchedHost(r) {
+		return s.cachedRendition(base, true)
+	}
+	return s.renditionFor(base)
 }
 
 // renditionFor returns the rendition of base: the configured one, or the
-// cached one of a request-derived base, made (cheaply: nothing is rendered
-// yet) on first use.
+// budgeted one of a request-derived base.
 func (s *Service) renditionFor(base string) *rendition {
 	if s.fixed != nil {
 		return s.fixed
 	}
+	return s.cachedRendition(base, false)
+}
+
+// cachedRendition returns the cached rendition of a request-derived base,
+// among the own Hosts' or the budgeted ones, made (cheaply: nothing is
+// rendered yet) on first use.
+func (s *Service) cachedRendition(base string, own bool) *rendition {
 	c := s.hosted
+	shelf, limit := c.byBase, maxRenditions
+	if own {
+		shelf, limit = c.own, maxOwnHosts
+	}
 	c.mu.RLock()
-	rd := c.byBase[base]
+	rd := shelf[base]
 	c.mu.RUnlock()
 	if rd == nil {
 		made := s.newRendition(base)
 		c.mu.Lock()
-		if rd = c.byBase[base]; rd == nil {
-			for len(c.byBase) >= maxRenditions {
-				c.evictOldest()
+		if rd = shelf[base]; rd == nil {
+			for len(shelf) >= limit {
+				c.evictOldest(shelf)
 			}
 			rd = made
-			rd.cache = c
-			c.byBase[base] = rd
+			rd.cache, rd.own = c, own
+			shelf[base] = rd
 		}
 		c.mu.Unlock()
 	}
 	rd.lastUse.Store(c.clock.Add(1))
 	return rd
+}
+
+// vouchedHost reports whether r's connection vouches for r's Host, the
+// mark of the site's own Host when no base_url is configured: over TLS, the
+// name the handshake was made for (a name the server holds a certificate
+// for); over plain HTTP, localhost or the address the connection reached.
+// Either way the port, if named, is the one the connection reached. A
+// client can send any other Host it likes, but only a few Hosts can be
+// vouched for.
+func vouchedHost(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || local == nil {
+		return false
+	}
+	reached, err := netip.ParseAddrPort(local.String())
+	if err != nil {
+		return false
+	}
+	name, port := r.Host, ""
+	if h, p, err := net.SplitHostPort(r.Host); err == nil {
+		name, port = h, p
+	}
+	if port != "" && port != strconv.Itoa(int(reached.Port())) {
+		return false
+	}
+	if r.TLS != nil {
+		return r.TLS.ServerName != "" && strings.EqualFold(name, r.TLS.ServerName)
+	}
+	if strings.EqualFold(name, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(strings.Trim(name, "[]"))
+	return err == nil && ip.Unmap() == reached.Addr().Unmap()
 }
 
 // headersFor returns the per-base header values: a rendition's when one is
@@ -154,6 +225,9 @@ func (s *Service) document(rd *rendition, rt *Route, slug, path string) *documen
 // account adds n bytes to what rd holds and evicts the least recently used
 // renditions while the cache is over its budget.
 func (rd *rendition) account(n int) {
+	if rd.own {
+		return
+	}
 	c := rd.cache
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -163,21 +237,21 @@ func (rd *rendition) account(n int) {
 	rd.size += n
 	c.total += n
 	for c.total > c.budget && len(c.byBase) > 0 {
-		c.evictOldest()
+		c.evictOldest(c.byBase)
 	}
 }
 
-// evictOldest drops the least recently used rendition; c.mu is held.
-// Requests that hold it finish with it.
-func (c *renditionCache) evictOldest() {
+// evictOldest drops the least recently used rendition of shelf (byBase or
+// own); c.mu is held. Requests that hold it finish with it.
+func (c *renditionCache) evictOldest(shelf map[string]*rendition) {
 	var oldest *rendition
 	var key string
-	for k, rd := range c.byBase {
+	for k, rd := range shelf {
 		if oldest == nil || rd.lastUse.Load() < oldest.lastUse.Load() {
 			oldest, key = rd, k
 		}
 	}
-	delete(c.byBase, key)
+	delete(shelf, key)
 	oldest.evicted = true
 	c.total -= oldest.size
 }

@@ -192,7 +192,7 @@ func (s *Service) ServeRobots(w http.ResponseWriter, r *http.Request, site []byt
 	rt, _ := s.route(r.URL.Path)
 	f := newFields(w.Header())
 	s.headersFor(base).setCommon(f, r, rt)
-	rd := s.renditionFor(base)
+	rd := s.renditionOf(r, base)
 	serveDocument(f, w, r, newDocument(rt, rd.mergeRobots(site), rd.eager == nil))
 }
 

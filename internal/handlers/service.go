@@ -334,7 +334,7 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	rd := s.renditionFor(base)
+	rd := s.renditionOf(r, base)
 	if rt.serve != nil {
 		rt.serve(s, w, r, rd)
 		return
