@@ -44,27 +44,28 @@ func eventually(t *testing.T, what string, check func() bool) {
 	t.Fatalf("after 10 s: %s", what)
 }
 
-// TestWatchedContentChanges: with watch on, an edited post is served
-// without a reload; content that does not load keeps the previous content
-// serving until it is fixed.
-func TestWatchedContentChanges(t *testing.T) {
-	dir := copySample(t)
+// watchedSample serves a copy of the sample content with watch on. It
+// returns the folder, the file of one post and its text, and a function
+// that reads the title the API serves for that post ("" if none).
+func watchedSample(t *testing.T) (dir, post string, original []byte, title func() string) {
+	t.Helper()
+	dir = copySample(t)
 	s := startCaddy(t, `
 http://localhost:9080 {
 	discovery {
 		content `+dir+`
 		watch
-		rate_limit 1500 60s
+		rate_limit 1500 1s
 	}
 }
 `)
 	const slug = "hiring-your-first-data-engineer"
-	post := filepath.Join(dir, "insights", slug+".md")
+	post = filepath.Join(dir, "insights", slug+".md")
 	original, err := os.ReadFile(post)
 	if err != nil {
 		t.Fatal(err)
 	}
-	title := func() string {
+	return dir, post, original, func() string {
 		r := s.get("/api/v1/insights/" + slug)
 		if r.StatusCode != 200 {
 			return ""
@@ -72,6 +73,13 @@ http://localhost:9080 {
 		v, _ := r.json(t)["title"].(string)
 		return v
 	}
+}
+
+// TestWatchedContentChanges: with watch on, an edited post is served
+// without a reload; content that does not load keeps the previous content
+// serving until it is fixed.
+func TestWatchedContentChanges(t *testing.T) {
+	dir, post, original, title := watchedSample(t)
 	if title() != "Hiring Your First Data Engineer" {
 		t.Fatalf("title %q", title())
 	}
@@ -102,27 +110,7 @@ http://localhost:9080 {
 // 50 ms for 10 s never leaves the content quiet for the settle time; the
 // content is read again at least every watchMaxWait (2 s) all the same.
 func TestWatchReloadsUnderConstantChange(t *testing.T) {
-	dir := copySample(t)
-	s := startCaddy(t, `
-http://localhost:9080 {
-	discovery {
-		content `+dir+`
-		watch
-		rate_limit 1500 1s
-	}
-}
-`)
-	const slug = "hiring-your-first-data-engineer"
-	post := filepath.Join(dir, "insights", slug+".md")
-	original, err := os.ReadFile(post)
-	if err != nil {
-		t.Fatal(err)
-	}
-	title := func() string {
-		r := s.get("/api/v1/insights/" + slug)
-		v, _ := r.json(t)["title"].(string)
-		return v
-	}
+	_, post, original, title := watchedSample(t)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -130,7 +118,7 @@ http://localhost:9080 {
 		defer tick.Stop()
 		// Each version is written beside the content and renamed into
 		// place, as sync tools do, so that no reload reads half a file.
-		scratch := filepath.Join(t.TempDir(), slug+".md")
+		scratch := filepath.Join(t.TempDir(), filepath.Base(post))
 		for i, end := 0, time.Now().Add(10*time.Second); time.Now().Before(end); i++ {
 			writeFile(t, scratch, strings.Replace(string(original), `title: "Hiring Your First Data Engineer"`,
 				`title: "Revision `+strconv.Itoa(i)+`"`, 1))
