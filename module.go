@@ -313,10 +313,29 @@ func (h *Handler) loadContent() (*content.Site, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, skip := range site.Skipped {
-		h.logger.Info("content file skipped", zap.String("file", skip.Path), zap.String("reason", skip.Reason))
-	}
+	h.logSkipped(site)
 	return site, nil
+}
+
+// logSkipped logs one WARN line for each post that cannot be used, naming
+// its problems and their fixes, and one INFO line for the whole load: what
+// was loaded, and how many files were skipped for each reason (drafts,
+// posts not out yet or kept private, files that are not posts), each of
+// those at DEBUG.
+func (h *Handler) logSkipped(site *content.Site) {
+	byReason := make(map[string]int)
+	for _, skip := range site.Skipped {
+		if skip.Err != nil {
+			h.logger.Warn("post skipped: it cannot be used, and the rest of the content is served",
+				zap.String("file", skip.Path), zap.String("problems", skip.Err.Error()))
+		} else {
+			h.logger.Debug("content file skipped", zap.String("file", skip.Path), zap.String("reason", skip.Reason))
+		}
+		reason, _, _ := strings.Cut(skip.Reason, " (")
+		byReason[reason]++
+	}
+	h.logger.Info("content loaded", zap.String("content", h.Content), zap.String("insights_folder", h.Insights),
+		zap.Int("insights", len(site.Insights)), zap.Int("skipped", len(site.Skipped)), zap.Any("skipped_by_reason", byReason))
 }
 
 // versionDates parses Deprecation and Sunset.

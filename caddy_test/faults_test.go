@@ -128,13 +128,13 @@ http://localhost:9080 {
 	}
 }
 
-// TestBrokenReloadKeepsServing tries to reload with a broken content
-// directory: the reload is refused and the old content keeps serving.
+// TestBrokenReloadKeepsServing tries to reload with a broken profile: the
+// reload is refused and the old content keeps serving. (A broken post is
+// no reason to refuse: it is skipped, see TestBrokenPostsAreSkipped.)
 func TestBrokenReloadKeepsServing(t *testing.T) {
 	good, broken := t.TempDir(), t.TempDir()
 	writeFile(t, filepath.Join(good, "profile.yaml"), minimalProfile)
-	writeFile(t, filepath.Join(broken, "profile.yaml"), minimalProfile)
-	writeFile(t, filepath.Join(broken, "insights", "bad.md"), "no front matter\n")
+	writeFile(t, filepath.Join(broken, "profile.yaml"), strings.Replace(minimalProfile, "ada@example.com", "nobody", 1))
 	site := func(dir string) string {
 		return `
 http://localhost:9080 {
@@ -146,7 +146,7 @@ http://localhost:9080 {
 	}
 	s := startCaddy(t, site(good))
 	status, body := loadConfig(t, globalOptions+site(broken))
-	if status == http.StatusOK || !strings.Contains(body, "insights/bad.md") {
+	if status == http.StatusOK || !strings.Contains(body, "profile.yaml:11: contact.email") {
 		t.Fatalf("the broken reload: %d %s", status, body)
 	}
 	if p := s.get("/api/v1/profile"); p.StatusCode != http.StatusOK || p.json(t)["name"] != "Ada Example" {

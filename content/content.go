@@ -28,13 +28,16 @@ type Site struct {
 	Insights []Insight
 
 	// Skipped lists the files and folders under the insights folder that
-	// were passed over on purpose (drafts, section pages, non-Markdown
-	// files, ...), sorted by path, for the caller to log.
+	// were passed over, sorted by path, for the caller to log: on purpose
+	// (drafts, posts the owner guards, section pages, non-Markdown files,
+	// ...), or because a post cannot be used (Err set). A post never stops
+	// the rest from loading.
 	Skipped []Skip
 }
 
-// Skip is a file or folder the loader passed over on purpose, and why. It is
-// not an error: a site's posts folder holds more than posts.
+// Skip is a file or folder the loader passed over, and why. It is not an
+// error: a site's posts folder holds more than posts, and a post the loader
+// cannot use is left out while the rest is served.
 type Skip struct {
 	// Path names the file as error messages do: relative to the content
 	// directory for Load and LoadDir, under the insights folder as given
@@ -42,9 +45,21 @@ type Skip struct {
 	Path string
 	// Reason is a short lowercase phrase, such as "draft" or "not Markdown".
 	Reason string
+	// Err, when set, is why a post could not be used: each problem names
+	// the file, the line and the key at fault, and how to fix it. Reason is
+	// then "cannot be used".
+	Err error
 }
 
-func (s Skip) String() string { return s.Path + ": " + s.Reason }
+func (s Skip) String() string {
+	if s.Err != nil {
+		return s.Err.Error()
+	}
+	return s.Path + ": " + s.Reason
+}
+
+// reasonUnusable is the Reason of a post skipped for its problems.
+const reasonUnusable = "cannot be used"
 
 // Profile is the profile subject as the API publishes it, minus the derived
 // urls object. Field names and order follow the specification. Only Name,

@@ -70,9 +70,9 @@ func TestLoadFiles(t *testing.T) {
 			},
 			slugs: []string{"my-post", "other-post"},
 			skipped: []Skip{
-				{"insights/my-post/cover.jpg", "belongs to the page bundle insights/my-post/index.md"},
-				{"insights/my-post/images", "belongs to the page bundle insights/my-post/index.md"},
-				{"insights/my-post/notes.md", "belongs to the page bundle insights/my-post/index.md"},
+				{Path: "insights/my-post/cover.jpg", Reason: "belongs to the page bundle insights/my-post/index.md"},
+				{Path: "insights/my-post/images", Reason: "belongs to the page bundle insights/my-post/index.md"},
+				{Path: "insights/my-post/notes.md", Reason: "belongs to the page bundle insights/my-post/index.md"},
 			},
 		},
 		{
@@ -85,9 +85,9 @@ func TestLoadFiles(t *testing.T) {
 			},
 			slugs: []string{"a"},
 			skipped: []Skip{
-				{"insights/2024/_index.md", "section page (_index), not a post"},
-				{"insights/_index.md", "section page (_index), not a post"},
-				{"insights/index.md", "index page of the insights folder, not a post"},
+				{Path: "insights/2024/_index.md", Reason: "section page (_index), not a post"},
+				{Path: "insights/_index.md", Reason: "section page (_index), not a post"},
+				{Path: "insights/index.md", Reason: "index page of the insights folder, not a post"},
 			},
 		},
 		{
@@ -103,12 +103,12 @@ func TestLoadFiles(t *testing.T) {
 			},
 			slugs: []string{"a"},
 			skipped: []Skip{
-				{"insights/.git", "hidden"},
-				{"insights/.hidden.md", "hidden"},
-				{"insights/_drafts", "name begins with _"},
-				{"insights/_partial.md", "name begins with _"},
-				{"insights/draft.md.swp", "not Markdown"},
-				{"insights/using-mdx.mdx", "MDX is not read, only .md and .markdown"},
+				{Path: "insights/.git", Reason: "hidden"},
+				{Path: "insights/.hidden.md", Reason: "hidden"},
+				{Path: "insights/_drafts", Reason: "name begins with _"},
+				{Path: "insights/_partial.md", Reason: "name begins with _"},
+				{Path: "insights/draft.md.swp", Reason: "not Markdown"},
+				{Path: "insights/using-mdx.mdx", Reason: "MDX is not read, only .md and .markdown"},
 			},
 		},
 		{
@@ -119,7 +119,7 @@ func TestLoadFiles(t *testing.T) {
 			},
 			slugs: []string{"my-post"},
 			skipped: []Skip{
-				{"insights/2024-02-01-unpublished.md", "not published (published: false)"},
+				{Path: "insights/2024-02-01-unpublished.md", Reason: "not published (published: false)"},
 			},
 		},
 		{
@@ -137,8 +137,8 @@ func TestLoadFiles(t *testing.T) {
 			},
 			slugs: []string{"linked", "m", "chain", "real", "via"},
 			skipped: []Skip{
-				{"insights/again", "same folder as insights"},
-				{"insights/notes.txt", "not Markdown"},
+				{Path: "insights/again", Reason: "same folder as insights"},
+				{Path: "insights/notes.txt", Reason: "not Markdown"},
 			},
 		},
 		{
@@ -242,7 +242,7 @@ func TestLoadFilesErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Load(withFiles(tt.files))
+			_, err := loadStrict(withFiles(tt.files))
 			if err == nil {
 				t.Fatal("Load() error = nil, want an error")
 			}

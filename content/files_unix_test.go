@@ -63,7 +63,7 @@ func TestLoadDirNamedPipes(t *testing.T) {
 	mkfifo(t, filepath.Join(dir, "fifo"))
 	symlink(t, "../fifo", filepath.Join(dir, "insights", "linked-pipe.md"))
 
-	site, err := promptly(t, func() (*Site, error) { return LoadDir(dir) })
+	site, err := promptly(t, func() (*Site, error) { return problemsOf(LoadDir(dir)) })
 	if err != nil {
 		t.Fatalf("LoadDir() error: %v", err)
 	}
@@ -71,8 +71,8 @@ func TestLoadDirNamedPipes(t *testing.T) {
 		t.Errorf("slugs = %q, want only x", got)
 	}
 	want := []Skip{
-		{"insights/linked-pipe.md", "not a regular file (named pipe)"},
-		{"insights/pipe.md", "not a regular file (named pipe)"},
+		{Path: "insights/linked-pipe.md", Reason: "not a regular file (named pipe)"},
+		{Path: "insights/pipe.md", Reason: "not a regular file (named pipe)"},
 	}
 	if !reflect.DeepEqual(site.Skipped, want) {
 		t.Errorf("Skipped = %q, want %q", site.Skipped, want)
@@ -82,7 +82,7 @@ func TestLoadDirNamedPipes(t *testing.T) {
 func TestLoadDirProfileIsANamedPipe(t *testing.T) {
 	dir := t.TempDir()
 	mkfifo(t, filepath.Join(dir, "profile.yaml"))
-	_, err := promptly(t, func() (*Site, error) { return LoadDir(dir) })
+	_, err := promptly(t, func() (*Site, error) { return problemsOf(LoadDir(dir)) })
 	if want := "profile.yaml: is not a regular file (named pipe)"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("LoadDir() error = %v, want it to contain %q", err, want)
 	}
@@ -178,7 +178,7 @@ func TestLoadDirSymlinks(t *testing.T) {
 			dir := t.TempDir()
 			writeFile(t, filepath.Join(dir, "profile.yaml"), validProfile)
 			tt.setup(t, dir)
-			site, err := promptly(t, func() (*Site, error) { return LoadDir(dir) })
+			site, err := promptly(t, func() (*Site, error) { return problemsOf(LoadDir(dir)) })
 			if tt.want != "" {
 				if want := "loading content from " + dir + ": " + tt.want; err == nil || err.Error() != want {
 					t.Fatalf("LoadDir() error = %v\nwant %s", err, want)
@@ -218,12 +218,12 @@ func TestLoadDirs(t *testing.T) {
 		{name: "missing profile.yaml", profileDir: posts, insightsDir: posts,
 			want: "loading content: " + filepath.Join(posts, "profile.yaml") + ": file does not exist"},
 		{name: "problems name the files under the folders given", profileDir: filepath.Join(site, "data"), insightsDir: broken,
-			want: "loading content: " + filepath.Join(broken, "b.md") +
+			want: filepath.Join(broken, "b.md") +
 				": date: is required (or dateISO, pubDate, or a file name beginning with YYYY-MM-DD-)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			loaded, err := LoadDirs(tt.profileDir, tt.insightsDir)
+			loaded, err := problemsOf(LoadDirs(tt.profileDir, tt.insightsDir))
 			if tt.want != "" {
 				if err == nil || err.Error() != tt.want {
 					t.Fatalf("LoadDirs() error = %v\nwant %s", err, tt.want)
@@ -236,7 +236,7 @@ func TestLoadDirs(t *testing.T) {
 			if got := slugs(loaded); !reflect.DeepEqual(got, []string{"a"}) {
 				t.Errorf("slugs = %q, want only a", got)
 			}
-			want := []Skip{{filepath.Join(posts, "_index.md"), "section page (_index), not a post"}}
+			want := []Skip{{Path: filepath.Join(posts, "_index.md"), Reason: "section page (_index), not a post"}}
 			if !reflect.DeepEqual(loaded.Skipped, want) {
 				t.Errorf("Skipped = %q, want %q", loaded.Skipped, want)
 			}

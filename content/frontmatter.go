@@ -31,14 +31,24 @@ const displayDateLayout = "January 2, 2006"
 //   - description: description, summary (Hugo), excerpt (Jekyll), else the
 //     body's first paragraph;
 //   - topic: topic, categories, category (Jekyll), tags, else DefaultTopic;
-//   - not published: draft: true, or published: false (Jekyll).
+//   - not published, as the generators would not publish it: draft: true,
+//     published: false (Jekyll), a publication date in the future, an
+//     expiryDate (Hugo) in the past;
+//   - guarded by the owner, kept off every surface: private: true,
+//     noindex: true, sitemap: false (jekyll-sitemap) or sitemap: {disable:
+//     true} (Hugo).
+//
+// Every other key (taxonomies, layout, aliases, a theme's keys) is ignored.
 var frontMatterKeys = []string{
 	"title", "description", "summary", "excerpt",
 	"date", "dateISO", "pubDate", "publishDate", "published",
 	"dateModifiedISO", "lastmod", "modified", "updated", "updatedDate", "dateModified", "last_modified_at",
 	"topic", "categories", "category", "tags",
-	"slug", "readTime", "draft",
+	"slug", "readTime", "draft", "expiryDate", "private", "noindex", "sitemap",
 }
+
+// mappingKeys may hold a mapping as well as a value.
+var mappingKeys = map[string]bool{"sitemap": true}
 
 // modifiedKeys name the modification date, in order of precedence;
 // dateModifiedISO, first, must be YYYY-MM-DD.
@@ -52,22 +62,7 @@ var listKeys = map[string]bool{"categories": true, "category": true, "tags": tru
 // taken from them.
 var collectionTags = map[string]bool{"post": true, "posts": true, "blog": true, "article": true, "articles": true}
 
-// ignoredFrontMatterKeys are keys that generators and themes commonly write
-// and the API has no use for. Like any other key the loader does not read,
-// they are ignored; listing them here keeps them from ever being taken for a
-// typo of a key the loader reads.
-var ignoredFrontMatterKeys = []string{
-	"layout", "author", "authors", "image", "images", "cover", "heroImage", "thumbnail", "featured_image",
-	"aliases", "redirect_from", "weight", "permalink", "url", "type", "keywords", "series", "toc", "math",
-	"linkTitle", "subtitle", "lang", "translationKey", "comments", "featured", "hidden", "menu", "expiryDate",
-	"headless", "canonicalURL", "showToc", "excerpt_separator", "sitemap", "outputs", "markup",
-	"eleventyNavigation", "eleventyExcludeFromCollections", "eleventyComputed",
-}
-
-var (
-	knownKey   = lowerIndex(frontMatterKeys)
-	ignoredKey = lowerIndex(ignoredFrontMatterKeys)
-)
+var knownKey = lowerIndex(frontMatterKeys)
 
 func lowerIndex(keys []string) map[string]string {
 	m := make(map[string]string, len(keys))
@@ -148,7 +143,8 @@ func isFenceOf(line []byte, fence string) bool {
 }
 
 // decodeFrontMatter reads the keys of a front-matter mapping. A key it does
-// not read is ignored, unless it looks like a typo of one it reads.
+// not read is ignored: generators and themes define keys of their own, and
+// a Hugo taxonomy named topics is no typo of topic.
 func decodeFrontMatter(doc *yamlDoc, ps *problems) frontMatter {
 	fm := make(frontMatter)
 	n := doc.root
@@ -168,9 +164,6 @@ func decodeFrontMatter(doc *yamlDoc, ps *problems) frontMatter {
 		seen[lower] = line
 		key, known := knownKey[lower]
 		if !known {
-			if _, ignored := ignoredKey[lower]; !ignored && nearest(k.Value, frontMatterKeys) != "" {
-				ps.add(doc.file, line, k.Value, "%s", unknownKey(k.Value, frontMatterKeys))
-			}
 			continue
 		}
 		if isNull(value) {
@@ -187,6 +180,7 @@ func decodeFrontMatter(doc *yamlDoc, ps *problems) frontMatter {
 					f.list = append(f.list, s)
 				}
 			}
+		case mappingKeys[key] && value.Kind == yaml.MappingNode:
 		case value.Kind != yaml.ScalarNode:
 			ps.add(doc.file, line, k.Value, "must be text, not %s", describe(value))
 			f.invalid = true
@@ -216,6 +210,26 @@ func unpublished(fm frontMatter, ps *problems, file string) string {
 	if f := fm.valid("published"); f != nil && reason == "" {
 		if published, ok := parseBool(f.node); ok && !published {
 			reason = "not published (" + f.key + ": false)"
+		}
+	}
+	for _, key := range []string{"private", "noindex"} {
+		if f := fm.valid(key); f != nil && reason == "" {
+			if on, ok := parseBool(f.node); ok && on {
+				reason = "kept private (" + f.key + ": true)"
+			}
+		}
+	}
+	if f := fm.valid("sitemap"); f != nil && reason == "" {
+		if off, ok := parseBool(f.node); ok && !off {
+			reason = "kept private (" + f.key + ": false)"
+		} else if f.node.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(f.node.Content); i += 2 {
+				if strings.EqualFold(f.node.Content[i].Value, "disable") {
+					if on, ok := parseBool(deref(f.node.Content[i+1])); ok && on {
+						reason = "kept private (" + f.key + ".disable: true)"
+					}
+				}
+			}
 		}
 	}
 	return reason
@@ -318,7 +332,10 @@ func parseInsight(pf postFile, data []byte, ps *problems) (in Insight, skip stri
 		Body:     body,
 	}
 	in.Date, in.DateISO, in.DateModifiedISO = b.dates(pf.base)
-	in.Description = b.description(body)
+	if reason := b.unreleased(in.DateISO); reason != "" {
+		return Insight{}, reason
+	}
+	in.Description = b.description(body, in.Title)
 	if strings.TrimSpace(body) == "" {
 		ps.add(file, 0, "body", "is empty")
 	} else if !utf8.ValidString(body) {
@@ -514,17 +531,33 @@ func (b *insightBuilder) fallbackDay(base string) (day, bool) {
 	return day{}, false
 }
 
-func (b *insightBuilder) description(body string) string {
+// description is the front matter's, else the body's first paragraph, else
+// the title.
+func (b *insightBuilder) description(body, title string) string {
 	for _, key := range []string{"description", "summary", "excerpt"} {
 		if s := b.fm.valid(key).textOr(""); s != "" {
 			return s
 		}
 	}
-	desc := summarize(body)
-	if desc == "" && strings.TrimSpace(body) != "" {
-		b.ps.add(b.file, 0, "description", "is required: the body has no paragraph to take it from")
+	if desc := summarize(body); desc != "" {
+		return desc
 	}
-	return desc
+	return title
+}
+
+// unreleased returns why a post whose publication day is published is not
+// out yet, or no longer out, as the generators decide at build time: a
+// publication day after today (Jekyll's and Hugo's default), an expiryDate
+// (Hugo) that has passed; "" when it is out.
+func (b *insightBuilder) unreleased(published string) string {
+	today := time.Now().UTC().Format(time.DateOnly)
+	if published > today {
+		return "dated in the future (" + published + ")"
+	}
+	if d, ok := b.lenientDay("expiryDate"); ok && d.iso() <= today {
+		return "expired (" + d.key + ": " + d.raw + ")"
+	}
+	return ""
 }
 
 func (b *insightBuilder) topic() string {

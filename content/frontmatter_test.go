@@ -8,7 +8,7 @@ import (
 // loadInsight loads validProfile and one insight file, insights/<name>.
 func loadInsight(t *testing.T, name, data string) (Insight, error) {
 	t.Helper()
-	site, err := Load(contentFS(map[string]string{"profile.yaml": validProfile, "insights/" + name: data}))
+	site, err := loadStrict(contentFS(map[string]string{"profile.yaml": validProfile, "insights/" + name: data}))
 	if err != nil {
 		return Insight{}, err
 	}
@@ -295,7 +295,7 @@ func TestDrafts(t *testing.T) {
 			if len(site.Insights) != 0 {
 				t.Errorf("Insights = %+v, want none", site.Insights)
 			}
-			if want := []Skip{{"insights/x.md", tt.reason}}; len(site.Skipped) != 1 || site.Skipped[0] != want[0] {
+			if want := []Skip{{Path: "insights/x.md", Reason: tt.reason}}; len(site.Skipped) != 1 || site.Skipped[0] != want[0] {
 				t.Errorf("Skipped = %q, want %q", site.Skipped, want)
 			}
 		})
@@ -311,13 +311,8 @@ func TestFrontMatterErrors(t *testing.T) {
 		data string
 		want string
 	}{
-		{"typo of a key", "x.md", post("title: T", "date: 2024-05-01", "descripton: D"),
-			"insights/x.md:4: descripton: unknown key, did you mean description? (allowed: " + strings.Join(frontMatterKeys, ", ") + ")"},
-		{"typo of a key by swapped letters", "x.md", post("titel: T", "date: 2024-05-01"),
-			"insights/x.md: title: is required\n" +
-				"insights/x.md:2: titel: unknown key, did you mean title? (allowed: " + strings.Join(frontMatterKeys, ", ") + ")"},
-		{"typo of a key, case aside", "x.md", post("title: T", "Dtae: 2024-05-01", "date: 2024-05-01"),
-			"insights/x.md:3: Dtae: unknown key, did you mean date? (allowed: " + strings.Join(frontMatterKeys, ", ") + ")"},
+		{"a typo of title is no title", "x.md", post("titel: T", "date: 2024-05-01"),
+			"insights/x.md: title: is required"},
 		{"the same key twice in different cases", "x.md", post("title: T", "date: 2024-05-01", "Title: U"),
 			"insights/x.md:4: Title: already given on line 2"},
 		{"blank title", "x.md", post(`title: " "`, "date: 2024-05-01"),
@@ -356,15 +351,12 @@ func TestFrontMatterErrors(t *testing.T) {
 			`insights/x.md:4: draft: must be true or false, not "maybe"`},
 		{"published that is neither a boolean nor a date", "x.md", post("title: T", "published: soon"),
 			`insights/x.md:3: published: must be true, false or a date, not "soon"`},
-		{"no paragraph to take a description from", "x.md", "---\ntitle: T\ndate: 2024-05-01\n---\n# Only a heading\n",
-			"insights/x.md: description: is required: the body has no paragraph to take it from"},
 		{"front matter is a list", "x.md", "---\n- a\n- b\n---\nbody\n",
 			"insights/x.md:2: front matter: must be key: value lines, not a list"},
 		{"TOML front matter", "x.md", "+++\ntitle = 'T'\n+++\nbody\n",
 			"insights/x.md: front matter: is TOML (+++), which is not read: write it as YAML between lines of three hyphens (---); hugo convert toYAML converts a whole site"},
 		{"every problem of the file at once", "x.md", post("titel: T", "date: soon", "slug: A B", "draft: maybe"),
 			"insights/x.md: title: is required\n" +
-				"insights/x.md:2: titel: unknown key, did you mean title? (allowed: " + strings.Join(frontMatterKeys, ", ") + ")\n" +
 				`insights/x.md:3: date: "soon" is not a date: write it as YYYY-MM-DD, or add dateISO` + "\n" +
 				`insights/x.md:4: slug: "A B" is not a slug (` + SlugGrammar + ")\n" +
 				`insights/x.md:5: draft: must be true or false, not "maybe"`},

@@ -61,10 +61,10 @@ func TestGenerators(t *testing.T) {
 				},
 			},
 			skipped: []Skip{
-				{"_index.md", "section page (_index), not a post"},
-				{"on-call-without-burnout/handover-checklist.md", "belongs to the page bundle {posts}/on-call-without-burnout/index.md"},
-				{"on-call-without-burnout/rota.svg", "belongs to the page bundle {posts}/on-call-without-burnout/index.md"},
-				{"writing-runbooks-people-read.md", "draft (draft: true)"},
+				{Path: "_index.md", Reason: "section page (_index), not a post"},
+				{Path: "on-call-without-burnout/handover-checklist.md", Reason: "belongs to the page bundle {posts}/on-call-without-burnout/index.md"},
+				{Path: "on-call-without-burnout/rota.svg", Reason: "belongs to the page bundle {posts}/on-call-without-burnout/index.md"},
+				{Path: "writing-runbooks-people-read.md", Reason: "draft (draft: true)"},
 			},
 		},
 		{
@@ -98,7 +98,7 @@ func TestGenerators(t *testing.T) {
 				},
 			},
 			skipped: []Skip{
-				{"2023-06-01-unfinished-thoughts-on-kubernetes.md", "not published (published: false)"},
+				{Path: "2023-06-01-unfinished-thoughts-on-kubernetes.md", Reason: "not published (published: false)"},
 			},
 		},
 		{
@@ -131,7 +131,7 @@ func TestGenerators(t *testing.T) {
 				},
 			},
 			skipped: []Skip{
-				{"posts.json", "not Markdown"},
+				{Path: "posts.json", Reason: "not Markdown"},
 			},
 		},
 		{
@@ -164,8 +164,8 @@ func TestGenerators(t *testing.T) {
 				},
 			},
 			skipped: []Skip{
-				{"using-mdx.mdx", "MDX is not read, only .md and .markdown"},
-				{"view-transitions-draft.md", "draft (draft: true)"},
+				{Path: "using-mdx.mdx", Reason: "MDX is not read, only .md and .markdown"},
+				{Path: "view-transitions-draft.md", Reason: "draft (draft: true)"},
 			},
 		},
 	}

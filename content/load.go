@@ -125,7 +125,7 @@ func openDir(dir string) (*os.Root, error) {
 func load(profile, insights tree, insightsDir string, insightsRequired bool) (*Site, error) {
 	var ps problems
 	site, modTime := loadProfile(profile, &ps)
-	loaded, skipped, found := loadInsights(insights, insightsDir, insightsRequired, &ps)
+	loaded, skipped, postProblems := loadInsights(insights, insightsDir, insightsRequired, &ps)
 	if site != nil && site.Profile.LastUpdated == "" {
 		// lastUpdated says when the profile last changed; what changes
 		// most is its insights.
@@ -134,8 +134,6 @@ func load(profile, insights tree, insightsDir string, insightsRequired bool) (*S
 			for _, in := range loaded {
 				site.Profile.LastUpdated = max(site.Profile.LastUpdated, in.DateModifiedISO)
 			}
-		case found > 0:
-			// The insights have problems of their own, reported already.
 		case !modTime.IsZero():
 			site.Profile.LastUpdated = modTime.UTC().Format(time.DateOnly)
 		default:
@@ -143,8 +141,10 @@ func load(profile, insights tree, insightsDir string, insightsRequired bool) (*S
 				"is required when there are no insights to take it from")
 		}
 	}
-	if err := ps.err(); err != nil {
-		return nil, err
+	if len(ps) > 0 {
+		// The profile (or the folder) fails the load; the posts' own
+		// problems are named with it, so that one pass shows them all.
+		return nil, append(ps, postProblems...).err()
 	}
 	site.Insights = loaded
 	site.Skipped = skipped
@@ -290,9 +290,10 @@ func loadProfile(t tree, ps *problems) (*Site, time.Time) {
 	return site, modTime
 }
 
-// loadInsights reads the insights under the folder dir of t. found counts
-// the files meant to be published, with or without problems.
-func loadInsights(t tree, dir string, required bool, ps *problems) (insights []Insight, skipped []Skip, found int) {
+// loadInsights reads the insights under the folder dir of t. A post with
+// problems is skipped, its problems in its Skip and in postProblems; ps
+// gets only the problems of the folder itself.
+func loadInsights(t tree, dir string, required bool, ps *problems) (insights []Insight, skipped []Skip, postProblems problems) {
 	insights = []Insight{}
 	resolved, err := t.resolve(dir)
 	if err == nil {
@@ -304,10 +305,10 @@ func loadInsights(t tree, dir string, required bool, ps *problems) (insights []I
 	switch {
 	case err == nil:
 	case !required && errors.Is(err, fs.ErrNotExist):
-		return insights, nil, 0
+		return insights, nil, nil
 	default:
 		ps.add(t.display(dir), 0, "", "%s", unwrapPathError(err))
-		return insights, nil, 0
+		return insights, nil, nil
 	}
 	w := walker{tree: t, visited: make(map[string]string), ps: ps}
 	w.walk(dir, resolved, 0)
@@ -344,17 +345,20 @@ func loadInsights(t tree, dir string, required bool, ps *problems) (insights []I
 	bySlug := make(map[string]string, len(results))
 	for i, r := range results {
 		f := w.files[i]
-		*ps = append(*ps, r.ps...)
+		if len(r.ps) > 0 {
+			skipped = append(skipped, Skip{Path: f.name, Reason: reasonUnusable, Err: r.ps.err()})
+			postProblems = append(postProblems, r.ps...)
+			continue
+		}
 		if r.skip != "" {
 			skipped = append(skipped, Skip{Path: f.name, Reason: r.skip})
 			continue
 		}
-		found++
-		if len(r.ps) > 0 {
-			continue
-		}
 		if first, dup := bySlug[r.insight.Slug]; dup {
-			ps.add(f.name, 0, "slug", "%q is also the slug of %s: set a different slug in one of them", r.insight.Slug, first)
+			var dupe problems
+			dupe.add(f.name, 0, "slug", "%q is also the slug of %s: set a different slug in one of them", r.insight.Slug, first)
+			skipped = append(skipped, Skip{Path: f.name, Reason: reasonUnusable, Err: dupe.err()})
+			postProblems = append(postProblems, dupe...)
 			continue
 		}
 		bySlug[r.insight.Slug] = f.name
@@ -367,7 +371,7 @@ func loadInsights(t tree, dir string, required bool, ps *problems) (insights []I
 		return insights[i].Slug < insights[j].Slug
 	})
 	sort.SliceStable(skipped, func(i, j int) bool { return skipped[i].Path < skipped[j].Path })
-	return insights, skipped, found
+	return insights, skipped, postProblems
 }
 
 // ReadTime estimates how long body takes to read at WordsPerMinute, rounded
