@@ -113,17 +113,14 @@ for (const [name, pkce] of [
   ["plain PKCE", (v) => ({ code_challenge: v, code_challenge_method: "plain" })],
   ["no PKCE", () => ({})],
 ]) {
-  test(`${name} is refused at the redirect URI with invalid_request`, async () => {
+  test(`${name} is refused with invalid_request, and not redirected`, async () => {
     const { as, client } = await discover();
     const state = oauth.generateRandomState();
     const res = await authorize(as, client, { ...pkce(oauth.generateRandomCodeVerifier()), state });
-    assert.equal(res.status, 302);
-    const location = new URL(res.headers.get("location"));
-    assert.equal(location.origin + location.pathname, redirectUri);
-    assert.throws(
-      () => oauth.validateAuthResponse(as, client, location, state),
-      (err) => err instanceof oauth.AuthorizationResponseError && err.error === "invalid_request",
-    );
+    assert.equal(res.status, 400);
+    assert.equal(res.headers.get("location"), null);
+    assert.equal(res.headers.get("content-type"), "application/problem+json");
+    assert.match((await res.json()).detail, /^invalid_request: /);
   });
 }
 

@@ -5,8 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"html"
+	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -56,8 +59,52 @@ func (s *server) authorize(query url.Values) *response {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	resp.Body.Close()
-	return &response{Response: resp}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return &response{Response: resp, body: body}
+}
+
+// consented checks that r is the page of a valid request whose redirect URI
+// is an https address: no redirect, a page naming the host it links to,
+// that no other page may frame; it returns the query of that link, which
+// starts with target.
+func consented(t *testing.T, r *response, target string) url.Values {
+	t.Helper()
+	if r.StatusCode != http.StatusOK || r.Header.Get("Location") != "" || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") {
+		t.Fatalf("authorization: %d, Location %q, %s; want the page that links to %s", r.StatusCode, r.Header.Get("Location"), r.Header.Get("Content-Type"), target)
+	}
+	csp := r.Header.Get("Content-Security-Policy")
+	if r.Header.Get("X-Frame-Options") != "DENY" || !strings.Contains(csp, "frame-ancestors 'none'") || r.Header.Get("Cache-Control") != "no-store" {
+		t.Errorf("the page may be framed or kept: X-Frame-Options %q, CSP %q, Cache-Control %q",
+			r.Header.Get("X-Frame-Options"), csp, r.Header.Get("Cache-Control"))
+	}
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(r.body), "<h1>Continue to "+u.Host+"?</h1>") {
+		t.Errorf("the page does not name %s:\n%s", u.Host, r.body)
+	}
+	m := regexp.MustCompile(`<a href="([^"]+)">Continue to `).FindSubmatch(r.body)
+	if m == nil {
+		t.Fatalf("the page has no link onward:\n%s", r.body)
+	}
+	link := html.UnescapeString(string(m[1]))
+	if !strings.HasPrefix(link, target+"?") && !strings.HasPrefix(link, target+"&") {
+		t.Fatalf("the page links to %s, want %s", link, target)
+	}
+	l, err := url.Parse(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := l.Query()
+	if q.Get("iss") != base {
+		t.Errorf("iss %q, want %s (RFC 9207)", q.Get("iss"), base)
+	}
+	return q
 }
 
 // redirected checks that r redirects to a URI starting with target and
@@ -135,10 +182,11 @@ func TestAuthorizationCodeFlow(t *testing.T) {
 	// A code is good once.
 	wantOAuthError(t, s.exchange(form), http.StatusBadRequest, "invalid_grant")
 
-	// A registered URI with a query keeps it; state is optional.
+	// An https redirect URI gets a page naming its host, not a redirect. A
+	// registered URI with a query keeps it; state is optional.
 	query := authorizationQuery(client, "https://app.example/cb?tenant=7", challenge)
 	query.Del("state")
-	q = redirected(t, s.authorize(query), "https://app.example/cb?tenant=7")
+	q = consented(t, s.authorize(query), "https://app.example/cb?tenant=7")
 	if _, ok := q["state"]; ok || q.Get("tenant") != "7" || q.Get("code") == "" {
 		t.Errorf("authorization response %v", q)
 	}
@@ -203,7 +251,8 @@ func TestAuthorizationEndpointErrors(t *testing.T) {
 		change(q)
 		return q
 	}
-	// Errors that go back to the client at its redirect URI, with state.
+	// An invalid request is never redirected, even to a registered
+	// redirect URI: a 400 problem names the RFC 6749 error.
 	for _, tc := range []struct {
 		name   string
 		change func(url.Values)
@@ -220,9 +269,19 @@ func TestAuthorizationEndpointErrors(t *testing.T) {
 		{"repeated parameter", func(q url.Values) { q["scope"] = []string{"public:read", "public:read"} }, "invalid_request"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			q := redirected(t, s.authorize(good(tc.change)), loopbackRedirect)
-			if q.Get("error") != tc.want || q.Get("error_description") == "" || q.Get("code") != "" || q.Get("state") != "st-"+challenge[:8] {
-				t.Errorf("authorization response %v, want error %s", q, tc.want)
+			for _, redirect := range []string{loopbackRedirect, "https://app.example/cb"} {
+				q := good(tc.change)
+				q.Set("redirect_uri", redirect)
+				r := s.authorize(q)
+				if r.Header.Get("Location") != "" {
+					t.Fatalf("redirected to %s", r.Header.Get("Location"))
+				}
+				r = s.get("/oauth/authorize?" + q.Encode())
+				p := s.validateProblem(r, http.StatusBadRequest, "bad_request")
+				if detail, _ := p["detail"].(string); !strings.HasPrefix(detail, tc.want+": ") {
+					t.Errorf("detail %q, want it to begin with %s", detail, tc.want)
+				}
+				s.validate(r)
 			}
 		})
 	}
@@ -266,6 +325,9 @@ func TestClientRegistration(t *testing.T) {
 		{"no redirect URIs", "application/json", `{"client_name":"x"}`, "invalid_redirect_uri"},
 		{"http on a public host", "application/json", `{"redirect_uris":["http://app.example/cb"]}`, "invalid_redirect_uri"},
 		{"a fragment", "application/json", `{"redirect_uris":["https://app.example/cb#x"]}`, "invalid_redirect_uri"},
+		{"ftp", "application/json", `{"redirect_uris":["ftp://files.example/cb"]}`, "invalid_redirect_uri"},
+		{"a system settings scheme", "application/json", `{"redirect_uris":["ms-settings:privacy"]}`, "invalid_redirect_uri"},
+		{"a browser extension", "application/json", `{"redirect_uris":["chrome-extension://abcdefghijklmnop/cb"]}`, "invalid_redirect_uri"},
 		{"javascript", "application/json", `{"redirect_uris":["javascript:alert(1)"]}`, "invalid_redirect_uri"},
 		{"relative", "application/json", `{"redirect_uris":["/cb"]}`, "invalid_redirect_uri"},
 		{"five URIs", "application/json", `{"redirect_uris":["https://a.example/1","https://a.example/2","https://a.example/3","https://a.example/4","https://a.example/5"]}`, "invalid_redirect_uri"},

@@ -34,9 +34,10 @@ recovers by itself.
 3. **Identity assertion** (the auth.md agent flow): get an anonymous identity, then exchange its assertion with the
    JWT-bearer grant (RFC 7523).
 4. **Authorization code with PKCE** (OAuth 2.1, what MCP clients do on their own after a 401): register a client, follow
-   the authorization endpoint's redirect, exchange the code. There is no login and no consent screen: nothing private
-   is behind this service, and ` + "`{{.Scope}}`" + ` is what every anonymous caller has anyway, so there is nobody to identify
-   and nothing to consent to. The flow completes unattended.
+   the authorization endpoint's redirect, exchange the code. There is no login: nothing private is behind this
+   service, and ` + "`{{.Scope}}`" + ` is what every anonymous caller has anyway. A redirect URI on a loopback address or with a
+   private-use scheme (RFC 8252) gets the code at once, so the flow completes unattended; an https redirect URI gets a
+   page that names its host and links there, so that this site never forwards anyone to another site by itself.
 
 ## Register
 
@@ -132,10 +133,11 @@ A valid token is accepted on every public endpoint and changes nothing about the
   ` + "`code_verifier`" + ` does not match; an assertion that is malformed, expired, tampered with or not from this service),
   ` + "`invalid_scope`" + ` (a scope other than ` + "`{{.Scope}}`" + `), ` + "`invalid_target`" + ` (a resource that is not this site).
 - Registration errors follow RFC 7591 section 3.2.2, status 400: ` + "`invalid_redirect_uri`" + `, ` + "`invalid_client_metadata`" + `.
-- Authorization endpoint errors go to the redirect URI (RFC 6749 section 4.1.2.1) with ` + "`error`" + `, ` + "`error_description`" + `,
-  ` + "`state`" + ` and ` + "`iss`" + `: ` + "`invalid_request`" + ` (no PKCE, ` + "`plain`" + ` PKCE, a malformed challenge, a repeated parameter),
-  ` + "`unsupported_response_type`, `invalid_scope`, `invalid_target`" + `. A request with an unknown client or an unregistered
-  redirect URI is never redirected: it gets a 400 problem.
+- The authorization endpoint redirects only a request that is valid in every respect. Any other gets a 400 problem
+  whose ` + "`detail`" + ` begins with the RFC 6749 error: ` + "`invalid_request`" + ` (no PKCE, ` + "`plain`" + ` PKCE, a malformed challenge, a
+  repeated parameter), ` + "`unsupported_response_type`, `invalid_scope`, `invalid_target`" + `; an unknown client or an
+  unregistered redirect URI likewise. Errors are never sent to a redirect URI, so no link to this site forwards to
+  another.
 - A malformed, expired or forged Bearer token gets a 401 ` + "`application/problem+json`" + ` with code ` + "`invalid_token`" + ` and
   ` + "`WWW-Authenticate: Bearer error=\"invalid_token\", scope=\"{{.Scope}}\", resource_metadata=\"{{.Base}}{{.PRM}}\"`" + `
   ({{.Base}}{{.PRMMCP}} on /mcp). Omit the header, or get a new token by any method above: an OAuth client follows

@@ -174,13 +174,12 @@ func (s *Service) serveClientRegistration(w http.ResponseWriter, r *http.Request
 	})
 }
 
-// refusedSchemes are the schemes a redirect URI may not use: they run or
-// read something in the browser instead of reaching a client.
-var refusedSchemes = map[string]bool{"javascript": true, "data": true, "vbscript": true, "file": true, "blob": true, "about": true}
-
 // checkRedirectURI says what is wrong with a redirect URI, or "". OAuth 2.1
 // and RFC 8252: absolute, no fragment, no user information; https, http only
-// on a loopback host, or a private-use scheme of a native app.
+// on a loopback host, or a private-use scheme of a native app in reverse
+// domain form (com.example.app:/callback). Nothing else: ftp:, ms-settings:,
+// chrome-extension:, javascript: and the like reach no client, or run
+// something in the browser.
 func checkRedirectURI(raw string) string {
 	u, err := url.Parse(raw)
 	switch {
@@ -192,14 +191,54 @@ func checkRedirectURI(raw string) string {
 		return "has a fragment, which a redirect URI must not have (RFC 6749 section 3.1.2)"
 	case u.User != nil:
 		return "has user information"
-	case refusedSchemes[strings.ToLower(u.Scheme)]:
-		return "uses the " + u.Scheme + " scheme, which cannot reach a client"
+	case !strings.EqualFold(u.Scheme, "https") && !strings.EqualFold(u.Scheme, "http") && !privateUseScheme(u.Scheme):
+		return "uses the " + u.Scheme + " scheme: use https, http on a loopback address, or a private-use scheme in reverse domain form such as com.example.app (RFC 8252)"
 	case strings.EqualFold(u.Scheme, "https") && u.Hostname() == "":
 		return "has no host"
 	case strings.EqualFold(u.Scheme, "http") && (u.Hostname() == "" || !isLoopback(u.Host)):
 		return "uses http on a host that is not a loopback address: use https, or http on 127.0.0.1, [::1] or localhost (RFC 8252)"
 	}
 	return ""
+}
+
+// knownNativeSchemes are private-use schemes of widely used MCP clients
+// that predate the reverse domain form: Cursor answers OAuth at
+// cursor://anysphere.cursor-mcp/oauth/callback.
+var knownNativeSchemes = map[string]bool{"cursor": true}
+
+// privateUseScheme reports whether scheme is a private-use URI scheme in
+// reverse domain form (RFC 8252 section 7.1): at least two labels, as in
+// com.example.app; or one of knownNativeSchemes.
+func privateUseScheme(scheme string) bool {
+	labels := strings.Split(strings.ToLower(scheme), ".")
+	if len(labels) < 2 {
+		return knownNativeSchemes[labels[0]]
+	}
+	for _, label := range labels {
+		if label == "" || !(label[0] >= 'a' && label[0] <= 'z') {
+			return false
+		}
+		for _, c := range label {
+			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '+') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// approvedAtOnce reports whether a redirect URI is answered at once, with
+// no page: one that can only reach an application on the user's own
+// device, on a loopback address or through a private-use scheme (RFC 8252).
+// An https redirect URI can name any site, so the user is shown where they
+// are going first, and the module's address never forwards to another site
+// by itself.
+func approvedAtOnce(redirect string) bool {
+	u, err := url.Parse(redirect)
+	if err != nil {
+		return false
+	}
+	return strings.EqualFold(u.Scheme, "http") && isLoopback(u.Host) || privateUseScheme(u.Scheme)
 }
 
 // redirectMatches reports whether the redirect URI of an authorization
@@ -253,15 +292,18 @@ func (s *Service) ownResource(base, resource string) bool {
 	return u.Path == "" || u.Path == "/" || s.Owns(u.Path)
 }
 
-// serveAuthorize is the authorization endpoint. A request naming a valid
-// client and one of its redirect URIs is answered by a redirect to that
-// URI: with a code for public:read at once (no login, no consent), or with
-// an RFC 6749 section 4.1.2.1 error. A request whose client or redirect URI
-// cannot be trusted is answered here, with a problem, and never redirected.
+// serveAuthorize is the authorization endpoint. A request is answered at
+// the client's redirect URI only when it is valid in every respect: a
+// registered client, one of its redirect URIs, and a complete PKCE request
+// for public:read. Anything else is answered here, with a 400 problem, and
+// never redirected, so no link to this endpoint forwards to another site.
+// A valid request gets its code at once (no login, no consent) when the
+// redirect URI reaches the user's own device (see approvedAtOnce); else a
+// page names the destination and the user follows its link.
 func (s *Service) serveAuthorize(w http.ResponseWriter, r *http.Request, rd *rendition) {
 	refuse := func(detail string) {
 		p := newProblem(rd.base, codeBadRequest, r, detail)
-		p.Hint = "Register the client at " + rd.base + pathClientRegistration + " with its redirect URIs, and send its client_id and one of those redirect_uri values here; " + rd.base + pathAuth + " describes the flow."
+		p.Hint = "Register the client at " + rd.base + pathClientRegistration + " with its redirect URIs, and send its client_id, one of those redirect_uri values, response_type=code and an S256 code_challenge here; " + rd.base + pathAuth + " describes the flow."
 		writeProblem(w, r, p)
 	}
 	query, err := url.ParseQuery(r.URL.RawQuery)
@@ -301,54 +343,71 @@ func (s *Service) serveAuthorize(w http.ResponseWriter, r *http.Request, rd *ren
 		refuse("The redirect_uri parameter is missing, and the client registered more than one.")
 		return
 	}
+	if problem := authorizationProblem(query, func(resources []string) bool { return s.ownResources(rd.base, resources) }); problem != "" {
+		refuse(problem)
+		return
+	}
 
-	// From here on the client is answered at its redirect URI.
-	answer := func(params url.Values) {
-		if state := query.Get("state"); state != "" {
-			params.Set("state", state)
-		}
-		params.Set("iss", rd.base) // RFC 9207
-		sep := "?"
-		if strings.Contains(target, "?") {
-			sep = "&"
-		}
-		w.Header().Set("Location", target+sep+params.Encode())
+	code, err := s.verifier.IssueCode(clientID[0], target, mustDecodeChallenge(query.Get("code_challenge")))
+	if err != nil {
+		panic(err) // the system's random source failed
+	}
+	params := url.Values{"code": {code}, "iss": {rd.base}} // iss: RFC 9207
+	if state := query.Get("state"); state != "" {
+		params.Set("state", state)
+	}
+	sep := "?"
+	if strings.Contains(target, "?") {
+		sep = "&"
+	}
+	location := target + sep + params.Encode()
+	if approvedAtOnce(target) {
+		w.Header().Set("Location", location)
 		write(w, r, http.StatusFound, mediaText, nil)
+		return
 	}
-	fail := func(code, description string) {
-		answer(url.Values{"error": {code}, "error_description": {description}})
-	}
+	s.writeConsentPage(w, r, rd, target, location)
+}
+
+// authorizationProblem says what makes an authorization request invalid,
+// with its RFC 6749 error code first, or "" when it is valid. ownResources
+// checks RFC 8707 resource indicators.
+func authorizationProblem(query url.Values, ownResources func([]string) bool) string {
 	for name, values := range query {
 		if len(values) > 1 && name != "resource" {
-			fail("invalid_request", "The parameter "+name+" is repeated.")
-			return
+			return "invalid_request: the parameter " + name + " is repeated."
 		}
 	}
 	challenge, challengeErr := base64.RawURLEncoding.Strict().DecodeString(query.Get("code_challenge"))
 	switch method := query.Get("code_challenge_method"); {
 	case query.Get("response_type") == "":
-		fail("invalid_request", "The response_type parameter is missing; it must be code.")
+		return "invalid_request: the response_type parameter is missing; it must be code."
 	case query.Get("response_type") != responseTypeCode:
-		fail("unsupported_response_type", "The only response type is code.")
+		return "unsupported_response_type: the only response type is code."
 	case query.Get("code_challenge") == "":
-		fail("invalid_request", "PKCE is required: send code_challenge and code_challenge_method=S256 (RFC 7636).")
+		return "invalid_request: PKCE is required: send code_challenge and code_challenge_method=S256 (RFC 7636)."
 	case method == "":
-		fail("invalid_request", "code_challenge_method is missing, which means plain; only S256 is supported.")
+		return "invalid_request: code_challenge_method is missing, which means plain; only S256 is supported."
 	case method != pkceS256:
-		fail("invalid_request", "The code_challenge_method "+method+" is not supported; only S256 is.")
+		return "invalid_request: the code_challenge_method " + method + " is not supported; only S256 is."
 	case challengeErr != nil || len(challenge) != 32:
-		fail("invalid_request", "The code_challenge is not an S256 challenge: 43 base64url characters of a SHA-256 hash.")
+		return "invalid_request: the code_challenge is not an S256 challenge: 43 base64url characters of a SHA-256 hash."
 	case !onlyScope(query.Get("scope")):
-		fail("invalid_scope", "The only scope is "+tokenScope+".")
-	case !s.ownResources(rd.base, query["resource"]):
-		fail("invalid_target", "The resource must be this site, "+rd.base+", or one of its addresses such as "+rd.base+pathMCP+" (RFC 8707).")
-	default:
-		code, err := s.verifier.IssueCode(clientID[0], target, challenge)
-		if err != nil {
-			panic(err) // the system's random source failed
-		}
-		answer(url.Values{"code": {code}})
+		return "invalid_scope: the only scope is " + tokenScope + "."
+	case !ownResources(query["resource"]):
+		return "invalid_target: the resource must be this site or one of its addresses, such as its /mcp (RFC 8707)."
 	}
+	return ""
+}
+
+// mustDecodeChallenge decodes a code_challenge that authorizationProblem
+// accepted.
+func mustDecodeChallenge(challenge string) []byte {
+	b, err := base64.RawURLEncoding.Strict().DecodeString(challenge)
+	if err != nil {
+		panic(err) // checked by authorizationProblem
+	}
+	return b
 }
 
 // onlyScope reports whether a scope parameter asks for nothing but

@@ -27,9 +27,35 @@ func TestCheckRedirectURI(t *testing.T) {
 		"http://localhost.evil.example/callback": false,
 		"http://127.0.0.1.nip.example/callback":  false,
 		"":                                       false,
+		"ftp://files.example/cb":                 false,
+		"ms-settings:privacy":                    false,
+		"chrome-extension://abcdefgh/cb":         false,
+		"mailto:x@example.com":                   false,
+		"vbscript:msgbox":                        false,
+		"com.example.app:/cb#x":                  false,
+		"com..app:/cb":                           false,
+		"1com.example:/cb":                       false,
 	} {
 		if got := checkRedirectURI(uri) == ""; got != ok {
 			t.Errorf("%q: accepted %v, want %v (%s)", uri, got, ok, checkRedirectURI(uri))
+		}
+	}
+}
+
+func TestApprovedAtOnce(t *testing.T) {
+	for uri, want := range map[string]bool{
+		"http://127.0.0.1:8765/callback":             true,
+		"http://localhost/cb":                        true,
+		"http://[::1]:1/cb":                          true,
+		"com.example.app:/oauth2redirect":            true,
+		"cursor://anysphere.cursor-mcp/oauth/cb":     true,
+		"https://app.example/callback":               false,
+		"https://localhost.evil.example/cb":          false,
+		"https://127.0.0.1/cb":                       false,
+		"http://127.0.0.1.evil.example/cb?x=http://": false,
+	} {
+		if got := approvedAtOnce(uri); got != want {
+			t.Errorf("approvedAtOnce(%q) = %v, want %v", uri, got, want)
 		}
 	}
 }

@@ -147,7 +147,7 @@ func (l links) openAPI31() object {
 				},
 				"oauth2": object{
 					"type":        "oauth2",
-					"description": "The same optional token through OAuth: the authorization code flow with PKCE (no login, no consent: nothing private is behind it) or client credentials with no client secret.",
+					"description": "The same optional token through OAuth: the authorization code flow with PKCE (no login: nothing private is behind it) or client credentials with no client secret.",
 					"flows": object{
 						"authorizationCode": object{
 							"authorizationUrl": l.base + pathAuthorize, "tokenUrl": l.base + pathToken,
@@ -215,7 +215,7 @@ func operation(rt *Route, rateLimited bool) object {
 	success := object{"description": rt.Summary + ".", "headers": headers}
 	if status == http.StatusFound {
 		headers["Location"] = object{
-			"description": "The client's redirect URI with code, state and iss, or with error, error_description, state and iss (RFC 6749 section 4.1.2, RFC 9207).",
+			"description": "The client's redirect URI with code, state and iss (RFC 6749 section 4.1.2, RFC 9207).",
 			"schema":      object{"type": "string", "format": "uri"},
 			"required":    true,
 		}
@@ -236,6 +236,13 @@ func operation(rt *Route, rateLimited bool) object {
 		}
 	}
 	responses := object{strconv.Itoa(status): success}
+	if status == http.StatusFound {
+		page, _, _ := strings.Cut(mediaHTML, ";")
+		responses["200"] = object{
+			"description": "A valid request whose redirect URI is an https address: a page that names the host the user is going to, and links there with code, state and iss.",
+			"content":     object{page: object{"schema": object{"type": "string"}}},
+		}
+	}
 	if cached {
 		responses["304"] = object{"description": "Not Modified: the If-None-Match header named the current ETag."}
 	}

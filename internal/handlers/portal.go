@@ -490,7 +490,7 @@ func (l links) clients() []portalClient {
 			Code:  mcp, Language: "text"},
 		{ID: "connect-other", Name: "Other MCP clients", Intro: "Any client that speaks Streamable HTTP takes the URL; most read this shape:",
 			Code: indent(server{"mcpServers": server{name: remote{"http", mcp}}}), Language: "json",
-			Note: "Clients that run OAuth on a 401 complete it unattended: there is no login and no consent screen."},
+			Note: "Clients that run OAuth on a 401 with a loopback or private-use redirect URI complete it unattended: there is no login. An https redirect URI gets a page that names its host first."},
 	}
 }
 

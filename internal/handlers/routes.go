@@ -438,7 +438,7 @@ var routes = []Route{
 	{
 		Path: pathAuthorize, Method: http.MethodGet, OperationID: "authorize", Tag: tagAuth,
 		Summary:     "OAuth authorization endpoint",
-		Description: "The authorization code flow with PKCE (S256) and no login or consent: there is nothing private behind it. Redirects to the client's registered redirect URI with a code for public:read (valid 60 seconds, usable once), or with an RFC 6749 error; a request whose client or redirect URI is not registered gets a 400 problem and no redirect.",
+		Description: "The authorization code flow with PKCE (S256) and no login: there is nothing private behind it. Only a request valid in every respect (a registered client and redirect URI, response_type=code, an S256 code_challenge, scope public:read) is answered with a code for public:read (valid 60 seconds, usable once): at once, by a redirect, when the redirect URI is on a loopback address or uses a private-use scheme (RFC 8252); for an https redirect URI, by a page that names its host and links there. Any other request gets a 400 problem, its RFC 6749 error code first in the detail, and never a redirect.",
 		Status:      http.StatusFound, CacheControl: cacheNever, Query: typeOf[authorizationRequest](),
 		ExampleArgs: `-i -G -d response_type=code -d client_id=<client_id> -d redirect_uri=http://127.0.0.1:8765/callback -d code_challenge=<S256 challenge> -d code_challenge_method=S256 -d state=<state>`,
 		serve:       (*Service).serveAuthorize,

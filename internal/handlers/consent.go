@@ -1,0 +1,39 @@
+package handlers
+
+import (
+	"bytes"
+	_ "embed"
+	"html/template"
+	"net/http"
+	"net/url"
+)
+
+// The page of a valid authorization request whose redirect URI is an https
+// address: it names the host the user is about to go to, and links there
+// with the code. It reuses the 429 page's style, allowed by its hash, and
+// may not be framed, so that no other site can have it clicked unseen.
+
+//go:embed portal/consent.html
+var consentHTML string
+
+var consentTemplate = template.Must(template.New("consent").Parse(consentHTML))
+
+func (s *Service) writeConsentPage(w http.ResponseWriter, r *http.Request, rd *rendition, target, location string) {
+	host := target
+	if u, err := url.Parse(target); err == nil {
+		host = u.Host
+	}
+	var b bytes.Buffer
+	err := consentTemplate.Execute(&b, map[string]any{
+		"Name": s.cfg.Site.Profile.Name, "Host": host, "Target": template.URL(location),
+		"Home": rd.abs(s.cfg.Site.Pages.Home), "Style": template.CSS(limitedCSS),
+	})
+	if err != nil {
+		panic(err) // a fixed template of strings
+	}
+	h := w.Header()
+	h.Set(headerCSP, limitedCSP)
+	h.Set(headerReferrerPolicy, "no-referrer")
+	h.Set("X-Frame-Options", "DENY")
+	write(w, r, http.StatusOK, mediaHTML, b.Bytes())
+}
