@@ -2,12 +2,15 @@ package caddytest
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -245,4 +248,125 @@ func TestPromptBodiesWithinTheBodyTimeout(t *testing.T) {
 			})
 		}
 	}
+}
+
+// refusedBodySize is the body of the refused-body tests: the 2 MiB the
+// issue's clients sent, over the 64 KiB limit and over the 256 KiB Go's
+// server reads of a body its handler left unread.
+const refusedBodySize = 2 << 20
+
+// refusedBodySite keys the quota on X-Client, so that each request of the
+// refused-body tests has a quota of its own but the ones meant for a 429.
+// Five requests: the validator fetches /openapi.json once for each status
+// it checks, under a key of its own.
+var refusedBodySite = limitedSite("refused-body", "rate_limit 5 60s")
+
+// refusedBody is a request the module answers without reading its body,
+// and the problem it answers with.
+type refusedBody struct {
+	name, path string
+	headers    []string
+	status     int
+	code       string
+}
+
+var refusedBodies = []refusedBody{
+	{"registration", "/agent/register", []string{"Content-Type", "application/json"}, http.StatusRequestEntityTooLarge, "payload_too_large"},
+	{"identity", "/agent/identity", []string{"Content-Type", "application/json"}, http.StatusRequestEntityTooLarge, "payload_too_large"},
+	{"token", "/oauth/token", []string{"Content-Type", "application/x-www-form-urlencoded"}, http.StatusRequestEntityTooLarge, "payload_too_large"},
+	{"MCP", "/mcp", []string{"Content-Type", "application/json"}, http.StatusRequestEntityTooLarge, "payload_too_large"},
+	{"bad token", "/mcp", []string{"Content-Type", "application/json", "Authorization", "Bearer not-a-token"}, http.StatusUnauthorized, "invalid_token"},
+	{"GET endpoint", "/api/v1/profile", []string{"Content-Type", "application/json"}, http.StatusMethodNotAllowed, "method_not_allowed"},
+	{"over the quota", "/mcp", []string{"Content-Type", "application/json", "X-Client", "spent"}, http.StatusTooManyRequests, "rate_limited"},
+}
+
+// postRefused sends tc's request with body over client, as the client
+// named key for the quota.
+func postRefused(client *http.Client, tc refusedBody, body []byte, key string) (*response, error) {
+	req, err := http.NewRequest(http.MethodPost, base+tc.path, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("X-Client", key)
+	for i := 0; i+1 < len(tc.headers); i += 2 {
+		req.Header.Set(tc.headers[i], tc.headers[i+1])
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("reading the answer: %w", err)
+	}
+	return &response{Response: resp, body: got}, nil
+}
+
+// TestRefusedBodiesGetTheirAnswer POSTs a 2 MiB body at full speed, 30
+// times, for every kind of request the module answers without reading the
+// body: each must get its problem, not a connection reset. Over HTTP/1.1
+// the server closes such a connection after the answer while the body is
+// still arriving, and closing a socket with unread data resets it, which
+// can destroy the answer in flight. HTTP/2 resets only the stream.
+func TestRefusedBodiesGetTheirAnswer(t *testing.T) {
+	const tries = 30
+	s := startCaddyWith(t, h2cGlobals, refusedBodySite)
+	for range 5 {
+		if r := s.get("/api/v1/health", "X-Client", "spent"); r.StatusCode != http.StatusOK {
+			t.Fatalf("a request within the quota: %d", r.StatusCode)
+		}
+	}
+	validated := map[int]bool{}
+	body := bytes.Repeat([]byte(" "), refusedBodySize)
+	clients := map[string]*http.Client{"HTTP/1.1": {Transport: &http.Transport{}}, "HTTP/2": h2cClient()}
+	for _, proto := range []string{"HTTP/1.1", "HTTP/2"} {
+		client := clients[proto]
+		client.Timeout = 10 * time.Second
+		for _, tc := range refusedBodies {
+			t.Run(proto+" "+tc.name, func(t *testing.T) {
+				s := &server{Tester: s.Tester, t: t}
+				var answered, resets int
+				var failures []string
+				for i := range tries {
+					r, err := postRefused(client, tc, body, fmt.Sprintf("%s %s %d", proto, tc.name, i))
+					switch {
+					case errors.Is(err, syscall.ECONNRESET):
+						resets++
+						continue
+					case err != nil:
+						failures = append(failures, err.Error())
+						continue
+					case r.Proto[:6] != proto[:6]:
+						t.Fatalf("the exchange used %s, not %s", r.Proto, proto)
+					}
+					if r.StatusCode == tc.status && !validated[tc.status] {
+						validated[tc.status] = true
+						s.validateProblem(r, tc.status, tc.code)
+					}
+					var p struct{ Code string }
+					_ = json.Unmarshal(r.body, &p)
+					if r.StatusCode != tc.status || r.Header.Get("Content-Type") != "application/problem+json" || p.Code != tc.code {
+						failures = append(failures, fmt.Sprintf("%d %s %q", r.StatusCode, r.Header.Get("Content-Type"), p.Code))
+						continue
+					}
+					answered++
+				}
+				t.Logf("POST %s: %d of %d answered, %d connection resets", tc.path, answered, tries, resets)
+				if answered != tries {
+					t.Errorf("POST %s with %d bytes: %d of %d answered with the %d problem; %d connection resets; other failures: %q",
+						tc.path, len(body), answered, tries, tc.status, resets, failures)
+				}
+			})
+		}
+	}
+}
+
+// TestRefusedBodiesWithNodeFetch sends the refused bodies of
+// TestRefusedBodiesGetTheirAnswer with Node's built-in fetch, the client
+// of the TypeScript MCP SDK, which reported them as ECONNRESET.
+func TestRefusedBodiesWithNodeFetch(t *testing.T) {
+	startCaddy(t, refusedBodySite)
+	runNode(t, nodeCommand(t, "node", "--test", "caddy_test/refused_bodies.test.mjs"))
 }

@@ -77,33 +77,53 @@ func (s *Service) readBody(w http.ResponseWriter, r *http.Request, rd *rendition
 	return body, true
 }
 
-// guardBody returns the writer to answer r with. When r has a body, the
-// writer makes sure, before the answer starts, that a body the module did
-// not read to its end (a refusal, a 405, a 413, a late body) cannot hold
-// the connection: HTTP/1 would otherwise read what is left of it, up to
-// 256 KiB and at whatever pace the client sends it, before answering (or,
-// told to close the connection, after answering), under no deadline but
-// the server's. HTTP/2 and HTTP/3 reset the stream instead.
-func guardBody(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
+// The bounds of the lingering read (see bodyGuard.linger). A refused body
+// of up to 4 MiB (64 times the largest the module accepts), sent at full
+// speed, is read to its end and the connection ends with a FIN; the answer
+// to a larger one leads the reset by 4 MiB or a second, time for a client
+// busy sending to read it. A client that trickles its body holds its
+// connection for that second and no longer.
+const (
+	lingerBytes = 4 << 20
+	lingerTime  = time.Second
+)
+
+// guardBody returns the writer to answer r with, and a function to call
+// once the answer is written. When r has a body, the writer makes sure,
+// before the answer starts, that a body the module did not read to its end
+// (a refusal, a 405, a 413, a late body) cannot hold the connection:
+// HTTP/1 would otherwise read what is left of it, up to 256 KiB and at
+// whatever pace the client sends it, before answering (or, told to close
+// the connection, after answering), under no deadline but the server's.
+// The function then reads what is left within bounds, so that closing the
+// connection does not reset it under the answer. HTTP/2 and HTTP/3 reset
+// the stream instead.
+func guardBody(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, func()) {
 	if r.ContentLength == 0 || r.ProtoMajor != 1 {
-		return w
+		return w, func() {}
 	}
 	body := &trackedBody{ReadCloser: r.Body}
 	r.Body = body
-	return &bodyGuard{ResponseWriter: w, body: body}
+	g := &bodyGuard{ResponseWriter: w, body: body, expectsContinue: r.Header.Get("Expect") != ""}
+	return g, g.linger
 }
 
-// trackedBody notes when a request body has been read to its end. ended is
-// atomic for readAbandoning, whose read may outlive the wait for it.
+// trackedBody notes whether a request body has been read at all, read to
+// its end, or failed. The flags are atomic for readAbandoning, whose read
+// may outlive the wait for it.
 type trackedBody struct {
 	io.ReadCloser
-	ended atomic.Bool
+	began, ended, failed atomic.Bool
 }
 
 func (b *trackedBody) Read(p []byte) (int, error) {
+	b.began.Store(true)
 	n, err := b.ReadCloser.Read(p)
-	if err == io.EOF {
+	switch {
+	case err == io.EOF:
 		b.ended.Store(true)
+	case err != nil:
+		b.failed.Store(true)
 	}
 	return n, err
 }
@@ -113,8 +133,9 @@ func (b *trackedBody) Read(p []byte) (int, error) {
 // fail at once) and closes the connection after the answer.
 type bodyGuard struct {
 	http.ResponseWriter
-	body    *trackedBody
-	started bool
+	body            *trackedBody
+	expectsContinue bool
+	started         bool
 }
 
 func (w *bodyGuard) start() {
@@ -125,6 +146,31 @@ func (w *bodyGuard) start() {
 	if !w.body.ended.Load() {
 		w.Header().Set(headerConnection, "close")
 		_ = http.NewResponseController(w.ResponseWriter).SetReadDeadline(time.Now())
+	}
+}
+
+// linger reads and discards what is left of a body the answer did not
+// wait for, up to lingerBytes and for at most lingerTime after the answer
+// is sent, before the server closes the connection. A socket closed with
+// unread data resets the connection (RFC 9293 section 3.6.1), and a client
+// still sending its body then loses the answer it has not read yet.
+// net/http's own pause before such a close (closeWriteAndWait) does not
+// read, and is skipped once the request's Body is replaced, as Caddy and
+// guardBody do. A body that failed (was late) is not waited for again,
+// nor one whose client waits for a 100 Continue it will not get (net/http
+// refuses any other expectation before the handler runs).
+func (w *bodyGuard) linger() {
+	if !w.started || w.body.ended.Load() || w.body.failed.Load() || w.expectsContinue && !w.body.began.Load() {
+		return
+	}
+	rc := http.NewResponseController(w.ResponseWriter)
+	if rc.Flush() != nil || rc.SetReadDeadline(time.Now().Add(lingerTime)) != nil {
+		return
+	}
+	_, _ = io.CopyN(io.Discard, w.body, lingerBytes)
+	if !w.body.ended.Load() {
+		// What is still left, net/http must not wait for either.
+		_ = rc.SetReadDeadline(time.Now())
 	}
 }
 

@@ -64,8 +64,8 @@ func TestBodyTimeoutFallback(t *testing.T) {
 }
 
 // TestBodyDeadlineOverHTTP1 drives a real net/http server: a trickled body
-// is cut at the deadline, an unread one is not waited for, and the
-// connection is closed; a body read in time leaves no deadline behind to
+// is cut at the deadline, an unread one is answered at once, and the
+// connection is closed (after at most lingerTime); a body read in time leaves no deadline behind to
 // cancel the rest of the request.
 func TestBodyDeadlineOverHTTP1(t *testing.T) {
 	const timeout = 200 * time.Millisecond
@@ -145,6 +145,77 @@ func TestBodyDeadlineOverHTTP1(t *testing.T) {
 			got, _ := io.ReadAll(resp.Body)
 			if want := fmt.Sprintf("%d bytes, <nil>, context <nil>", len(body)); string(got) != want {
 				t.Errorf("got %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// TestRefusedBodyLingers drives a real net/http server with bodies the
+// service refuses unread, sent at full speed: up to lingerBytes, the rest
+// of the body is read after the answer and the connection then ends with
+// a FIN, not a reset; beyond it the answer still comes first and the
+// connection ends within lingerTime. A client that waits for 100 Continue
+// sends nothing more and is not waited for.
+func TestRefusedBodyLingers(t *testing.T) {
+	s := newTestService(t, Config{BaseURL: "https://example.com"})
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	for _, tc := range []struct {
+		name          string
+		contentLength int
+		expect        bool
+		cleanEnd      bool
+		maxEnd        time.Duration
+	}{
+		{"a body within the bound", 2 << 20, false, true, lingerTime},
+		{"a body over the bound", 4 * lingerBytes, false, false, 2 * lingerTime},
+		{"a client waiting for 100 Continue", 2 << 20, true, true, lingerTime / 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			_ = conn.SetDeadline(time.Now().Add(5 * lingerTime))
+			expect := ""
+			if tc.expect {
+				expect = "Expect: 100-continue\r\n"
+			}
+			fmt.Fprintf(conn, "POST /api/v1/profile HTTP/1.1\r\nHost: example.com\r\n%sContent-Length: %d\r\n\r\n", expect, tc.contentLength)
+			wrote := make(chan error, 1)
+			if tc.expect {
+				close(wrote)
+			} else {
+				go func() {
+					_, err := conn.Write(make([]byte, tc.contentLength))
+					wrote <- err
+				}()
+			}
+			br := bufio.NewReader(conn)
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatalf("reading the answer: %v", err)
+			}
+			answered := time.Now()
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusMethodNotAllowed || !resp.Close {
+				t.Fatalf("status %d, close %v, want 405 and the connection closed", resp.StatusCode, resp.Close)
+			}
+			_, err = br.ReadByte()
+			ended := time.Since(answered)
+			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				t.Fatal("the server kept the connection open")
+			}
+			if tc.cleanEnd && err != io.EOF {
+				t.Errorf("the connection ended with %v, want a clean close", err)
+			}
+			if ended > tc.maxEnd {
+				t.Errorf("the connection ended %s after the answer, want at most %s", ended, tc.maxEnd)
+			}
+			if err := <-wrote; tc.cleanEnd && err != nil {
+				t.Errorf("sending the body: %v", err)
 			}
 		})
 	}

@@ -276,7 +276,8 @@ func (s *Service) route(path string) (rt *Route, slug string) {
 // malformed or unknown slug) is answered before the rendition for the
 // request's base URL is looked up.
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	w = guardBody(w, r)
+	w, linger := guardBody(w, r)
+	defer linger()
 	defer s.recoverPanic(w, r)
 	f := newFields(w.Header())
 	base, ok := s.base(r)
@@ -370,7 +371,8 @@ func (s *Service) serveHealth(w http.ResponseWriter, r *http.Request, rd *rendit
 // Retry-After and the RateLimit headers at zero remaining. It renders
 // nothing, so refusing stays cheap whatever the Host.
 func (s *Service) RateLimited(w http.ResponseWriter, r *http.Request, rh RateLimitHeaders, retryAfter int) {
-	w = guardBody(w, r)
+	w, linger := guardBody(w, r)
+	defer linger()
 	defer s.recoverPanic(w, r)
 	base, ok := s.base(r)
 	f := newFields(w.Header())
