@@ -141,7 +141,7 @@ type Handler struct {
 
 	// WebMCP serves /mcp/webmcp.js, a script for the site's own pages that
 	// registers the MCP server's read-only tools with an agent in the browser
-	// (navigator.modelContext), each answering from the JSON API, and
+	// (document.modelContext, or navigator.modelContext before Chrome 150), each answering from the JSON API, and
 	// includes it in the developer portal, when true or absent; false turns
 	// both off (the path stays the module's: an unknown address under /mcp/).
 	WebMCP *bool `json:"webmcp,omitempty"`

@@ -26,8 +26,10 @@ func TestWebMCPScript(t *testing.T) {
 	s := startCaddy(t, sampleSite)
 	script := string(s.agentDocument("/mcp/webmcp.js", "text/javascript; charset=utf-8").body)
 	// Scanners read the call from the page's same-origin scripts.
-	if !strings.Contains(script, "navigator.modelContext.registerTool(") {
-		t.Error("the script does not call navigator.modelContext.registerTool(")
+	for _, call := range []string{"document.modelContext.registerTool(", "navigator.modelContext.registerTool("} {
+		if !strings.Contains(script, call) {
+			t.Errorf("the script does not call %s", call)
+		}
 	}
 	_, list, ok := strings.Cut(script, "const tools = ")
 	list, _, _ = strings.Cut(list, ";\n")
@@ -66,23 +68,28 @@ func TestWebMCPScript(t *testing.T) {
 	}
 }
 
-// fakeModelContext stands in for the browser's agent: it records the tools
-// a page registers, and every request the page's scripts fetch.
-const fakeModelContext = `
+// fakeModelContext stands in for the browser's agent on owner, document
+// (Chrome 150 on) or navigator (the earlier drafts), the other one left
+// without WebMCP: it records the tools a page registers, and every request
+// the page's scripts fetch.
+func fakeModelContext(owner string) string {
+	return noModelContext + `
 window.__tools = {};
 window.__fetched = [];
 const realFetch = window.fetch.bind(window);
 window.fetch = (input, init) => { window.__fetched.push(String(input)); return realFetch(input, init); };
-Object.defineProperty(navigator, "modelContext", { configurable: true, value: {
+Object.defineProperty(` + owner + `, "modelContext", { configurable: true, value: {
 	registerTool(tool) {
 		if (window.__tools[tool.name]) throw new DOMException("registered already", "InvalidStateError");
 		window.__tools[tool.name] = tool;
 	},
 }});
 `
+}
 
 // noModelContext is a browser without WebMCP.
-const noModelContext = `Object.defineProperty(navigator, "modelContext", { configurable: true, value: undefined });`
+const noModelContext = `Object.defineProperty(navigator, "modelContext", { configurable: true, value: undefined });
+Object.defineProperty(document, "modelContext", { configurable: true, value: undefined });`
 
 // browser runs headless Chromium with init run in every document before
 // the page's own scripts, and collects what the pages log as errors (CSP
@@ -147,7 +154,13 @@ func evaluate[T any](t *testing.T, ctx context.Context, expression string) T {
 // the script and its requests through.
 func TestWebMCPInBrowser(t *testing.T) {
 	s := startCaddy(t, demoSite(t))
-	ctx, consoleErrors := browser(t, fakeModelContext)
+	for _, owner := range []string{"document", "navigator"} {
+		t.Run(owner+".modelContext", func(t *testing.T) { testWebMCPInBrowser(t, s, owner) })
+	}
+}
+
+func testWebMCPInBrowser(t *testing.T, s *server, owner string) {
+	ctx, consoleErrors := browser(t, fakeModelContext(owner))
 	slug := "the-case-for-a-boring-data-platform"
 	for _, path := range []string{"/", "/about", "/insights", "/insights/" + slug, "/contact", "/developers"} {
 		if err := chromedp.Do(ctx, chromedp.Navigate(base+path)); err != nil {

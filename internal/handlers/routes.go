@@ -317,7 +317,7 @@ var routes = []Route{
 	{
 		Path: pathWebMCP, Method: http.MethodGet, OperationID: "getWebMcpScript", Tag: tagMCP,
 		Summary:     "WebMCP script",
-		Description: "A script for the site's own pages that offers the MCP server's read-only tools to an agent in the browser (WebMCP, navigator.modelContext), each answering from the JSON API. A page includes it with one deferred script element whose src is /mcp/webmcp.js.",
+		Description: "A script for the site's own pages that offers the MCP server's read-only tools to an agent in the browser (WebMCP: document.modelContext, or navigator.modelContext in browsers before Chrome 150), each answering from the JSON API. A page includes it with one deferred script element whose src is /mcp/webmcp.js.",
 		MediaType:   mediaJS, CacheControl: cacheDocument,
 		render: links.webMCPScriptDocument, enabled: (*Config).servesWebMCP,
 	},

@@ -10,7 +10,7 @@ import (
 
 // WebMCP: a script for the site's own pages that offers the MCP server's
 // read-only tools to an agent in the browser
-// (navigator.modelContext.registerTool), each answering from the JSON API.
+// (document.modelContext.registerTool, or navigator.modelContext in earlier browsers), each answering from the JSON API.
 
 //go:embed webmcp/webmcp.js
 var webMCPScript []byte

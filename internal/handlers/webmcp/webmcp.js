@@ -1,14 +1,22 @@
 // webmcp.js: offers this site's read-only discovery tools to an agent in
 // the browser (WebMCP). Each tool answers from the site's JSON API and has
 // the name, description and input schema of the MCP server's tool of the
-// same name. Where the browser has no navigator.modelContext, it does
-// nothing.
+// same name. It registers them with document.modelContext (Chrome 150 on),
+// else with navigator.modelContext (the earlier drafts); where the browser
+// has neither, it does nothing.
 (() => {
   "use strict";
 
   // The server writes the tools in here when it serves the script.
   const tools = "__DISCOVERY_WEBMCP_TOOLS__";
-  if (!Array.isArray(tools) || !navigator.modelContext || typeof navigator.modelContext.registerTool !== "function") {
+  const usable = (context) => context && typeof context.registerTool === "function";
+  let registerTool;
+  if (usable(document.modelContext)) {
+    registerTool = (tool) => document.modelContext.registerTool(tool);
+  } else if (usable(navigator.modelContext)) {
+    registerTool = (tool) => navigator.modelContext.registerTool(tool);
+  }
+  if (!Array.isArray(tools) || !registerTool) {
     return;
   }
 
@@ -52,7 +60,7 @@
 
   for (const tool of tools) {
     try {
-      navigator.modelContext.registerTool({
+      registerTool({
         name: tool.name,
         description: tool.description,
         inputSchema: tool.inputSchema,
