@@ -159,7 +159,8 @@ type Handler struct {
 	TokenTTL caddy.Duration `json:"token_ttl,omitempty"`
 
 	// BodyTimeout bounds how long the module waits for the body of a POST
-	// to its own endpoints (/mcp and the token endpoints), counted from
+	// to its own endpoints (/mcp, /agent/register, /agent/identity,
+	// /agent/identity/claim, /oauth/token and /oauth/register), counted from
 	// when it starts reading the body. A body not complete by then is
 	// answered with a 408 problem and the connection is closed, so a
 	// client trickling bytes cannot hold connections open. Default: 10s.
