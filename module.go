@@ -459,14 +459,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	return h.serveOwned(w, r, service, next)
 }
 
-// serveOwned answers a path the module owns; /robots.txt asks next for the
-// site's own file first.
+// serveOwned answers a path the module owns; /robots.txt and the addresses
+// where a site's own file wins ask next for the site's own file first.
 func (h *Handler) serveOwned(w http.ResponseWriter, r *http.Request, service *handlers.Service, next caddyhttp.Handler) error {
 	if service.MergesRobots(r.URL.Path) && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		return h.serveRobots(w, r, service, next)
 	}
-	if service.ProbesSitemap(r.URL.Path) && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-		return h.serveSitemap(w, r, service, next)
+	if service.SiteFirst(r.URL.Path) && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		return h.serveUnlessSiteHasOne(w, r, service, next)
 	}
 	service.ServeHTTP(w, r)
 	return nil

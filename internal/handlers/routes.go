@@ -88,6 +88,10 @@ type Route struct {
 	// Unmetered leaves the route out of the rate limit: the developer
 	// portal, which a refused client needs to read.
 	Unmetered bool
+	// siteFirst leaves the address to the site when the site has a file
+	// there: the Caddy module asks the next handler first and serves the
+	// route only when the site has none (see SiteFirst).
+	siteFirst bool
 
 	// twin is the path of the route's own Markdown twin, which the route
 	// answers for Accept: text/markdown.
@@ -482,14 +486,14 @@ var routes = []Route{
 		Summary:     "Sitemap at the usual address",
 		Description: "The same sitemap, served only when the site has no /sitemap.xml of its own: a site's own sitemap is passed on unchanged.",
 		MediaType:   mediaXML, CacheControl: cacheDocument,
-		serve: (*Service).serveSitemap,
+		serve: (*Service).serveSitemap, siteFirst: true,
 	},
 	{
 		Path: pathSitemapMD, Method: http.MethodGet, OperationID: "getSitemapMarkdown", Tag: tagDiscovery,
 		Summary:     "Sitemap as Markdown",
 		Description: "The sitemap's addresses for agents that read rather than parse: each page with its Markdown version and last update. Served only when the site has no /sitemap.md of its own.",
 		MediaType:   mediaMarkdown, CacheControl: cacheDocument, Listed: listOptional,
-		render: textDocument(links.sitemapMarkdown),
+		render: textDocument(links.sitemapMarkdown), siteFirst: true,
 	},
 	{
 		Path: pathHomeTwin, Method: http.MethodGet, OperationID: "getHomeMarkdown", Tag: tagDiscovery,

@@ -225,6 +225,14 @@ func (s *Service) Owns(path string) bool {
 	return ok || s.cfg.twins[path] != nil
 }
 
+// SiteFirst reports whether path is an address where the service answers
+// only when the site has no file of its own (/sitemap.xml, /sitemap.md,
+// /.well-known/security.txt): the caller asks the site first.
+func (s *Service) SiteFirst(path string) bool {
+	rt := s.byPath[path]
+	return rt != nil && rt.siteFirst
+}
+
 // Unmetered reports whether requests for path are left out of the rate
 // limit: the developer portal and its Markdown twin, so that a client
 // told to wait can still read why and for how long. They are precomputed
