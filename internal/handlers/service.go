@@ -104,6 +104,9 @@ type Config struct {
 	// pages are the site's pages the content names, by path, and twins
 	// the same pages by the path of their Markdown twin.
 	pages, twins map[string]*sitePage
+	// loaded is when the Service was built from the content, when it
+	// serves security.txt.
+	loaded time.Time
 }
 
 // defaultTokenTTL is the lifetime of access tokens unless configured.
@@ -162,6 +165,9 @@ func New(cfg Config) (*Service, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.servesSecurityTxt() {
+		cfg.loaded = cfg.Now() // security.txt's Expires counts from it
 	}
 	if !ValidCLIName(cfg.CLIName) {
 		return nil, fmt.Errorf("CLI name %q: use letters, digits, hyphens and underscores", cfg.CLIName)
