@@ -215,7 +215,7 @@ http://localhost:9080 {
 			t.Errorf("%s: %d %.80s, want the site's own file, untouched", path, r.StatusCode, r.body)
 		}
 	}
-	for _, doc := range []string{"/llms.txt", "/openapi.json", "/developers", "/auth.md"} {
+	for _, doc := range []string{"/llms.txt", "/openapi.json", "/developers", "/auth.md", "/.well-known/ai-catalog.json"} {
 		body := string(s.get(doc).body)
 		for _, path := range paths {
 			if strings.Contains(body, path) {

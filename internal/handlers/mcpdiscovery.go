@@ -94,6 +94,17 @@ func (l links) aiCatalog() aiCatalog {
 			RepresentativeQueries: queries,
 		})
 	}
+	if l.cfg.servesAgentCard() {
+		card := l.agentCard()
+		c.Entries = append(c.Entries, aiCatalogEntry{
+			Identifier:            airIdentifier(l.base, "a2a", l.cfg.ServiceName),
+			DisplayName:           card.Name,
+			Type:                  mediaA2ACard,
+			URL:                   l.base + pathAgentCard,
+			Description:           card.Description,
+			RepresentativeQueries: queries,
+		})
+	}
 	return c
 }
 

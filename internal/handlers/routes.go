@@ -197,6 +197,8 @@ const (
 	pathSecurityTxt      = "/.well-known/security.txt"
 
 	mediaAICatalog = "application/ai-catalog+json"
+	// mediaA2ACard is the type an AI catalog names an A2A agent card by.
+	mediaA2ACard = "application/a2a-agent-card+json"
 )
 
 // Paths of the agent pages. The twins' paths stand for the addresses that
