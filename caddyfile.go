@@ -48,6 +48,9 @@ func init() {
 //		mcp_discovery  on|off
 //		agent_skills   on|off
 //		webmcp         on|off
+//		agent_card     on|off
+//		well_known_openapi on|off
+//		security_txt   on|off
 //		cli_name       <name>
 //		deprecation    <date>
 //		sunset         <date>
@@ -72,6 +75,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		"sitemap": &h.Sitemap, "page_links": &h.PageLinks, "markdown": &h.Markdown,
 		"markdown_by_user_agent": &h.MarkdownByUserAgent,
 		"mcp_discovery":          &h.MCPDiscovery, "agent_skills": &h.AgentSkills, "webmcp": &h.WebMCP,
+		"agent_card": &h.AgentCard, "well_known_openapi": &h.WellKnownOpenAPI, "security_txt": &h.SecurityTxt,
 	}
 	seen := make(map[string]bool)
 	for d.NextBlock(0) {

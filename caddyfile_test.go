@@ -147,6 +147,13 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{name: "markdown_by_user_agent off", input: "discovery {\n markdown_by_user_agent off\n}", want: Handler{MarkdownByUserAgent: &off}},
 		{name: "webmcp without an argument", input: "discovery {\n webmcp\n}", wantErr: "wrong argument count"},
 		{name: "webmcp repeated", input: "discovery {\n webmcp on\n webmcp off\n}", wantErr: "subdirective 'webmcp' already specified"},
+		{name: "agent_card off", input: "discovery {\n agent_card off\n}", want: Handler{AgentCard: &off}},
+		{name: "agent_card maybe", input: "discovery {\n agent_card maybe\n}", wantErr: "agent_card: expected on or off"},
+		{name: "well_known_openapi off", input: "discovery {\n well_known_openapi off\n}", want: Handler{WellKnownOpenAPI: &off}},
+		{name: "well_known_openapi without an argument", input: "discovery {\n well_known_openapi\n}", wantErr: "wrong argument count"},
+		{name: "security_txt off", input: "discovery {\n security_txt off\n}", want: Handler{SecurityTxt: &off}},
+		{name: "security_txt on", input: "discovery {\n security_txt on\n}", want: Handler{SecurityTxt: &on}},
+		{name: "security_txt repeated", input: "discovery {\n security_txt on\n security_txt off\n}", wantErr: "subdirective 'security_txt' already specified"},
 		{
 			name: "robots on",
 			input: `discovery {

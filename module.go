@@ -146,6 +146,25 @@ type Handler struct {
 	// both off (the path stays the module's: an unknown address under /mcp/).
 	WebMCP *bool `json:"webmcp,omitempty"`
 
+	// AgentCard serves an A2A agent card (A2A 1.0), generated from the MCP
+	// server's tools, at /.well-known/agent-card.json and
+	// /.well-known/agent.json, when true or absent; false leaves both paths
+	// to the next handler. Its skills are the MCP tools and its interface is
+	// the MCP endpoint: the module has no A2A endpoint.
+	AgentCard *bool `json:"agent_card,omitempty"`
+
+	// WellKnownOpenAPI serves the OpenAPI description at
+	// /.well-known/openapi.json too (the same bytes as /openapi.json), when
+	// true or absent; false leaves that path to the next handler.
+	WellKnownOpenAPI *bool `json:"well_known_openapi,omitempty"`
+
+	// SecurityTxt serves /.well-known/security.txt (RFC 9116) from the
+	// content's security contact (profile.yaml, security), when true or
+	// absent and the content names one. The site's own security.txt always
+	// wins: the module asks the next handler first and serves its own only
+	// when the site has none. false leaves the path to the next handler.
+	SecurityTxt *bool `json:"security_txt,omitempty"`
+
 	// TokenSecret authenticates the anonymous access tokens and identity
 	// assertions (HMAC-SHA256), at least 32 bytes; use a placeholder such as
 	// {env.DISCOVERY_TOKEN_SECRET} rather than writing it into the config.
@@ -460,14 +479,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	return h.serveOwned(w, r, service, next)
 }
 
-// serveOwned answers a path the module owns; /robots.txt asks next for the
-// site's own file first.
+// serveOwned answers a path the module owns; /robots.txt and the addresses
+// where a site's own file wins ask next for the site's own file first.
 func (h *Handler) serveOwned(w http.ResponseWriter, r *http.Request, service *handlers.Service, next caddyhttp.Handler) error {
 	if service.MergesRobots(r.URL.Path) && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		return h.serveRobots(w, r, service, next)
 	}
-	if service.ProbesSitemap(r.URL.Path) && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-		return h.serveSitemap(w, r, service, next)
+	if service.SiteFirst(r.URL.Path) && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		return h.serveUnlessSiteHasOne(w, r, service, next)
 	}
 	service.ServeHTTP(w, r)
 	return nil
@@ -548,7 +567,8 @@ func (h *Handler) logPanic(r *http.Request, v any) {
 // specification's are on: each is unless switched off.
 func (h *Handler) agentDocs() handlers.AgentDocs {
 	on := func(b *bool) bool { return b == nil || *b }
-	return handlers.AgentDocs{MCPDiscovery: on(h.MCPDiscovery), Skills: on(h.AgentSkills), WebMCP: on(h.WebMCP)}
+	return handlers.AgentDocs{MCPDiscovery: on(h.MCPDiscovery), Skills: on(h.AgentSkills), WebMCP: on(h.WebMCP),
+		AgentCard: on(h.AgentCard), WellKnownOpenAPI: on(h.WellKnownOpenAPI), SecurityTxt: on(h.SecurityTxt)}
 }
 
 // Interface guards

@@ -206,7 +206,7 @@ func TestAICatalogConformance(t *testing.T) {
 			RepresentativeQueries               []string
 		}
 	}
-	if err := json.Unmarshal(s.get("/.well-known/ai-catalog.json").body, &c); err != nil || len(c.Entries) != 2 {
+	if err := json.Unmarshal(s.get("/.well-known/ai-catalog.json").body, &c); err != nil || len(c.Entries) != 3 {
 		t.Fatalf("AI catalog: %v, %d entries", err, len(c.Entries))
 	}
 	card := s.get("/mcp/server-card").json(t)
@@ -222,6 +222,11 @@ func TestAICatalogConformance(t *testing.T) {
 	if skill := skills.Skills[0]; c.Entries[1].Type != `text/markdown; profile="urn:air:agent-skills"` || c.Entries[1].URL != skill.URL ||
 		c.Entries[1].DisplayName != skill.Name || c.Entries[1].Description != skill.Description {
 		t.Errorf("the skill's entry %+v; the skills index says %+v", c.Entries[1], skill)
+	}
+	agent := s.get("/.well-known/agent-card.json").json(t)
+	if e := c.Entries[2]; e.Type != "application/a2a-agent-card+json" || e.URL != base+"/.well-known/agent-card.json" ||
+		e.DisplayName != agent["name"] || e.Description != agent["description"] {
+		t.Errorf("the agent card's entry %+v; the card says %q %q", e, agent["name"], agent["description"])
 	}
 	for _, e := range c.Entries {
 		if len(e.RepresentativeQueries) < 2 || !strings.Contains(e.RepresentativeQueries[0], "Rosalind Achterberg") {

@@ -117,6 +117,52 @@ func TestAgentReadinessScan(t *testing.T) {
 				}
 			}
 		}},
+		{"A2A agent card", func(t *testing.T) {
+			// Level 5 of isitagentready; other scanners probe the earlier address.
+			for _, path := range []string{"/.well-known/agent-card.json", "/.well-known/agent.json"} {
+				var card struct {
+					Name, Description, Version string
+					SupportedInterfaces        []struct{ URL, ProtocolBinding, ProtocolVersion string }
+					Capabilities               map[string]any
+					DefaultInputModes          []string
+					DefaultOutputModes         []string
+					Skills                     []struct {
+						ID, Name, Description string
+						Tags                  []string
+					}
+				}
+				r := s.get(path)
+				if err := json.Unmarshal(r.body, &card); err != nil || r.StatusCode != http.StatusOK ||
+					!strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+					t.Fatalf("%s: %d %q %v", path, r.StatusCode, r.Header.Get("Content-Type"), err)
+				}
+				if card.Name == "" || card.Description == "" || card.Version == "" || card.Capabilities == nil ||
+					len(card.DefaultInputModes) == 0 || len(card.DefaultOutputModes) == 0 || len(card.Skills) == 0 ||
+					len(card.SupportedInterfaces) == 0 || !strings.HasPrefix(card.SupportedInterfaces[0].URL, "http") ||
+					card.SupportedInterfaces[0].ProtocolBinding == "" || card.SupportedInterfaces[0].ProtocolVersion == "" {
+					t.Errorf("%s lacks what an A2A 1.0 card requires: %s", path, r.body)
+				}
+				for _, skill := range card.Skills {
+					if skill.ID == "" || skill.Name == "" || skill.Description == "" || skill.Tags == nil {
+						t.Errorf("%s: skill %+v", path, skill)
+					}
+				}
+			}
+		}},
+		{"OpenAPI at the well-known address", func(t *testing.T) {
+			m := s.get("/.well-known/openapi.json").json(t)
+			if version, _ := m["openapi"].(string); !strings.HasPrefix(version, "3.") || m["paths"] == nil {
+				t.Errorf("/.well-known/openapi.json: openapi %v, paths %v", m["openapi"], m["paths"] != nil)
+			}
+		}},
+		{"security.txt", func(t *testing.T) {
+			r := s.get("/.well-known/security.txt")
+			body := string(r.body)
+			if r.StatusCode != http.StatusOK || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/plain") ||
+				!regexp.MustCompile(`(?m)^Contact: \S+$`).MatchString(body) || !regexp.MustCompile(`(?m)^Expires: \S+$`).MatchString(body) {
+				t.Errorf("/.well-known/security.txt: %d %q\n%s", r.StatusCode, r.Header.Get("Content-Type"), body)
+			}
+		}},
 		{"Agent Skills", func(t *testing.T) {
 			for _, path := range []string{"/.well-known/agent-skills/index.json", "/.well-known/skills/index.json"} {
 				var index struct {

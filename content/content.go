@@ -24,6 +24,10 @@ type Site struct {
 	// Pages are the site's own pages that the API links to.
 	Pages Pages
 
+	// Security is whom to tell about a vulnerability in the site, published
+	// in security.txt; its zero value names no one.
+	Security Security
+
 	// Insights are the published articles, newest first (by dateISO, then slug).
 	Insights []Insight
 
@@ -110,6 +114,17 @@ type Pages struct {
 	About    string `yaml:"about"`
 	Insights string `yaml:"insights"`
 	Insight  string `yaml:"insight"`
+}
+
+// Security is the site's security contact (RFC 9116 security.txt).
+// Contact is set whenever any field is: a mailto:, tel: or https: URI.
+type Security struct {
+	Contact string `yaml:"contact"`
+	// Policy is the vulnerability disclosure policy: a path beginning with
+	// "/" or an absolute https URL.
+	Policy string `yaml:"policy"`
+	// Languages are the language tags (BCP 47) reports may be written in.
+	Languages []string `yaml:"languages"`
 }
 
 // ContentSignals are the contentsignals.org preferences: true is "yes",

@@ -100,7 +100,7 @@ func TestLoadReportsEverythingInOnePass(t *testing.T) {
 		`insights/c.md: title: is required`,
 		`insights/e.md: slug: "dup" is also the slug of insights/dup.md: set a different slug in one of them`,
 		`profile.yaml: name: is required`,
-		`profile.yaml:1: nickname: unknown key (allowed: name, tagline, about, keyFacts, recognition, expertise, education, contact, siteStructure, lastUpdated, companyFacts, initiatives, contentSignals, pages)`,
+		`profile.yaml:1: nickname: unknown key (allowed: name, tagline, about, keyFacts, recognition, expertise, education, contact, siteStructure, lastUpdated, companyFacts, initiatives, contentSignals, pages, security)`,
 		`profile.yaml:8: contact.email: "nobody" is not an email address`,
 		`profile.yaml:16: pages.insight: must contain the placeholder {slug}`,
 	}, "\n")
@@ -128,13 +128,13 @@ func TestProfileProblemsInOnePass(t *testing.T) {
 	).Replace(validProfile) + "contentSignals:\n  aiTrain: maybe\nabout: one paragraph\nkeyfacts: [Pipelines]\n"
 	want := strings.Join([]string{
 		`profile.yaml: name: is required`,
-		`profile.yaml:1: nickname: unknown key (allowed: name, tagline, about, keyFacts, recognition, expertise, education, contact, siteStructure, lastUpdated, companyFacts, initiatives, contentSignals, pages)`,
+		`profile.yaml:1: nickname: unknown key (allowed: name, tagline, about, keyFacts, recognition, expertise, education, contact, siteStructure, lastUpdated, companyFacts, initiatives, contentSignals, pages, security)`,
 		`profile.yaml:7: contact.fax: unknown key (allowed: form, phone, email, linkedin, x, substack, youtube, companyBio)`,
 		`profile.yaml:9: contact.email: "nobody" is not an email address`,
 		`profile.yaml:17: pages.insight: must contain the placeholder {slug}`,
 		`profile.yaml:19: contentSignals.aiTrain: must be true or false, not "maybe"`,
 		`profile.yaml:20: about: already given on line 3`,
-		`profile.yaml:21: keyfacts: unknown key, did you mean keyFacts? (allowed: name, tagline, about, keyFacts, recognition, expertise, education, contact, siteStructure, lastUpdated, companyFacts, initiatives, contentSignals, pages)`,
+		`profile.yaml:21: keyfacts: unknown key, did you mean keyFacts? (allowed: name, tagline, about, keyFacts, recognition, expertise, education, contact, siteStructure, lastUpdated, companyFacts, initiatives, contentSignals, pages, security)`,
 	}, "\n")
 	_, err := Load(contentFS(map[string]string{"profile.yaml": profile}))
 	if err == nil || err.Error() != want {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
@@ -161,6 +162,7 @@ type profileFile struct {
 	Initiatives    []string    `yaml:"initiatives"`
 	ContentSignals signalsFile `yaml:"contentSignals"`
 	Pages          Pages       `yaml:"pages"`
+	Security       Security    `yaml:"security"`
 }
 
 type signalsFile struct {
@@ -215,6 +217,7 @@ func loadProfile(t tree, ps *problems) (*Site, time.Time) {
 			Insights: stringOr(pf.Pages.Insights, "/insights"),
 			Insight:  stringOr(pf.Pages.Insight, "/insights/{slug}"),
 		},
+		Security: pf.Security,
 	}
 	p := &site.Profile
 	p.About = nonNil(p.About)
@@ -283,6 +286,7 @@ func loadProfile(t tree, ps *problems) (*Site, time.Time) {
 	if !strings.Contains(site.Pages.Insight, "{slug}") {
 		v.errorf("pages.insight", "must contain the placeholder {slug}")
 	}
+	v.security(&site.Security)
 	var modTime time.Time
 	if info != nil {
 		modTime = info.ModTime()
@@ -418,6 +422,35 @@ func (v *validator) email(field, s string) {
 	addr, err := mail.ParseAddress(s)
 	if err != nil || addr.Address != s {
 		v.errorf(field, "%q is not an email address", s)
+	}
+}
+
+// languageTag matches a BCP 47 language tag in its common forms: "en",
+// "en-GB", "zh-Hant-TW".
+var languageTag = regexp.MustCompile(`^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$`)
+
+// security checks the security contact: none at all, or a contact URI
+// with an optional https policy and language tags.
+func (v *validator) security(s *Security) {
+	s.Contact, s.Policy = strings.TrimSpace(s.Contact), strings.TrimSpace(s.Policy)
+	if s.Contact == "" && s.Policy == "" && len(s.Languages) == 0 {
+		return
+	}
+	if s.Contact == "" {
+		v.errorf("security.contact", "is required with the rest of security: a mailto:, tel: or https: URI")
+	} else if u, err := url.Parse(s.Contact); err != nil || strings.ContainsAny(s.Contact, " \t\n") ||
+		!(u.Scheme == "mailto" && u.Opaque != "" || u.Scheme == "tel" && u.Opaque != "" || u.Scheme == "https" && u.Host != "") {
+		v.errorf("security.contact", "%q is not a mailto:, tel: or https: URI (for an email address, write mailto:%s)", s.Contact, strings.TrimPrefix(s.Contact, "mailto:"))
+	}
+	if s.Policy != "" {
+		if u, err := url.Parse(s.Policy); !ValidLink(s.Policy) || err != nil || u.Scheme == "http" {
+			v.errorf("security.policy", "%q is neither a path beginning with / nor an absolute https URL", s.Policy)
+		}
+	}
+	for i, tag := range s.Languages {
+		if !languageTag.MatchString(tag) {
+			v.errorf("security.languages["+strconv.Itoa(i)+"]", "%q is not a language tag such as en or en-GB", tag)
+		}
 	}
 }
 

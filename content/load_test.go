@@ -296,6 +296,27 @@ func TestLoad(t *testing.T) {
 			},
 		},
 		{
+			name: "a security contact",
+			files: map[string]string{
+				"profile.yaml": validProfile + "security:\n  contact: \" mailto:security@example.com \"\n  policy: /security\n  languages:\n    - en\n    - de-CH\n",
+			},
+			check: func(t *testing.T, site *Site) {
+				want := Security{Contact: "mailto:security@example.com", Policy: "/security", Languages: []string{"en", "de-CH"}}
+				if !reflect.DeepEqual(site.Security, want) {
+					t.Errorf("Security = %+v, want %+v", site.Security, want)
+				}
+			},
+		},
+		{
+			name:  "no security contact",
+			files: map[string]string{"profile.yaml": validProfile},
+			check: func(t *testing.T, site *Site) {
+				if !reflect.DeepEqual(site.Security, Security{}) {
+					t.Errorf("Security = %+v, want none", site.Security)
+				}
+			},
+		},
+		{
 			name: "accepts CRLF line endings and a byte order mark",
 			files: map[string]string{
 				"profile.yaml":  validProfile,
@@ -434,6 +455,31 @@ func TestLoadErrors(t *testing.T) {
 			name:  "profile.yaml with an unknown key",
 			files: withProfile(validProfile + "nickname: Ada\n"),
 			want:  []string{"profile.yaml:17: nickname: unknown key (allowed: name, tagline, about, "},
+		},
+		{
+			name:  "a security policy without a contact",
+			files: withProfile(validProfile + "security:\n  policy: https://example.com/security\n"),
+			want:  []string{"security.contact: is required with the rest of security"},
+		},
+		{
+			name:  "a security contact that is a bare email address",
+			files: withProfile(validProfile + "security:\n  contact: security@example.com\n"),
+			want:  []string{`security.contact: "security@example.com" is not a mailto:, tel: or https: URI (for an email address, write mailto:security@example.com)`},
+		},
+		{
+			name:  "a security contact on plain http",
+			files: withProfile(validProfile + "security:\n  contact: http://example.com/report\n"),
+			want:  []string{`security.contact: "http://example.com/report" is not a mailto:, tel: or https: URI`},
+		},
+		{
+			name:  "a security policy on plain http",
+			files: withProfile(validProfile + "security:\n  contact: tel:+441234567890\n  policy: http://example.com/policy\n"),
+			want:  []string{`security.policy: "http://example.com/policy" is neither a path beginning with / nor an absolute https URL`},
+		},
+		{
+			name:  "a security language that is no tag",
+			files: withProfile(validProfile + "security:\n  contact: https://example.com/report\n  languages:\n    - English!\n"),
+			want:  []string{`security.languages[0]: "English!" is not a language tag`},
 		},
 		{
 			name:  "profile.yaml with an unknown contact key",

@@ -24,6 +24,15 @@ type AgentDocs struct {
 	// WebMCP serves /mcp/webmcp.js, which offers the MCP server's tools to
 	// an agent in the browser, and includes it in the developer portal.
 	WebMCP bool
+	// AgentCard serves the A2A agent card at /.well-known/agent-card.json
+	// and /.well-known/agent.json.
+	AgentCard bool
+	// WellKnownOpenAPI serves the OpenAPI description at
+	// /.well-known/openapi.json too.
+	WellKnownOpenAPI bool
+	// SecurityTxt serves /.well-known/security.txt when the content names a
+	// security contact and the site has no security.txt of its own.
+	SecurityTxt bool
 }
 
 func (c *Config) servesMCPDiscovery() bool { return c.Agents.MCPDiscovery }
@@ -82,6 +91,17 @@ func (l links) aiCatalog() aiCatalog {
 			Type:                  mediaSkill,
 			URL:                   l.base + l.skillPath(),
 			Description:           l.skillDescription(),
+			RepresentativeQueries: queries,
+		})
+	}
+	if l.cfg.servesAgentCard() {
+		card := l.agentCard()
+		c.Entries = append(c.Entries, aiCatalogEntry{
+			Identifier:            airIdentifier(l.base, "a2a", l.cfg.ServiceName),
+			DisplayName:           card.Name,
+			Type:                  mediaA2ACard,
+			URL:                   l.base + pathAgentCard,
+			Description:           card.Description,
 			RepresentativeQueries: queries,
 		})
 	}

@@ -88,6 +88,10 @@ type Route struct {
 	// Unmetered leaves the route out of the rate limit: the developer
 	// portal, which a refused client needs to read.
 	Unmetered bool
+	// siteFirst leaves the address to the site when the site has a file
+	// there: the Caddy module asks the next handler first and serves the
+	// route only when the site has none (see SiteFirst).
+	siteFirst bool
 
 	// twin is the path of the route's own Markdown twin, which the route
 	// answers for Accept: text/markdown.
@@ -184,8 +188,17 @@ const (
 	// pathSkill is the SKILL.md; "{skill}" stands for the skill's name.
 	pathSkill  = "/.well-known/agent-skills/{skill}/SKILL.md"
 	pathWebMCP = "/mcp/webmcp.js"
+	// The A2A agent card, at the address A2A 1.0 names and at the one of
+	// its earlier drafts that scanners still probe.
+	pathAgentCard = "/.well-known/agent-card.json"
+	pathAgentJSON = "/.well-known/agent.json"
+	// The OpenAPI description where scanners look for it.
+	pathWellKnownOpenAPI = "/.well-known/openapi.json"
+	pathSecurityTxt      = "/.well-known/security.txt"
 
 	mediaAICatalog = "application/ai-catalog+json"
+	// mediaA2ACard is the type an AI catalog names an A2A agent card by.
+	mediaA2ACard = "application/a2a-agent-card+json"
 )
 
 // Paths of the agent pages. The twins' paths stand for the addresses that
@@ -255,6 +268,13 @@ var routes = []Route{
 		render: links.openAPIDocument,
 	},
 	{
+		Path: pathWellKnownOpenAPI, Method: http.MethodGet, OperationID: "getWellKnownOpenApi", Tag: tagDiscovery,
+		Summary:     "OpenAPI description (well-known address)",
+		Description: "The same OpenAPI description as /openapi.json, at the address scanners probe.",
+		MediaType:   mediaJSON, CacheControl: cacheDocument,
+		render: links.openAPIDocument, enabled: (*Config).servesWellKnownOpenAPI,
+	},
+	{
 		Path: pathMCP, Method: http.MethodPost, OperationID: "mcp", Tag: tagMCP,
 		Summary:     "MCP server",
 		Description: "Model Context Protocol over Streamable HTTP (JSON-RPC 2.0, stateless, no authentication): tools for the profile, the insights, a search and the health check, and the insights as resources. Not a REST resource: connect with an MCP client.",
@@ -299,6 +319,20 @@ var routes = []Route{
 		Description: "The site's AI Catalog (ai-catalog.org): the agent artifacts it publishes, each with its type and address, starting with the MCP server card.",
 		MediaType:   mediaAICatalog, Body: typeOf[aiCatalog](), CacheControl: cacheDocument, Listed: listOptional,
 		render: jsonDocument(links.aiCatalog), enabled: (*Config).servesMCPDiscovery,
+	},
+	{
+		Path: pathAgentCard, Method: http.MethodGet, OperationID: "getAgentCard", Tag: tagDiscovery,
+		Summary:     "A2A agent card",
+		Description: "The A2A agent card (A2A 1.0): the site's agent, its skills, which are the MCP server's tools, and the MCP endpoint they are called at. The site has no A2A endpoint: an agent connects with MCP.",
+		MediaType:   mediaJSON, Body: typeOf[agentCard](), CacheControl: cacheDocument, Listed: listOptional,
+		render: jsonDocument(links.agentCard), enabled: (*Config).servesAgentCard,
+	},
+	{
+		Path: pathAgentJSON, Method: http.MethodGet, OperationID: "getAgentJson", Tag: tagDiscovery,
+		Summary:     "A2A agent card (earlier address)",
+		Description: "The same agent card at the address of A2A's earlier drafts, which scanners still probe.",
+		MediaType:   mediaJSON, Body: typeOf[agentCard](), CacheControl: cacheDocument,
+		render: jsonDocument(links.agentCard), enabled: (*Config).servesAgentCard,
 	},
 	{
 		Path: pathSkill, Method: http.MethodGet, OperationID: "getAgentSkill", Tag: tagDiscovery,
@@ -461,6 +495,13 @@ var routes = []Route{
 		render: jsonDocument(links.mcpProtectedResourceMetadata),
 	},
 	{
+		Path: pathSecurityTxt, Method: http.MethodGet, OperationID: "getSecurityTxt", Tag: tagDiscovery,
+		Summary:     "Security contact",
+		Description: "The RFC 9116 security.txt: whom to tell about a vulnerability in this site, and until when that holds. Served only when the site has no security.txt of its own.",
+		MediaType:   mediaText, CacheControl: cacheDocument, Listed: listOptional,
+		render: textDocument(links.securityTxt), enabled: (*Config).servesSecurityTxt, siteFirst: true,
+	},
+	{
 		Path: pathRobots, Method: http.MethodGet, OperationID: "getRobotsTxt", Tag: tagDiscovery,
 		Summary:     "robots.txt with content signals",
 		Description: "Crawler rules with the site's content-usage signals (contentsignals.org).",
@@ -482,14 +523,14 @@ var routes = []Route{
 		Summary:     "Sitemap at the usual address",
 		Description: "The same sitemap, served only when the site has no /sitemap.xml of its own: a site's own sitemap is passed on unchanged.",
 		MediaType:   mediaXML, CacheControl: cacheDocument,
-		serve: (*Service).serveSitemap,
+		serve: (*Service).serveSitemap, siteFirst: true,
 	},
 	{
 		Path: pathSitemapMD, Method: http.MethodGet, OperationID: "getSitemapMarkdown", Tag: tagDiscovery,
 		Summary:     "Sitemap as Markdown",
 		Description: "The sitemap's addresses for agents that read rather than parse: each page with its Markdown version and last update. Served only when the site has no /sitemap.md of its own.",
 		MediaType:   mediaMarkdown, CacheControl: cacheDocument, Listed: listOptional,
-		render: textDocument(links.sitemapMarkdown),
+		render: textDocument(links.sitemapMarkdown), siteFirst: true,
 	},
 	{
 		Path: pathHomeTwin, Method: http.MethodGet, OperationID: "getHomeMarkdown", Tag: tagDiscovery,

@@ -75,6 +75,7 @@ var components = []component{
 	componentOf[serverCard]("ServerCard", "MCP server card: the current fields and the older serverInfo/transport ones."),
 	componentOf[aiCatalog]("AICatalog", "An AI Catalog (ai-catalog.org) of the site's agent artifacts."),
 	componentOf[skillsIndex]("SkillsIndex", "An Agent Skills discovery index (v0.2.0)."),
+	componentOf[agentCard]("AgentCard", "An A2A 1.0 agent card: the site's agent, its skills (the MCP server's tools) and the MCP endpoint they are called at."),
 }
 
 // componentName returns the name of t's component, or "".

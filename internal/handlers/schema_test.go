@@ -55,3 +55,16 @@ func TestSchemaTags(t *testing.T) {
 		t.Errorf("an unknown tag key: %v", err)
 	}
 }
+
+// TestEveryBodyIsAComponent: the OpenAPI description references each JSON
+// body, request and error body by its component's name, so each must have
+// one.
+func TestEveryBodyIsAComponent(t *testing.T) {
+	for _, rt := range routes {
+		for _, typ := range []reflect.Type{rt.Body, rt.Request, rt.ErrorBody} {
+			if typ != nil && componentName(typ) == "" {
+				t.Errorf("%s %s: %s is not among the components", rt.Method, rt.Path, typ)
+			}
+		}
+	}
+}

@@ -104,6 +104,9 @@ type Config struct {
 	// pages are the site's pages the content names, by path, and twins
 	// the same pages by the path of their Markdown twin.
 	pages, twins map[string]*sitePage
+	// loaded is when the Service was built from the content, when it
+	// serves security.txt.
+	loaded time.Time
 }
 
 // defaultTokenTTL is the lifetime of access tokens unless configured.
@@ -162,6 +165,9 @@ func New(cfg Config) (*Service, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.servesSecurityTxt() {
+		cfg.loaded = cfg.Now() // security.txt's Expires counts from it
 	}
 	if !ValidCLIName(cfg.CLIName) {
 		return nil, fmt.Errorf("CLI name %q: use letters, digits, hyphens and underscores", cfg.CLIName)
@@ -223,6 +229,14 @@ func (s *Service) Owns(path string) bool {
 	}
 	_, ok := s.byPath[path]
 	return ok || s.cfg.twins[path] != nil
+}
+
+// SiteFirst reports whether path is an address where the service answers
+// only when the site has no file of its own (/sitemap.xml, /sitemap.md,
+// /.well-known/security.txt): the caller asks the site first.
+func (s *Service) SiteFirst(path string) bool {
+	rt := s.byPath[path]
+	return rt != nil && rt.siteFirst
 }
 
 // Unmetered reports whether requests for path are left out of the rate

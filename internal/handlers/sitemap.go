@@ -11,7 +11,7 @@ import (
 // content names, each insight's page with its modification date, and the
 // developer portal. It lives at /sitemap-discovery.xml, which robots.txt
 // names, and at /sitemap.xml too unless the site has a sitemap of its own
-// there (the Caddy module asks the site first; see ProbesSitemap).
+// there (the Caddy module asks the site first; see SiteFirst).
 
 // maxSitemapURLs is the most URLs one sitemap may list (sitemaps.org); a
 // site with more insights lists the newest.
@@ -112,11 +112,4 @@ func (l links) sitemapMarkdown() []byte {
 func (s *Service) serveSitemap(w http.ResponseWriter, r *http.Request, rd *rendition) {
 	doc := s.document(rd, s.byPath[pathSitemapOwn], "", pathSitemapOwn)
 	serveDocument(newFields(w.Header()), w, r, doc)
-}
-
-// ProbesSitemap reports whether path is /sitemap.xml, where the module
-// serves its sitemap only when the site has none: the caller asks the
-// site first.
-func (s *Service) ProbesSitemap(path string) bool {
-	return (path == pathSitemap || path == pathSitemapMD) && s.byPath[path] != nil
 }

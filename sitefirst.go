@@ -11,15 +11,16 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/handlers"
 )
 
-// serveSitemap leaves /sitemap.xml and /sitemap.md to the site when it has
-// them: the request goes to the next handler, and its answer reaches the
-// client unchanged, streamed, unless it says the site has no such file (a
-// 404 or 410, no answer at all, or a single-page app's HTML page), in which
-// case the module's is served. The module's sitemap is always at
-// /sitemap-discovery.xml as well, which robots.txt names.
-func (h *Handler) serveSitemap(w http.ResponseWriter, r *http.Request, service *handlers.Service, next caddyhttp.Handler) error {
+// serveUnlessSiteHasOne leaves an address where the site's own file wins
+// (/sitemap.xml, /sitemap.md, /.well-known/security.txt) to the site when
+// it has that file: the request goes to the next handler, and its answer
+// reaches the client unchanged, streamed, unless it says the site has no
+// such file (a 404 or 410, no answer at all, or a single-page app's HTML
+// page), in which case the module's is served. The module's sitemap is
+// always at /sitemap-discovery.xml as well, which robots.txt names.
+func (h *Handler) serveUnlessSiteHasOne(w http.ResponseWriter, r *http.Request, service *handlers.Service, next caddyhttp.Handler) error {
 	before := w.Header().Clone()
-	probe := &sitemapProbe{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}}
+	probe := &siteFileProbe{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}}
 	// A copy, as rewrites behind the module (a single-page app's
 	// try_files) change the request they are given.
 	err := next.ServeHTTP(probe, r.Clone(r.Context()))
@@ -30,24 +31,24 @@ func (h *Handler) serveSitemap(w http.ResponseWriter, r *http.Request, service *
 	case err != nil:
 		return err
 	case probe.written && !probe.none:
-		return nil // the site's own sitemap, passed on
+		return nil // the site's own file, passed on
 	}
 	restoreHeader(w.Header(), before)
 	service.ServeHTTP(w, r)
 	return nil
 }
 
-// sitemapProbe passes the site's answer through, unless its status line
-// says the site has no sitemap: then it writes nothing and drops the body
+// siteFileProbe passes the site's answer through, unless its status line
+// says the site has no such file: then it writes nothing and drops the body
 // (an app's HTML page, of any size, is never held in memory).
-type sitemapProbe struct {
+type siteFileProbe struct {
 	*caddyhttp.ResponseWriterWrapper
 	written, none bool
 }
 
 // WriteHeader decides on the final status; informational answers are
 // dropped, as the final one may yet be the module's.
-func (p *sitemapProbe) WriteHeader(status int) {
+func (p *siteFileProbe) WriteHeader(status int) {
 	if p.written || status < http.StatusOK {
 		return
 	}
@@ -60,7 +61,7 @@ func (p *sitemapProbe) WriteHeader(status int) {
 	}
 }
 
-func (p *sitemapProbe) Write(b []byte) (int, error) {
+func (p *siteFileProbe) Write(b []byte) (int, error) {
 	p.WriteHeader(http.StatusOK)
 	if p.none {
 		return len(b), nil
@@ -68,7 +69,7 @@ func (p *sitemapProbe) Write(b []byte) (int, error) {
 	return p.ResponseWriterWrapper.Write(b)
 }
 
-func (p *sitemapProbe) ReadFrom(src io.Reader) (int64, error) {
+func (p *siteFileProbe) ReadFrom(src io.Reader) (int64, error) {
 	p.WriteHeader(http.StatusOK)
 	if p.none {
 		return io.Copy(io.Discard, src)
@@ -77,7 +78,7 @@ func (p *sitemapProbe) ReadFrom(src io.Reader) (int64, error) {
 }
 
 // FlushError flushes only an answer that is passed on.
-func (p *sitemapProbe) FlushError() error {
+func (p *siteFileProbe) FlushError() error {
 	if p.WriteHeader(http.StatusOK); p.none {
 		return nil
 	}
