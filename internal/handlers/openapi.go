@@ -271,6 +271,13 @@ func operation(rt *Route, metered, rateLimited bool) object {
 	for _, status := range rt.problems(metered) {
 		responses[strconv.Itoa(status)] = ref("responses", problemResponse(status, metered, rateLimited))
 	}
+	if rt.twinOf != nil && rt.hasSlug() {
+		// The module owns only the twins of published insights: any other
+		// address here is the site's, and passes to it unchanged.
+		responses["404"] = object{
+			"description": "Not an answer of this API: an address here whose slug is not a published insight's belongs to the site, which answers it as it answers any address it does not serve (its own 404 page, in its own media type).",
+		}
+	}
 	if rt.ErrorBody != nil {
 		name := componentName(rt.ErrorBody)
 		responses["400"] = object{
