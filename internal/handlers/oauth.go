@@ -79,6 +79,11 @@ func (l *memoryLedger) Spend(_ context.Context, id string, expires time.Time) (b
 // redirect_uris is checkRedirectURI's rules as a grammar, and an optional
 // member may be null, which the service reads as absent.
 type clientRegistration struct {
+	// The pattern has three alternatives: https with a host and no user
+	// information; http on localhost, an IPv4 loopback address or [::1];
+	// a private-use scheme (dotted labels, or cursor) with no user
+	// information. Each URI is printable ASCII without "#" or a backslash, which
+	// the character ranges spell out.
 	RedirectURIs            []string `json:"redirect_uris" schema:"minItems=1;maxItems=4;format=uri;maxLength=1024;pattern=^(?:[Hh][Tt][Tt][Pp][Ss]://(?:[\\x21\\x22\\x24-\\x2e\\x30-\\x39\\x3b-\\x3e\\x41-\\x5a\\x5e-\\x7e]+|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]*)?(?:[/?][\\x21\\x22\\x24-\\x5b\\x5d-\\x7e]*)?|[Hh][Tt][Tt][Pp]://(?:[Ll][Oo][Cc][Aa][Ll][Hh][Oo][Ss][Tt]|127(?:\\.(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}|\\[::1\\])(?::[0-9]*)?(?:[/?][\\x21\\x22\\x24-\\x5b\\x5d-\\x7e]*)?|(?:(?:[A-Za-z][A-Za-z0-9+-]*\\.)+[A-Za-z][A-Za-z0-9+-]*|[Cc][Uu][Rr][Ss][Oo][Rr]):(?://[\\x21\\x22\\x24-\\x2e\\x30-\\x3e\\x41-\\x5b\\x5d-\\x7e]*(?:[/?][\\x21\\x22\\x24-\\x5b\\x5d-\\x7e]*)?|/?(?:[\\x21\\x22\\x24-\\x2e\\x30-\\x5b\\x5d-\\x7e][\\x21\\x22\\x24-\\x5b\\x5d-\\x7e]*)?))$" jsonschema:"1 to 4 redirect URIs, at most 1024 bytes together: https, http on a loopback host (localhost, 127.x.x.x or [::1]; any port is then accepted, RFC 8252), or a private-use scheme in reverse domain form (com.example.app); printable ASCII, no fragment, no user information."`
 	GrantTypes              []string `json:"grant_types,omitempty" schema:"type=array|null;contains=authorization_code" jsonschema:"Must include authorization_code when present."`
 	ResponseTypes           []string `json:"response_types,omitempty" schema:"type=array|null;contains=code" jsonschema:"Must include code when present."`
