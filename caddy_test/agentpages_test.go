@@ -691,3 +691,31 @@ http://localhost:9080 {
 		}
 	}
 }
+
+// TestUnpublishedInsightTwinIsTheSites: the module owns the Markdown twins
+// of published insights only; any other /insights/{slug}.md is the site's
+// address and gets the site's own answer (its 404 page here), which is
+// what /openapi.json must describe for it.
+func TestUnpublishedInsightTwinIsTheSites(t *testing.T) {
+	root := siteFiles(t, nil)
+	for name, site := range map[string]string{
+		"respond":     "discovery\n\theader Content-Type \"text/html; charset=utf-8\"\n\trespond \"<!doctype html><title>Not found</title>\" 404",
+		"file_server": "root * " + root + "\n\tdiscovery\n\tfile_server",
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := startCaddy(t, "http://localhost:9080 {\n\t"+site+"\n}\n")
+			published := s.get("/insights/" + insightSlug + ".md")
+			if published.StatusCode != http.StatusOK {
+				t.Fatalf("the twin of a published insight: %d", published.StatusCode)
+			}
+			s.validate(published)
+			for _, slug := range []string{"no-such-post", "draft-2031"} {
+				r := s.get("/insights/" + slug + ".md")
+				if r.StatusCode != http.StatusNotFound || strings.HasPrefix(r.Header.Get("Content-Type"), "application/problem+json") {
+					t.Errorf("/insights/%s.md: %d %q, want the site's own 404", slug, r.StatusCode, r.Header.Get("Content-Type"))
+				}
+				s.validate(r)
+			}
+		})
+	}
+}

@@ -130,6 +130,9 @@ func TestLLMsTxtShape(t *testing.T) {
 				continue
 			}
 			items[sections[len(sections)-1]]++
+			if earlier, twice := linked[m[2]]; twice {
+				t.Errorf("%s is linked twice, in %q and in %q: an index links each address once", m[2], earlier, sections[len(sections)-1])
+			}
 			linked[m[2]] = sections[len(sections)-1]
 		}
 	}
@@ -137,10 +140,16 @@ func TestLLMsTxtShape(t *testing.T) {
 		t.Errorf("sections %v: the last must be Optional", sections)
 	}
 	for _, want := range []string{"/auth.md", "/llms-full.txt", "/insights/the-case-for-a-boring-data-platform.md",
-		"/index.md", "/about.md", "/insights.md", "/contact.md", "/robots.txt", "/.well-known/agent-skills/discovery/SKILL.md"} {
+		"/index.md", "/about.md", "/insights.md", "/contact.md", "/robots.txt", "/.well-known/agent-skills/discovery/SKILL.md",
+		"/developers.md"} {
 		if _, ok := linked[base+want]; !ok {
 			t.Errorf("/llms.txt does not link %s", want)
 		}
+	}
+	// The full text repeats everything the index links: an agent on a
+	// short context skips it, which is what Optional is for (llmstxt.org).
+	if section := linked[base+"/llms-full.txt"]; section != "Optional" {
+		t.Errorf("/llms-full.txt is linked in %q, not in Optional", section)
 	}
 	for _, want := range []string{"GET /api/v1", "GET /api/v1/profile", "GET /api/v1/insights", "GET /openapi.json",
 		"POST /mcp", "GET /cli/discovery.mjs", "GET /sitemap-discovery.xml", "GET /.well-known/api-catalog"} {

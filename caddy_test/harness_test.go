@@ -197,22 +197,42 @@ func (s *server) spec() *spec {
 		}
 		s.t.FailNow()
 	}
+	sp := &spec{validator: v, problem: compileComponent(s.t, r.body, "Problem")}
+	specCache[string(r.body)] = sp
+	return sp
+}
+
+// compileComponent compiles the schema component name of the OpenAPI
+// description doc, asserting formats.
+func compileComponent(t testing.TB, doc []byte, name string) *jsonschema.Schema {
+	t.Helper()
 	var raw any
-	if err := json.Unmarshal(r.body, &raw); err != nil {
-		s.t.Fatal(err)
+	if err := json.Unmarshal(doc, &raw); err != nil {
+		t.Fatal(err)
 	}
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
 	if err := c.AddResource("https://test.invalid/openapi.json", raw); err != nil {
-		s.t.Fatal(err)
+		t.Fatal(err)
 	}
-	problem, err := c.Compile("https://test.invalid/openapi.json#/components/schemas/Problem")
+	schema, err := c.Compile("https://test.invalid/openapi.json#/components/schemas/" + name)
 	if err != nil {
-		s.t.Fatalf("compiling the Problem schema: %v", err)
+		t.Fatalf("compiling the %s schema: %v", name, err)
 	}
-	sp := &spec{validator: v, problem: problem}
-	specCache[string(r.body)] = sp
-	return sp
+	return schema
+}
+
+// schemaAccepts reports whether the served description's schema component
+// name accepts the JSON body, as a client that validates requests before
+// sending them would decide.
+func (s *server) schemaAccepts(name, body string) bool {
+	s.t.Helper()
+	r := s.get("/openapi.json", "X-Client", "openapi-validator")
+	v, err := jsonschema.UnmarshalJSON(strings.NewReader(body))
+	if err != nil {
+		return false // not JSON: no schema accepts it
+	}
+	return compileComponent(s.t, r.body, name).Validate(v) == nil
 }
 
 // validate checks a response against the operation the description gives

@@ -252,6 +252,46 @@ http://:9080 {
 	}
 }
 
+// TestMCPRefusedHostNamesTheServer: the answer to a refused Host names
+// none of its addresses after that Host (a rebinding page would read them
+// as the site's): they are the configured base_url's or, without one, the
+// address the connection reached. That holds whatever the method.
+func TestMCPRefusedHostNamesTheServer(t *testing.T) {
+	for _, tc := range []struct{ option, want string }{
+		{"base_url https://public.example", "https://public.example"},
+		{"", "http://127.0.0.1:9080"},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			s := startCaddy(t, "http://:9080 {\n\tdiscovery {\n\t\t"+tc.option+"\n\t\trate_limit 1500 60s\n\t}\n}\n")
+			for _, method := range []string{http.MethodPost, http.MethodGet} {
+				req, _ := http.NewRequest(method, "http://127.0.0.1:9080/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+				req.Host = "rebound.example"
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				r := s.send(req)
+				if r.StatusCode != http.StatusForbidden {
+					t.Fatalf("%s: %d, want 403: %s", method, r.StatusCode, r.body)
+				}
+				p := r.json(t)
+				if p["type"] != tc.want+"/developers#error-forbidden" || p["instance"] != tc.want+"/mcp" || p["code"] != "forbidden" {
+					t.Errorf("%s: type %v, instance %v, code %v", method, p["type"], p["instance"], p["code"])
+				}
+				if hint := p["hint"].(string); strings.Contains(hint, "rebound.example") {
+					t.Errorf("%s: the hint names the refused Host: %s", method, hint)
+				}
+				for _, field := range []string{"Link", "Access-Control-Allow-Origin"} {
+					if v := r.Header.Get(field); strings.Contains(v, "rebound.example") || !strings.Contains(v, tc.want) {
+						t.Errorf("%s: %s %q", method, field, v)
+					}
+				}
+				if method == http.MethodPost {
+					s.validate(r)
+				}
+			}
+		})
+	}
+}
+
 func TestServerCard(t *testing.T) {
 	s := startCaddy(t, sampleSite)
 	wellKnown := s.get("/.well-known/mcp/server-card.json")

@@ -345,6 +345,112 @@ func TestClientRegistration(t *testing.T) {
 	}
 }
 
+// TestClientRegistrationAsDescribed: /oauth/register accepts exactly the
+// bodies its served schema (ClientRegistration) accepts, so a client that
+// validates its request before sending it, or a tester generating requests
+// from the schema, is never surprised. The one rule no JSON Schema can
+// state, at most 1024 bytes of redirect URIs together, is checked apart.
+func TestClientRegistrationAsDescribed(t *testing.T) {
+	s := startCaddy(t, sampleSite)
+	uris := func(u ...string) string {
+		b, _ := json.Marshal(map[string][]string{"redirect_uris": u})
+		return string(b)
+	}
+	long := "https://app.example/" + strings.Repeat("a", 600)
+	for _, body := range []string{
+		uris("https://app.example/cb"),
+		uris("https://app.example"),
+		uris("https://app.example:8443/cb?x=1"),
+		uris("https://[2001:db8::1]/cb"),
+		uris("HTTPS://App.Example/cb"),
+		uris("http://127.0.0.1:8765/callback"),
+		uris("http://127.255.0.1/cb"),
+		uris("http://localhost/cb"),
+		uris("http://LocalHost:6274/oauth/callback"),
+		uris("http://[::1]:8765/cb"),
+		uris("com.example.app:/callback"),
+		uris("com.example.app://callback/path"),
+		uris("cursor://anysphere.cursor-mcp/oauth/callback"),
+		uris("https://a.example/1", "https://a.example/2", "https://a.example/3", "https://a.example/4"),
+		uris("https://a.example/1", "https://a.example/1"),
+		`{"redirect_uris":["https://a.example/cb"],"grant_types":["authorization_code","refresh_token"],"response_types":["code"]}`,
+		`{"redirect_uris":["https://a.example/cb"],"grant_types":null,"response_types":null,"scope":null,"token_endpoint_auth_method":null}`,
+		`{"redirect_uris":["https://a.example/cb"],"client_name":"x","scope":"public:read","token_endpoint_auth_method":"client_secret_basic"}`,
+
+		uris(),
+		uris("https://a.example/1", "https://a.example/2", "https://a.example/3", "https://a.example/4", "https://a.example/5"),
+		uris("https://a.example/1", "https://a.example/1", "https://a.example/1", "https://a.example/1", "https://a.example/1"),
+		uris("http://app.example/cb"),
+		uris("http://127.0.0.01/cb"),
+		uris("http://[::ffff:127.0.0.1]/cb"),
+		uris("http://localhost.example/cb"),
+		uris("https://app.example/cb#x"),
+		uris("https://user@app.example/cb"),
+		uris("https:///cb"),
+		uris("https://:443/cb"),
+		uris("https://app.example/a b"),
+		uris("https://app.example/a\\b"),
+		uris("https://app.example/caf\u00e9"),
+		uris("https://app.example:80x/cb"),
+		uris("ftp://files.example/cb"),
+		uris("ms-settings:privacy"),
+		uris("chrome-extension://abcdefghijklmnop/cb"),
+		uris("javascript:alert(1)"),
+		uris("com.example.app://user@host/cb"),
+		uris("com..app:/cb"),
+		uris("/cb"),
+		uris(""),
+		`{"redirect_uris":null}`,
+		`{"redirect_uris":"https://a.example/1"}`,
+		`{"redirect_uris":[1]}`,
+		`{"client_name":"x"}`,
+		`{"redirect_uris":["https://a.example/cb"],"grant_types":["implicit"]}`,
+		`{"redirect_uris":["https://a.example/cb"],"grant_types":[]}`,
+		`{"redirect_uris":["https://a.example/cb"],"response_types":["token"]}`,
+		`{"redirect_uris":["https://a.example/cb"],"scope":1}`,
+		`[]`,
+		`{"redirect_uris":`,
+	} {
+		r := s.do(http.MethodPost, base+"/oauth/register", strings.NewReader(body), "Content-Type", "application/json")
+		described := s.schemaAccepts("ClientRegistration", body)
+		switch {
+		case described && r.StatusCode != http.StatusCreated:
+			t.Errorf("%s: the schema accepts it, the endpoint answers %d: %s", body, r.StatusCode, r.body)
+		case !described && r.StatusCode != http.StatusBadRequest:
+			t.Errorf("%s: the schema refuses it, the endpoint answers %d", body, r.StatusCode)
+		}
+		s.validate(r)
+	}
+
+	// Each URI fits the schema (at most 1024 bytes), two together do not.
+	body := uris(long, long+"b")
+	if !s.schemaAccepts("ClientRegistration", body) {
+		t.Error("the schema refuses two URIs of 620 bytes each")
+	}
+	r := s.do(http.MethodPost, base+"/oauth/register", strings.NewReader(body), "Content-Type", "application/json")
+	wantOAuthError(t, r, http.StatusBadRequest, "invalid_redirect_uri")
+	if !strings.Contains(componentDescription(t, s, "ClientRegistration", "redirect_uris"), "1024 bytes together") {
+		t.Error("the description of redirect_uris does not state the limit on their length together")
+	}
+}
+
+// componentDescription is the description of a property of a schema
+// component of the served /openapi.json.
+func componentDescription(t *testing.T, s *server, component, property string) string {
+	t.Helper()
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]struct{ Description string }
+			}
+		}
+	}
+	if err := json.Unmarshal(s.get("/openapi.json").body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc.Components.Schemas[component].Properties[property].Description
+}
+
 func TestOAuthMetadata(t *testing.T) {
 	s := startCaddy(t, sampleSite)
 	r := s.get("/.well-known/oauth-authorization-server")

@@ -141,3 +141,37 @@ func TestDeveloperPortalIsNotCounted(t *testing.T) {
 		t.Errorf("the 429 example says %v, a real 429 %v", shown["detail"], sent["detail"])
 	}
 }
+
+// TestDeveloperPortalProblemsMatchTheDescription: the portal is not
+// counted, so its problems carry no RateLimit fields, and /openapi.json
+// must not promise them there (it does on every counted route).
+func TestDeveloperPortalProblemsMatchTheDescription(t *testing.T) {
+	s := startCaddy(t, sampleSite)
+	for _, path := range []string{"/developers", "/developers.md"} {
+		r := s.do(http.MethodPost, base+path, nil)
+		s.validateProblem(r, http.StatusMethodNotAllowed, "method_not_allowed")
+		if r.Header.Get("RateLimit") != "" || r.Header.Get("RateLimit-Policy") != "" {
+			t.Errorf("POST %s: RateLimit %q, RateLimit-Policy %q on a route that is not counted",
+				path, r.Header.Get("RateLimit"), r.Header.Get("RateLimit-Policy"))
+		}
+		s.validateMethodNotAllowed(r)
+	}
+	// A counted route's 405 keeps them, as described.
+	r := s.do(http.MethodPost, base+"/llms.txt", nil)
+	if r.StatusCode != http.StatusMethodNotAllowed || r.Header.Get("RateLimit-Policy") == "" {
+		t.Errorf("POST /llms.txt: %d, RateLimit-Policy %q", r.StatusCode, r.Header.Get("RateLimit-Policy"))
+	}
+	s.validateMethodNotAllowed(r)
+}
+
+// validateMethodNotAllowed checks a 405 against the description of the
+// operation the path does have: the description names no operation for
+// the method refused, so its 405 is described on the path's GET (which is
+// where a tester such as Schemathesis reads it).
+func (s *server) validateMethodNotAllowed(r *response) {
+	s.t.Helper()
+	described := *r
+	described.Request = r.Request.Clone(r.Request.Context())
+	described.Request.Method = http.MethodGet
+	s.validate(&described)
+}

@@ -209,6 +209,42 @@ func TestAuthEndpointProblems(t *testing.T) {
 	}
 }
 
+// TestIdentityRequestAsDescribed: /agent/identity takes exactly the body
+// its served schema (IdentityRequest, no extra properties, as the
+// specification says of every object) accepts, and refuses every other
+// with the described 400 problem.
+func TestIdentityRequestAsDescribed(t *testing.T) {
+	s := startCaddy(t, sampleSite)
+	for _, body := range []string{
+		`{"type":"anonymous"}`,
+		` { "type" : "anonymous" } `,
+		`{"type":"anonymous","name":"my agent"}`,
+		`{"type":"anonymous","type2":null}`,
+		`{"type":"anonymous","Type":"anonymous"}`,
+		`{"type":"person"}`,
+		`{"type":"Anonymous"}`,
+		`{"type":null}`,
+		`{"type":1}`,
+		`{}`,
+		`[]`,
+		`null`,
+		`"anonymous"`,
+		`{"type":"anonymous"`,
+	} {
+		r := s.do(http.MethodPost, base+"/agent/identity", strings.NewReader(body), "Content-Type", "application/json")
+		described := s.schemaAccepts("IdentityRequest", body)
+		switch {
+		case described && r.StatusCode != http.StatusOK:
+			t.Errorf("%s: the schema accepts it, the endpoint answers %d: %s", body, r.StatusCode, r.body)
+		case !described && r.StatusCode != http.StatusBadRequest:
+			t.Errorf("%s: the schema refuses it, the endpoint answers %d", body, r.StatusCode)
+		case !described:
+			s.validateProblem(r, http.StatusBadRequest, "bad_request")
+		}
+		s.validate(r)
+	}
+}
+
 // TestOAuthClientLibrary gets a token with a real OAuth 2.0 client library
 // (client credentials, no client secret) and calls the API with it.
 func TestOAuthClientLibrary(t *testing.T) {

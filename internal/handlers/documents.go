@@ -126,17 +126,22 @@ func (l links) llmsTxt() []byte {
 			}
 		}
 	}
-	// Documents, and pages of the module's own by their Markdown twin.
+	// Documents, and pages of the module's own by their Markdown twin. An
+	// address is linked once: a page of the site's that is one of these
+	// (its developers page is the portal) is not listed again below.
 	b.WriteString("\n## Docs\n\n")
+	docs := map[string]bool{}
 	for _, rt := range l.routes {
 		switch {
 		case rt.Listed != listMain || strings.Contains(rt.Path, "{"):
 		case rt.twin != "":
 			if twin := l.routeAt(rt.twin); twin != nil {
 				llmsLink(&b, twin.Summary, l.base+twin.Path, twin.Description)
+				docs[l.base+twin.Path] = true
 			}
 		case rt.readsAsText():
 			llmsLink(&b, rt.Summary, l.base+rt.Path, rt.Description)
+			docs[l.base+rt.Path] = true
 		}
 	}
 	var optional bytes.Buffer
@@ -168,6 +173,9 @@ func (l links) llmsTxt() []byte {
 	}
 	var pages bytes.Buffer
 	for _, sl := range l.sitePages() {
+		if docs[l.pageLink(sl.URL)] {
+			continue
+		}
 		if !fits(func(w *bytes.Buffer) { llmsLink(w, sl.Label, l.pageLink(sl.URL), sl.Desc) }) {
 			break
 		}

@@ -43,22 +43,14 @@ type jsonrpcError struct {
 	Data    any    `json:"data,omitempty"`
 }
 
-// serveMCP answers POST /mcp: checks what the SDK does not (origin, host,
-// size, well-formed JSON), answers the fixed-shape read requests from the
+// serveMCP answers POST /mcp: checks what the SDK does not (origin, size,
+// well-formed JSON; ServeHTTP has checked the Host), answers the fixed-shape read requests from the
 // SDK's kept answers (see mcp_answers.go) and hands every other request to
 // the stateless SDK handler of the rendition.
 func (s *Service) serveMCP(w http.ResponseWriter, r *http.Request, rd *rendition) {
 	if origin := r.Header.Get("Origin"); origin != "" && originOf(origin) != rd.origin {
 		p := newProblem(rd.base, codeForbidden, r, "Browser requests to the MCP endpoint are accepted only from "+rd.origin+", not from "+quote(origin)+".")
 		p.Hint = "Call the MCP endpoint from an MCP client, a server or a CLI (they send no Origin), or from a page of " + rd.origin + "."
-		writeProblem(w, r, p)
-		return
-	}
-	if !s.hostAllowed(r) {
-		p := newProblem(rd.base, codeForbidden, r, "The Host "+quote(r.Host)+" is not a name of this server.")
-		p.Hint = "This server listens on a loopback address, where only loopback names (localhost, 127.0.0.1, [::1])" +
-			" and the host of the configured base_url are accepted, against DNS rebinding. Call it by a loopback name;" +
-			" behind a proxy or tunnel, set base_url to the public address or turn mcp_host_check off."
 		writeProblem(w, r, p)
 		return
 	}
@@ -183,4 +175,25 @@ func (s *Service) hostAllowed(r *http.Request) bool {
 		return true
 	}
 	return s.cfg.BaseURL != "" && strings.EqualFold(hostOnly(r.Host), hostOnly(hostOf(s.cfg.BaseURL)))
+}
+
+// refuseHost answers a request to /mcp whose Host hostAllowed refused, with
+// the addresses of base, which is not that Host's.
+func refuseHost(w http.ResponseWriter, r *http.Request, base string) {
+	p := newProblem(base, codeForbidden, r, "The Host "+quote(r.Host)+" is not a name of this server.")
+	p.Hint = "This server listens on a loopback address, where only loopback names (localhost, 127.0.0.1, [::1])" +
+		" and the host of the configured base_url are accepted, against DNS rebinding. Call it by a loopback name;" +
+		" behind a proxy or tunnel, set base_url to the public address or turn mcp_host_check off."
+	writeProblem(w, r, p)
+}
+
+// trustedBase is the base URL of the answer to a refused Host: the
+// configured one, or else the address the connection reached, which names
+// this server whatever Host the client sent (a page on a rebound name
+// would read addresses built from that name as the site's own).
+func (s *Service) trustedBase(r *http.Request) string {
+	if s.cfg.BaseURL != "" {
+		return s.cfg.BaseURL
+	}
+	return connectionBase(r)
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"mime"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -72,13 +73,22 @@ func (l *memoryLedger) Spend(_ context.Context, id string, expires time.Time) (b
 }
 
 // clientRegistration is the part of an RFC 7591 registration request the
-// service reads; other members are accepted and ignored.
+// service reads; other members are accepted and ignored. Its schema states
+// every rule serveClientRegistration checks but one, the length of the
+// redirect URIs together, which its description states: the pattern of
+// redirect_uris is checkRedirectURI's rules as a grammar, and an optional
+// member may be null, which the service reads as absent.
 type clientRegistration struct {
-	RedirectURIs            []string `json:"redirect_uris" schema:"format=uri" jsonschema:"1 to 4 redirect URIs, at most 1024 bytes together: https, http on a loopback host (any port is then accepted, RFC 8252), or a private-use scheme; no fragment."`
-	GrantTypes              []string `json:"grant_types,omitempty" jsonschema:"Must include authorization_code when present."`
-	ResponseTypes           []string `json:"response_types,omitempty" jsonschema:"Must include code when present."`
-	TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method,omitempty" jsonschema:"Registered as none whatever is asked: clients are public."`
-	Scope                   string   `json:"scope,omitempty" jsonschema:"Registered as public:read whatever is asked."`
+	// The pattern has three alternatives: https with a host and no user
+	// information; http on localhost, an IPv4 loopback address or [::1];
+	// a private-use scheme (dotted labels, or cursor) with no user
+	// information. Each URI is printable ASCII without "#" or a backslash, which
+	// the character ranges spell out.
+	RedirectURIs            []string `json:"redirect_uris" schema:"minItems=1;maxItems=4;format=uri;maxLength=1024;pattern=^(?:[Hh][Tt][Tt][Pp][Ss]://(?:[\\x21\\x22\\x24-\\x2e\\x30-\\x39\\x3b-\\x3e\\x41-\\x5a\\x5e-\\x7e]+|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]*)?(?:[/?][\\x21\\x22\\x24-\\x5b\\x5d-\\x7e]*)?|[Hh][Tt][Tt][Pp]://(?:[Ll][Oo][Cc][Aa][Ll][Hh][Oo][Ss][Tt]|127(?:\\.(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}|\\[::1\\])(?::[0-9]*)?(?:[/?][\\x21\\x22\\x24-\\x5b\\x5d-\\x7e]*)?|(?:(?:[A-Za-z][A-Za-z0-9+-]*\\.)+[A-Za-z][A-Za-z0-9+-]*|[Cc][Uu][Rr][Ss][Oo][Rr]):(?://[\\x21\\x22\\x24-\\x2e\\x30-\\x3e\\x41-\\x5b\\x5d-\\x7e]*(?:[/?][\\x21\\x22\\x24-\\x5b\\x5d-\\x7e]*)?|/?(?:[\\x21\\x22\\x24-\\x2e\\x30-\\x5b\\x5d-\\x7e][\\x21\\x22\\x24-\\x5b\\x5d-\\x7e]*)?))$" jsonschema:"1 to 4 redirect URIs, at most 1024 bytes together: https, http on a loopback host (localhost, 127.x.x.x or [::1]; any port is then accepted, RFC 8252), or a private-use scheme in reverse domain form (com.example.app); printable ASCII, no fragment, no user information."`
+	GrantTypes              []string `json:"grant_types,omitempty" schema:"type=array|null;contains=authorization_code" jsonschema:"Must include authorization_code when present."`
+	ResponseTypes           []string `json:"response_types,omitempty" schema:"type=array|null;contains=code" jsonschema:"Must include code when present."`
+	TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method,omitempty" schema:"type=string|null" jsonschema:"Registered as none whatever is asked: clients are public."`
+	Scope                   string   `json:"scope,omitempty" schema:"type=string|null" jsonschema:"Registered as public:read whatever is asked."`
 }
 
 // clientInformation is RFC 7591's registration response.
@@ -134,6 +144,10 @@ func (s *Service) serveClientRegistration(w http.ResponseWriter, r *http.Request
 		fail("invalid_redirect_uri", "redirect_uris is missing: the authorization code flow needs at least one.")
 		return
 	}
+	if len(req.RedirectURIs) > token.MaxRedirectURIs {
+		fail("invalid_redirect_uri", "Register at most 4 redirect URIs of at most 1024 bytes together.")
+		return
+	}
 	var uris []string
 	total := 0
 	for _, u := range req.RedirectURIs {
@@ -146,7 +160,7 @@ func (s *Service) serveClientRegistration(w http.ResponseWriter, r *http.Request
 			total += len(u)
 		}
 	}
-	if len(uris) > token.MaxRedirectURIs || total > token.MaxRedirectURIsLen {
+	if total > token.MaxRedirectURIsLen {
 		fail("invalid_redirect_uri", "Register at most 4 redirect URIs of at most 1024 bytes together.")
 		return
 	}
@@ -187,6 +201,8 @@ func checkRedirectURI(raw string) string {
 		return "is not an absolute URI"
 	case strings.ContainsAny(raw, " \t\r\n\x00\\"):
 		return "contains whitespace, a control character or a backslash"
+	case strings.ContainsFunc(raw, func(c rune) bool { return c > '~' }):
+		return "contains a character outside printable ASCII: percent-encode it (RFC 3986)"
 	case strings.Contains(raw, "#"):
 		return "has a fragment, which a redirect URI must not have (RFC 6749 section 3.1.2)"
 	case u.User != nil:
@@ -195,10 +211,21 @@ func checkRedirectURI(raw string) string {
 		return "uses the " + u.Scheme + " scheme: use https, http on a loopback address, or a private-use scheme in reverse domain form such as com.example.app (RFC 8252)"
 	case strings.EqualFold(u.Scheme, "https") && u.Hostname() == "":
 		return "has no host"
-	case strings.EqualFold(u.Scheme, "http") && (u.Hostname() == "" || !isLoopback(u.Host)):
+	case strings.EqualFold(u.Scheme, "http") && !loopbackRedirectHost(u.Hostname()):
 		return "uses http on a host that is not a loopback address: use https, or http on 127.0.0.1, [::1] or localhost (RFC 8252)"
 	}
 	return ""
+}
+
+// loopbackRedirectHost reports whether an http redirect URI's host is one
+// RFC 8252 section 7.3 names for a native app's listener: localhost, an
+// IPv4 loopback address or [::1], in their usual spellings.
+func loopbackRedirectHost(host string) bool {
+	if strings.EqualFold(host, "localhost") || host == "::1" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Is4() && ip.IsLoopback()
 }
 
 // knownNativeSchemes are private-use schemes of widely used MCP clients

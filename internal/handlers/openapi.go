@@ -30,6 +30,18 @@ var problemResponses = map[int]string{
 	http.StatusInternalServerError:   "InternalError",
 }
 
+// problemResponse names the component response of a problem status on a
+// route that is counted against the rate limit (metered) or not. Only a
+// counted route's problems carry the RateLimit fields; the portal is not
+// counted, so its problems are described apart when the deployment has a
+// rate limit.
+func problemResponse(status int, metered, rateLimited bool) string {
+	if rateLimited && !metered {
+		return problemResponses[status] + "Unmetered"
+	}
+	return problemResponses[status]
+}
+
 // commonProblems are the problem statuses the specification lists for every
 // endpoint.
 var commonProblems = []int{http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed,
@@ -45,13 +57,17 @@ func (l links) openAPIDocument(_ string) ([]byte, error) {
 func (l links) openAPI31() object {
 	rateLimited := l.cfg.RateLimit.Events > 0
 	paths := object{}
-	used := map[int]bool{}
+	type problemUse struct {
+		status  int
+		metered bool
+	}
+	used := map[problemUse]bool{}
 	for i := range l.routes {
 		rt := &l.routes[i]
 		metered := rateLimited && !rt.Unmetered
-		paths[rt.Path] = object{strings.ToLower(rt.Method): operation(rt, metered)}
+		paths[rt.Path] = object{strings.ToLower(rt.Method): operation(rt, metered, rateLimited)}
 		for _, status := range rt.problems(metered) {
-			used[status] = true
+			used[problemUse{status, metered}] = true
 		}
 	}
 
@@ -91,28 +107,33 @@ func (l links) openAPI31() object {
 
 	responses := object{}
 	for _, c := range problemCodes {
-		if !used[c.Status] {
-			continue
-		}
-		name := problemResponses[c.Status]
-		h := object{}
-		if rateLimited {
-			h["RateLimit-Policy"] = ref("headers", "RateLimit-Policy")
-			h["RateLimit"] = ref("headers", "RateLimit")
-		}
-		if rateLimited && c.Status == http.StatusTooManyRequests {
-			h["Retry-After"] = ref("headers", "Retry-After")
-		}
-		if c.Status == http.StatusUnauthorized {
-			h["WWW-Authenticate"] = object{"description": `Bearer error="invalid_token" with the address of the protected resource metadata (RFC 9728).`, "schema": object{"type": "string"}, "required": true}
-		}
-		if c.Status == http.StatusMethodNotAllowed {
-			h["Allow"] = object{"description": "The methods the endpoint accepts.", "schema": object{"type": "string"}, "required": true}
-		}
-		responses[name] = object{
-			"description": c.Title + ": " + c.Meaning,
-			"headers":     h,
-			"content":     object{mediaProblem: object{"schema": ref("schemas", "Problem")}},
+		for _, metered := range []bool{true, false} {
+			if !used[problemUse{c.Status, metered}] {
+				continue
+			}
+			h := object{}
+			if metered {
+				h["RateLimit-Policy"] = ref("headers", "RateLimit-Policy")
+				h["RateLimit"] = ref("headers", "RateLimit")
+			}
+			if metered && c.Status == http.StatusTooManyRequests {
+				h["Retry-After"] = ref("headers", "Retry-After")
+			}
+			if c.Status == http.StatusUnauthorized {
+				h["WWW-Authenticate"] = object{"description": `Bearer error="invalid_token" with the address of the protected resource metadata (RFC 9728).`, "schema": object{"type": "string"}, "required": true}
+			}
+			if c.Status == http.StatusMethodNotAllowed {
+				h["Allow"] = object{"description": "The methods the endpoint accepts.", "schema": object{"type": "string"}, "required": true}
+			}
+			description := c.Title + ": " + c.Meaning
+			if rateLimited && !metered {
+				description += " On a route outside the rate limit, without the RateLimit fields."
+			}
+			responses[problemResponse(c.Status, metered, rateLimited)] = object{
+				"description": description,
+				"headers":     h,
+				"content":     object{mediaProblem: object{"schema": ref("schemas", "Problem")}},
+			}
 		}
 	}
 
@@ -181,8 +202,9 @@ func (l links) openAPIContact() object {
 	return contact
 }
 
-// operation describes one route.
-func operation(rt *Route, rateLimited bool) object {
+// operation describes one route; metered says whether the route is counted
+// against the deployment's rate limit, rateLimited whether it has one.
+func operation(rt *Route, metered, rateLimited bool) object {
 	headers := object{}
 	if rt.Versioned() {
 		headers["API-Version"] = ref("headers", "API-Version")
@@ -204,7 +226,7 @@ func operation(rt *Route, rateLimited bool) object {
 			"required":    true,
 		}
 	}
-	if rateLimited {
+	if metered {
 		headers["RateLimit-Policy"] = ref("headers", "RateLimit-Policy")
 		headers["RateLimit"] = ref("headers", "RateLimit")
 	}
@@ -246,8 +268,15 @@ func operation(rt *Route, rateLimited bool) object {
 	if cached {
 		responses["304"] = object{"description": "Not Modified: the If-None-Match header named the current ETag."}
 	}
-	for _, status := range rt.problems(rateLimited) {
-		responses[strconv.Itoa(status)] = ref("responses", problemResponses[status])
+	for _, status := range rt.problems(metered) {
+		responses[strconv.Itoa(status)] = ref("responses", problemResponse(status, metered, rateLimited))
+	}
+	if rt.twinOf != nil && rt.hasSlug() {
+		// The module owns only the twins of published insights: any other
+		// address here is the site's, and passes to it unchanged.
+		responses["404"] = object{
+			"description": "Not an answer of this API: an address here whose slug is not a published insight's belongs to the site, which answers it as it answers any address it does not serve (its own 404 page, in its own media type).",
+		}
 	}
 	if rt.ErrorBody != nil {
 		name := componentName(rt.ErrorBody)
@@ -257,7 +286,7 @@ func operation(rt *Route, rateLimited bool) object {
 		}
 	}
 	if rt.JSONRPC {
-		jsonRPC(responses, rateLimited)
+		jsonRPC(responses, metered)
 	}
 	op := object{
 		"operationId": rt.OperationID,

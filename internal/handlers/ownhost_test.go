@@ -133,3 +133,30 @@ func TestOwnHostsAreBounded(t *testing.T) {
 		t.Errorf("%d own Hosts kept, want %d", n, maxOwnHosts)
 	}
 }
+
+func TestConnectionBase(t *testing.T) {
+	for _, tt := range []struct {
+		local net.Addr
+		tls   bool
+		want  string
+	}{
+		{&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}, false, "http://127.0.0.1:8080"},
+		{&net.TCPAddr{IP: net.ParseIP("::ffff:127.0.0.1"), Port: 80}, false, "http://127.0.0.1:80"},
+		{&net.TCPAddr{IP: net.IPv6loopback, Port: 8443}, true, "https://[::1]:8443"},
+		{nil, false, "http://localhost"},
+	} {
+		r := httptest.NewRequest(http.MethodPost, pathMCP, nil)
+		r.Host = "rebound.example"
+		if !tt.tls {
+			r.TLS = nil
+		} else {
+			r.TLS = &tls.ConnectionState{ServerName: "rebound.example"}
+		}
+		if tt.local != nil {
+			r = reaching(r, tt.local)
+		}
+		if got := connectionBase(r); got != tt.want {
+			t.Errorf("connectionBase(%v) = %q, want %q", tt.local, got, tt.want)
+		}
+	}
+}

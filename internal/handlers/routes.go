@@ -394,7 +394,9 @@ var routes = []Route{
 		Path: pathLLMsFull, Method: http.MethodGet, OperationID: "getLlmsFullTxt", Tag: tagDiscovery,
 		Summary:     "Full text for agents",
 		Description: "Biography, company facts, initiatives and every insight in full, as one plain-text document.",
-		MediaType:   mediaText, CacheControl: cacheDocument, Listed: listMain,
+		// Optional: it repeats what the index links, so an agent on a
+		// short context skips it (llmstxt.org).
+		MediaType: mediaText, CacheControl: cacheDocument, Listed: listOptional,
 		render: textDocument(links.llmsFullTxt),
 	},
 	{

@@ -22,10 +22,11 @@ import (
 //
 //	format=uri  pattern=^[a-z]+$  enum=a|b  const=false  type=string|integer
 //	minimum=0  maximum=599  minLength=1  maxLength=100  minItems=1  maxItems=0
-//	examples=1  contentMediaType=text/markdown
+//	contains=code  examples=1  contentMediaType=text/markdown
 //
-// const is read as JSON; enum and examples values are strings. On an array
-// field, format, pattern and enum apply to the items.
+// const is read as JSON; enum, contains and examples values are strings.
+// On an array field, format, pattern, enum, minLength and maxLength apply to
+// the items, and contains names an item the array must hold.
 
 // component is a named schema of the OpenAPI description.
 type component struct {
@@ -217,7 +218,7 @@ func constrain(s *jsonschema.Schema, tag string) error {
 			return fmt.Errorf("schema tag %q: %q is not key=value", tag, kv)
 		}
 		target := s
-		if s.Items != nil && (key == "format" || key == "pattern" || key == "enum") {
+		if s.Items != nil && (key == "format" || key == "pattern" || key == "enum" || key == "minLength" || key == "maxLength") {
 			target = s.Items
 		}
 		var err error
@@ -236,7 +237,10 @@ func constrain(s *jsonschema.Schema, tag string) error {
 				target.Const = &v
 			}
 		case "type":
-			target.Types = strings.Split(value, "|")
+			target.Type, target.Types = "", strings.Split(value, "|")
+		case "contains":
+			var v any = value
+			target.Contains = &jsonschema.Schema{Const: &v}
 		case "examples":
 			target.Examples = append(target.Examples, value)
 		case "contentMediaType":

@@ -44,6 +44,20 @@ func TestSchemaTags(t *testing.T) {
 	if p["links"].Type != "array" || len(p["links"].Types) != 0 {
 		t.Errorf("a list is %q %q, want array (never null)", p["links"].Type, p["links"].Types)
 	}
+	type lists struct {
+		URIs   []string `json:"uris" schema:"maxItems=4;maxLength=9"`
+		Grants []string `json:"grants,omitempty" schema:"type=array|null;contains=code"`
+	}
+	l, err := schemaOf(reflect.TypeFor[lists](), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if uris := l.Properties["uris"]; *uris.MaxItems != 4 || uris.Items.MaxLength == nil || *uris.Items.MaxLength != 9 || uris.MaxLength != nil {
+		t.Errorf("maxLength on a list applies to its items: %+v", uris)
+	}
+	if g := l.Properties["grants"]; g.Type != "" || strings.Join(g.Types, ",") != "array,null" || g.Contains == nil || *g.Contains.Const != "code" {
+		t.Errorf("type and contains not applied: %+v", g)
+	}
 	if strings.Join(s.Required, ",") != "url,kind,count,closed" {
 		t.Errorf("required %v", s.Required)
 	}

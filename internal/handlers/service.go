@@ -286,7 +286,7 @@ func (s *Service) route(path string) (rt *Route, slug string) {
 
 // ServeHTTP answers a request for a path the service owns, as its route
 // declares. Everything that can be answered without the documents (a bad
-// Host, an unknown path, a method, a preflight, a bad bearer token, a
+// or refused Host, an unknown path, a method, a preflight, a bad bearer token, a
 // malformed or unknown slug) is answered before the rendition for the
 // request's base URL is looked up.
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -320,10 +320,20 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	// A Host /mcp does not answer to is refused whatever the method, and
+	// the refusal names no address after it.
+	refusedHost := rt != nil && rt.Path == pathMCP && !s.hostAllowed(r)
+	if refusedHost {
+		base = s.trustedBase(r)
+	}
 	bh := s.headersFor(base)
 	bh.setCommon(f, r, rt)
 	if rt == nil {
 		writeProblem(w, r, newProblem(base, codeNotFound, r, "The requested API endpoint does not exist."))
+		return
+	}
+	if refusedHost {
+		refuseHost(w, r, base)
 		return
 	}
 

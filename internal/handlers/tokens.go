@@ -3,9 +3,11 @@ package handlers
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
@@ -79,24 +81,40 @@ func (s *Service) serveIdentity(w http.ResponseWriter, r *http.Request, rd *rend
 	if !ok {
 		return
 	}
-	var req struct {
-		Type *string `json:"type"`
-	}
 	bad := func(detail string) {
 		p := newProblem(rd.base, codeBadRequest, r, detail)
 		p.Hint = `Send the JSON object {"type":"anonymous"}; anonymous is the only identity type this site supports.`
 		writeProblem(w, r, p)
 	}
-	if err := json.Unmarshal(body, &req); err != nil {
+	// The body is read member by member, names matched exactly: the
+	// request schema (identityRequest) allows no other member, as the
+	// specification says of every object.
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(body, &members); err != nil {
 		bad("The body is not a JSON object: " + quote(err.Error()) + ".")
 		return
 	}
+	if members == nil {
+		bad("The body is null, not a JSON object.")
+		return
+	}
+	for _, name := range slices.Sorted(maps.Keys(members)) {
+		if name != "type" {
+			bad(`The body has the member ` + quote(name) + `; the only member is "type".`)
+			return
+		}
+	}
+	raw, ok := members["type"]
+	var identityType string
 	switch {
-	case req.Type == nil:
+	case !ok:
 		bad(`The body has no "type" member.`)
 		return
-	case *req.Type != "anonymous":
-		bad(`The identity type ` + quote(*req.Type) + ` is not supported; the only type is "anonymous".`)
+	case string(raw) == "null" || json.Unmarshal(raw, &identityType) != nil:
+		bad(`The "type" member is not a string; it must be "anonymous".`)
+		return
+	case identityType != "anonymous":
+		bad(`The identity type ` + quote(identityType) + ` is not supported; the only type is "anonymous".`)
 		return
 	}
 	id, err := rd.tokens.NewAnonymousIdentity()

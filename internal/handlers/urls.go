@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -55,6 +56,25 @@ func requestBase(r *http.Request) (base string, ok bool) {
 		scheme = "https"
 	}
 	return scheme + "://" + host, true
+}
+
+// connectionBase is the base URL of the address r's connection reached:
+// its scheme and the local IP address and port, such as
+// http://127.0.0.1:8080. Without a local address, http://localhost.
+func connectionBase(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if local == nil {
+		return scheme + "://localhost"
+	}
+	reached, err := netip.ParseAddrPort(local.String())
+	if err != nil {
+		return scheme + "://localhost"
+	}
+	return scheme + "://" + netip.AddrPortFrom(reached.Addr().Unmap().WithZone(""), reached.Port()).String()
 }
 
 // hostOf is the host[:port] of a normalized base URL.
