@@ -7,13 +7,15 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // Scale-out, measured: three Caddy processes share one file-system storage
 // (as instances share a mount), each with its own data directory and so its
-// own instance ID, and the test spreads its requests over them as a load
-// balancer would.
+// own instance ID, and the test spreads its requests over them as a
+// round-robin load balancer would.
 
 // clusterBase is the address the instances publish, as they would behind a
 // load balancer: every instance names the same issuer and resource. Nothing
@@ -23,9 +25,10 @@ const clusterBase = "http://localhost:9250"
 // clusterQuota is the cluster's rate limit per client, in requests a minute.
 const clusterQuota = 120
 
-// cluster is the three instances.
+// cluster is the three instances and the round-robin over them.
 type cluster struct {
 	instances []*process
+	turn      atomic.Uint64
 }
 
 // startCluster starts the three instances in distributed mode with
@@ -46,11 +49,18 @@ func startCluster(t *testing.T) *cluster {
 	return c
 }
 
+// next is the instance the round-robin sends the next request to.
+func (c *cluster) next() *process {
+	return c.instances[(c.turn.Add(1)-1)%uint64(len(c.instances))]
+}
+
 func TestClusterOfThree(t *testing.T) {
 	c := startCluster(t)
 	t.Run("tokens", c.testTokens)
 	t.Run("registered clients", c.testRegisteredClients)
 	t.Run("codes", c.testCodes)
+	t.Run("sticky client", c.testStickyClient)
+	t.Run("burst", c.testBurst)
 }
 
 // testTokens: a token issued by any instance, by either grant, is accepted
@@ -232,6 +242,98 @@ func (c *cluster) testCodes(t *testing.T) {
 			}
 			if status := c.bearer(t, p, client, tokens[0]); status != http.StatusOK {
 				t.Errorf("round %d: the token at %s: %d", round, p.url, status)
+			}
+		}
+	}
+}
+
+// burst sends n requests of client as fast as workers concurrent senders
+// can, each to the instance pick names, and returns how many were allowed
+// and how long the burst took.
+func burst(t *testing.T, pick func() *process, client string, n, workers int) (allowed int, took time.Duration) {
+	t.Helper()
+	var ok, sent atomic.Int64
+	errs := make(chan error, workers)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for sent.Add(1) <= int64(n) {
+				resp, _, err := pick().send(http.MethodGet, "/api/v1", client, nil)
+				if err != nil {
+					errs <- err
+					return
+				}
+				switch resp.StatusCode {
+				case http.StatusOK:
+					ok.Add(1)
+				case http.StatusTooManyRequests:
+				default:
+					errs <- fmt.Errorf("status %d", resp.StatusCode)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	return int(ok.Load()), time.Since(start)
+}
+
+// clusterSync is well over a write and a read interval (one second each).
+const clusterSync = 3 * time.Second
+
+// testStickyClient: a client that a sticky load balancer keeps on one
+// instance gets its whole quota there, soon, and not a request more. A
+// request that waited in vain for its share to refill (on a machine too
+// loaded for the instances to sync in time) is refused with a Retry-After
+// of a second: the client asks again after it, as a client should.
+func (c *cluster) testStickyClient(t *testing.T) {
+	a := c.instances[0]
+	one := func() *process { return a }
+	start := time.Now()
+	allowed, _ := burst(t, one, "sticky", clusterQuota+60, 8)
+	first := allowed
+	for try := 0; allowed < clusterQuota && try < 3; try++ {
+		time.Sleep(time.Second)
+		more, _ := burst(t, one, "sticky", clusterQuota-allowed, 4)
+		allowed += more
+	}
+	took := time.Since(start)
+	t.Logf("sticky client: %d of %d requests allowed on one instance at once, %d in all, in %v (quota %d)",
+		first, clusterQuota+60, allowed, took.Round(time.Millisecond), clusterQuota)
+	if allowed != clusterQuota {
+		t.Errorf("sticky client: %d allowed, want the quota, %d", allowed, clusterQuota)
+	}
+	if took > 15*time.Second {
+		t.Errorf("sticky client: its quota took %v, want well under 15s", took)
+	}
+}
+
+// testBurst: a burst of three times the quota from one client, spread over
+// the three instances by the round-robin as fast as the client can send,
+// gets at most one and a half times the quota through (measured: the quota
+// exactly; 3× without the share); once the instances have synced, all
+// three refuse the client.
+func (c *cluster) testBurst(t *testing.T) {
+	const n = 3 * clusterQuota
+	for round := range 3 {
+		client := fmt.Sprintf("burst %d", round)
+		allowed, took := burst(t, c.next, client, n, 12)
+		t.Logf("burst %d: %d of %d round-robin requests allowed (%.2f× the quota of %d), in %v",
+			round, allowed, n, float64(allowed)/clusterQuota, clusterQuota, took.Round(time.Millisecond))
+		// At least three quarters of the quota: requests that wait in vain
+		// for a refill on a loaded machine are refused for a second.
+		if allowed < clusterQuota*3/4 || allowed > clusterQuota*3/2 {
+			t.Errorf("burst %d: %d allowed, want at most 1.5× the quota (%d) and at least three quarters of it", round, allowed, clusterQuota*3/2)
+		}
+		time.Sleep(clusterSync)
+		for _, p := range c.instances {
+			if status := p.get(t, "/api/v1", client); status != http.StatusTooManyRequests {
+				t.Errorf("burst %d: %s after a sync: %d, want 429", round, p.url, status)
 			}
 		}
 	}

@@ -1,0 +1,94 @@
+package discovery
+
+import (
+	"bytes"
+	"context"
+	"encoding/gob"
+	"path"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/certmagic"
+	"go.uber.org/zap"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/handlers"
+)
+
+// TestClusterReaderReadsTheOthersStates writes states as caddy-ratelimit
+// does and checks what the share is told of them.
+func TestClusterReaderReadsTheOthersStates(t *testing.T) {
+	ctx := context.Background()
+	storage := &certmagic.FileStorage{Path: t.TempDir()}
+	now := time.Now()
+	store := func(name string, state instanceState) {
+		t.Helper()
+		var buf bytes.Buffer
+		if err := gob.NewEncoder(&buf).Encode(state); err != nil {
+			t.Fatal(err)
+		}
+		if err := storage.Store(ctx, path.Join(distributedStatePrefix, name), buf.Bytes()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const zone = "discovery zone"
+	at := func(d time.Duration) time.Time { return now.Add(d) }
+	counts := func(c map[string]instanceCount) map[string]map[string]instanceCount {
+		return map[string]map[string]instanceCount{zone: c, "another zone": {"c": {Count: 50, OldestEvent: at(-time.Second)}}}
+	}
+	store("me"+stateSuffix, instanceState{Timestamp: at(-100 * time.Millisecond), Zones: counts(map[string]instanceCount{"c": {Count: 9, OldestEvent: at(-time.Minute)}})})
+	store("b"+stateSuffix, instanceState{Timestamp: at(-300 * time.Millisecond), Zones: counts(map[string]instanceCount{
+		"c": {Count: 3, OldestEvent: at(-10 * time.Second)},
+		"d": {Count: 1, OldestEvent: at(-2 * time.Second)},
+		"e": {Count: 0},
+	})})
+	// Late: five seconds since its last write, with writes every second.
+	store("late"+stateSuffix, instanceState{Timestamp: at(-5 * time.Second), Zones: counts(map[string]instanceCount{"c": {Count: 2, OldestEvent: at(-20 * time.Second)}})})
+	// Older than the window: not counted, as caddy-ratelimit does not.
+	store("gone"+stateSuffix, instanceState{Timestamp: at(-2 * time.Minute), Zones: counts(map[string]instanceCount{"c": {Count: 7}})})
+	// A write in progress (the file system storage renames it when done),
+	// and a state that does not decode.
+	store("4242", instanceState{Timestamp: at(-100 * time.Millisecond), Zones: counts(map[string]instanceCount{"c": {Count: 3}})})
+	if err := storage.Store(ctx, path.Join(distributedStatePrefix, "bad"+stateSuffix), []byte("not gob")); err != nil {
+		t.Fatal(err)
+	}
+	// A seed: a timestamp and no zones.
+	store("seed"+stateSuffix, instanceState{Timestamp: at(-200 * time.Millisecond)})
+
+	cr := &clusterReader{storage: storage, instanceID: "me", zone: zone, window: time.Minute, read: time.Second,
+		lagging: 2100 * time.Millisecond, settle: 100 * time.Millisecond, pause: 2 * time.Second, logger: zap.NewNop()}
+	v, err := cr.readStates(ctx, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Live: b and the seed; late is counted but not waited for.
+	if v.Live != 2 || !v.Synced.Equal(at(-300*time.Millisecond)) || v.Settle != cr.settle || v.Pause != cr.pause {
+		t.Errorf("view: live %d, synced %v before now; want 2, 300ms", v.Live, now.Sub(v.Synced))
+	}
+	for key, want := range map[string]handlers.PeerCount{
+		"c": {Count: 5, Serving: 2, Oldest: at(-20 * time.Second).UnixNano(), Written: at(-5 * time.Second).UnixNano()},
+		"d": {Count: 1, Serving: 1, Oldest: at(-2 * time.Second).UnixNano(), Written: at(-300 * time.Millisecond).UnixNano()},
+		"e": {},
+		"f": {},
+	} {
+		if got := v.Client(key); got != want {
+			t.Errorf("client %s: %+v, want %+v", key, got, want)
+		}
+	}
+}
+
+// TestClusterReaderViewGrowsStale: a view older than the stale limit is not
+// used, so the share steps aside when the storage cannot be read.
+func TestClusterReaderViewGrowsStale(t *testing.T) {
+	cr := &clusterReader{stale: 3 * time.Second}
+	now := time.Now()
+	if cr.view(now) != nil {
+		t.Error("a view before the first read")
+	}
+	cr.views.Publish(handlers.NewClusterView(handlers.ClusterView{At: now}, nil))
+	if cr.view(now.Add(3*time.Second)) == nil {
+		t.Error("a view as old as the limit is not used")
+	}
+	if cr.view(now.Add(3*time.Second+time.Millisecond)) != nil {
+		t.Error("a stale view is used")
+	}
+}
