@@ -39,27 +39,27 @@ type instanceCount struct {
 }
 
 // seedDistributedState makes sure the storage holds this instance's state
-// file before caddy-ratelimit's first sync. Its reader lists the folder, and
-// on the first start of a cluster the folder does not exist until the first
-// write: if the first read comes first (the default intervals are equal), it
-// logs an ERROR for a state that is merely empty. The seed is an empty state
-// in caddy-ratelimit's own gob shape (a timestamp and no zones, which every
-// instance reads as "nothing counted"); this instance's first write
-// replaces it. An existing folder is left alone.
-func seedDistributedState(ctx caddy.Context) error {
-	storage := ctx.Storage()
-	if _, err := storage.List(ctx, distributedStatePrefix, false); err == nil {
+// file before caddy-ratelimit's first sync, for two readers. caddy-ratelimit
+// lists the folder, and on the first start of a cluster the folder does not
+// exist until the first write: if the first read comes first (the default
+// intervals are equal), it logs an ERROR for a state that is merely empty.
+// And the share counts the instances by their files: an instance that has
+// not written yet (for a write interval after it starts) would not be
+// counted, and its clients' shares elsewhere would be too large. The seed
+// is an empty state in caddy-ratelimit's own gob shape (a timestamp and no
+// zones, which every instance reads as "nothing counted"); this instance's
+// first write replaces it. An existing file is left alone: after a reload
+// it holds this instance's counts.
+func seedDistributedState(ctx context.Context, storage certmagic.Storage, instanceID string) error {
+	key := path.Join(distributedStatePrefix, instanceID+stateSuffix)
+	if storage.Exists(ctx, key) {
 		return nil
-	}
-	id, err := caddy.InstanceID()
-	if err != nil {
-		return err
 	}
 	var buf bytes.Buffer
 	if err := gob.NewEncoder(&buf).Encode(instanceState{Timestamp: time.Now()}); err != nil {
 		return err
 	}
-	return storage.Store(ctx, path.Join(distributedStatePrefix, id.String()+stateSuffix), buf.Bytes())
+	return storage.Store(ctx, key, buf.Bytes())
 }
 
 // clusterReader reads the other instances' states once per read interval,
@@ -86,17 +86,14 @@ type clusterReader struct {
 	failing       bool
 }
 
-// newClusterReader sets up the reader of zone with caddy-ratelimit's
-// provisioned intervals, and reads once, as caddy-ratelimit does at start.
-func newClusterReader(ctx caddy.Context, zone string, window, read, write time.Duration, logger *zap.Logger) (*clusterReader, error) {
-	id, err := caddy.InstanceID()
-	if err != nil {
-		return nil, err
-	}
+// newClusterReader sets up the reader of zone for this instance, with
+// caddy-ratelimit's provisioned intervals, and reads once, as
+// caddy-ratelimit does at start.
+func newClusterReader(ctx caddy.Context, instanceID, zone string, window, read, write time.Duration, logger *zap.Logger) *clusterReader {
 	settle := min(write/4, 100*time.Millisecond)
 	cr := &clusterReader{
 		storage:    ctx.Storage(),
-		instanceID: id.String(),
+		instanceID: instanceID,
 		zone:       zone,
 		window:     window,
 		read:       read,
@@ -108,7 +105,7 @@ func newClusterReader(ctx caddy.Context, zone string, window, read, write time.D
 		logger:     logger,
 	}
 	cr.update(ctx)
-	return cr, nil
+	return cr
 }
 
 // run reads once per read interval until stop is closed.

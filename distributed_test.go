@@ -92,3 +92,29 @@ func TestClusterReaderViewGrowsStale(t *testing.T) {
 		t.Error("a stale view is used")
 	}
 }
+
+// TestSeedDistributedState: an instance's state file exists from its start,
+// empty, and an existing one (this instance's counts, after a reload) is
+// left alone.
+func TestSeedDistributedState(t *testing.T) {
+	ctx := context.Background()
+	storage := &certmagic.FileStorage{Path: t.TempDir()}
+	key := path.Join(distributedStatePrefix, "me"+stateSuffix)
+	if err := seedDistributedState(ctx, storage, "me"); err != nil {
+		t.Fatal(err)
+	}
+	data, err := storage.Load(ctx, key)
+	var state instanceState
+	if err != nil || gob.NewDecoder(bytes.NewReader(data)).Decode(&state) != nil || time.Since(state.Timestamp) > time.Minute || len(state.Zones) != 0 {
+		t.Fatalf("seed: %v %+v", err, state)
+	}
+	if err := storage.Store(ctx, key, []byte("counts")); err != nil {
+		t.Fatal(err)
+	}
+	if err := seedDistributedState(ctx, storage, "me"); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := storage.Load(ctx, key); string(data) != "counts" {
+		t.Errorf("an existing state was replaced: %q", data)
+	}
+}

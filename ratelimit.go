@@ -146,8 +146,14 @@ func (h *Handler) provisionRateLimit(ctx caddy.Context, limit handlers.RateLimit
 		},
 		Distributed: h.Distributed,
 	}
+	var instanceID string
 	if h.Distributed != nil {
-		if err := seedDistributedState(ctx); err != nil {
+		id, err := caddy.InstanceID()
+		if err != nil {
+			return fmt.Errorf("distributed: %w", err)
+		}
+		instanceID = id.String()
+		if err := seedDistributedState(ctx, ctx.Storage(), instanceID); err != nil {
 			return fmt.Errorf("distributed: %w", err)
 		}
 	}
@@ -167,10 +173,7 @@ func (h *Handler) provisionRateLimit(ctx caddy.Context, limit handlers.RateLimit
 	var cluster *clusterReader
 	if d := h.Distributed; d != nil {
 		// caddy-ratelimit has set its default intervals.
-		cluster, err = newClusterReader(ctx, zone, limit.Window, time.Duration(d.ReadInterval), time.Duration(d.WriteInterval), h.logger)
-		if err != nil {
-			return fmt.Errorf("distributed: %w", err)
-		}
+		cluster = newClusterReader(ctx, instanceID, zone, limit.Window, time.Duration(d.ReadInterval), time.Duration(d.WriteInterval), h.logger)
 	}
 	h.limiter = &rateLimiter{
 		limit:       limit,
