@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/gob"
+	"net/http"
+	"net/http/httptest"
 	"path"
 	"testing"
 	"time"
@@ -116,5 +118,67 @@ func TestSeedDistributedState(t *testing.T) {
 	}
 	if data, _ := storage.Load(ctx, key); string(data) != "counts" {
 		t.Errorf("an existing state was replaced: %q", data)
+	}
+}
+
+// TestAdmitWaitsForTheNextView: a request past its share waits for the next
+// view and is decided by it; without one it is refused after maxWait, and a
+// stale view lets caddy-ratelimit decide alone.
+func TestAdmitWaitsForTheNextView(t *testing.T) {
+	limit := handlers.RateLimit{Events: 12, Window: time.Minute}
+	cr := &clusterReader{stale: time.Minute, maxWait: 5 * time.Second, read: time.Second}
+	rl := &rateLimiter{window: &pooledWindow{Window: handlers.NewWindow(limit)}, cluster: cr}
+	view := func(synced time.Time) *handlers.ClusterView {
+		return handlers.NewClusterView(handlers.ClusterView{At: time.Now(), Live: 2, Synced: synced,
+			Settle: time.Millisecond, Pause: 10 * time.Second}, nil)
+	}
+	cr.views.Publish(view(time.Now().Add(-time.Second)))
+	r := httptest.NewRequest(http.MethodGet, "/api/v1", nil)
+	for i := range 4 { // a third of the quota
+		if admitted, _, refused := rl.admit(r, "c"); !admitted || refused {
+			t.Fatalf("request %d: admitted %v, refused %v", i+1, admitted, refused)
+		}
+		rl.window.Record("c", time.Now())
+		rl.window.Settle("c")
+	}
+
+	// The next view shows both others written since, with nothing for the
+	// client: the waiting request goes ahead.
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		cr.views.Publish(view(time.Now()))
+	}()
+	start := time.Now()
+	admitted, _, refused := rl.admit(r, "c")
+	if waited := time.Since(start); !admitted || refused || waited < 50*time.Millisecond || waited >= cr.maxWait {
+		t.Fatalf("after the next view: admitted %v, refused %v, after %v", admitted, refused, waited)
+	}
+	rl.window.Record("c", time.Now())
+	rl.window.Settle("c")
+
+	// Another client, its share spent, and no view comes: refused after
+	// maxWait with a Retry-After of one read interval.
+	cr.maxWait = 100 * time.Millisecond
+	for range 4 {
+		rl.admit(r, "d")
+	}
+	start = time.Now()
+	admitted, refusal, refused := rl.admit(r, "d")
+	if waited := time.Since(start); admitted || !refused || refusal.Wait != time.Second || !refusal.Report || waited < cr.maxWait {
+		t.Fatalf("no view: admitted %v, refused %v %+v, after %v", admitted, refused, refusal, waited)
+	}
+
+	// A client that goes away stops waiting.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, refused := rl.admit(r.WithContext(ctx), "d"); !refused {
+		t.Error("a cancelled request waits on")
+	}
+
+	// The storage cannot be read: the share steps aside.
+	cr.stale = 0
+	time.Sleep(time.Millisecond)
+	if admitted, _, refused := rl.admit(r, "d"); admitted || refused {
+		t.Errorf("stale view: admitted %v, refused %v; want neither", admitted, refused)
 	}
 }

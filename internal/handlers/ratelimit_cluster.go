@@ -159,23 +159,26 @@ func (w *Window) Admit(key string, now time.Time, v *ClusterView) (Admission, Re
 	s.asked = t
 	if newBurst || v.gen > s.gen && (v.Live == 0 || v.Synced.UnixNano() >= s.refilled+int64(v.Settle)) {
 		peers := v.Client(key)
-		left := w.limit.Events - cw.live() - s.pending - int(peers.Count)
 		s.gen, s.refilled, s.spent, s.share = v.gen, t, 0, 0
+		// Refused by what was counted; the requests still pending, and
+		// the estimate of what the others allowed since they wrote, only
+		// make it wait.
+		left := w.limit.Events - cw.live() - int(peers.Count)
 		if left <= 0 {
-			// Until the oldest counted request leaves the window; a
-			// minute when all are pending.
-			until := t + window
+			// Until the oldest counted request in the window leaves it,
+			// as caddy-ratelimit reckons its Retry-After.
+			oldest := t
 			if cw.live() > 0 {
-				until = cw.times[cw.head] + window
+				oldest = min(oldest, cw.times[cw.head])
 			}
 			if peers.Count > 0 && peers.Oldest+window > t {
-				until = min(until, peers.Oldest+window)
+				oldest = min(oldest, peers.Oldest)
 			}
-			cw.held = max(cw.held, until)
+			cw.held = max(cw.held, oldest+window)
 			return Refused, cw.refusal(t, cw.held, window)
 		}
 		serving := int(peers.Serving)
-		left -= serving * cw.since(peers.Written)
+		left -= s.pending + serving*cw.since(peers.Written)
 		if newBurst {
 			serving = max(serving, v.Live)
 		}

@@ -152,10 +152,19 @@ func TestSharePendingRequestsCount(t *testing.T) {
 			t.Fatal("not admitted")
 		}
 	}
-	// None decided yet: a refill counts them, and refuses.
+	// None decided yet: a refill counts them, and makes the next wait (the
+	// limiter may yet refuse some).
 	st.publish(2*time.Second, 0, 0, nil)
-	if a, _ := st.w.Admit("c", st.t0.Add(2*time.Second), st.views.Load()); a != Refused {
-		t.Fatalf("12 pending: %v, want Refused", a)
+	if a, _ := st.w.Admit("c", st.t0.Add(2*time.Second), st.views.Load()); a != Wait {
+		t.Fatalf("12 pending: %v, want Wait", a)
+	}
+	// Allowed and recorded, they refuse it.
+	for range 12 {
+		st.w.Record("c", now)
+		st.w.Settle("c")
+	}
+	if a, r := st.w.Admit("c", st.t0.Add(2*time.Second), st.views.Load()); a != Refused || r.Wait != 59*time.Second {
+		t.Fatalf("12 allowed: %v %+v, want Refused for 59s", a, r)
 	}
 }
 
