@@ -18,8 +18,8 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/handlers"
 )
 
-// distributedStatePrefix is where caddy-ratelimit keeps each instance's state
-// in Caddy's storage, one "<instance ID>.rlstate" file per instance.
+// caddy-ratelimit keeps each instance's state in Caddy's storage under
+// distributedStatePrefix, one "<instance ID>.rlstate" file per instance.
 const (
 	distributedStatePrefix = "rate_limit/instances"
 	stateSuffix            = ".rlstate"

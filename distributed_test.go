@@ -135,7 +135,7 @@ func TestAdmitWaitsForTheNextView(t *testing.T) {
 	cr.views.Publish(view(time.Now().Add(-time.Second)))
 	r := httptest.NewRequest(http.MethodGet, "/api/v1", nil)
 	for i := range 4 { // a third of the quota
-		if admitted, _, refused := rl.admit(r, "c"); !admitted || refused {
+		if admitted, _, refused := rl.admit(r, "c", time.Now().Add(cr.maxWait)); !admitted || refused {
 			t.Fatalf("request %d: admitted %v, refused %v", i+1, admitted, refused)
 		}
 		rl.window.Record("c", time.Now())
@@ -149,7 +149,7 @@ func TestAdmitWaitsForTheNextView(t *testing.T) {
 		cr.views.Publish(view(time.Now()))
 	}()
 	start := time.Now()
-	admitted, _, refused := rl.admit(r, "c")
+	admitted, _, refused := rl.admit(r, "c", time.Now().Add(cr.maxWait))
 	if waited := time.Since(start); !admitted || refused || waited < 50*time.Millisecond || waited >= cr.maxWait {
 		t.Fatalf("after the next view: admitted %v, refused %v, after %v", admitted, refused, waited)
 	}
@@ -160,10 +160,10 @@ func TestAdmitWaitsForTheNextView(t *testing.T) {
 	// maxWait with a Retry-After of one read interval.
 	cr.maxWait = 100 * time.Millisecond
 	for range 4 {
-		rl.admit(r, "d")
+		rl.admit(r, "d", time.Now().Add(cr.maxWait))
 	}
 	start = time.Now()
-	admitted, refusal, refused := rl.admit(r, "d")
+	admitted, refusal, refused := rl.admit(r, "d", time.Now().Add(cr.maxWait))
 	if waited := time.Since(start); admitted || !refused || refusal.Wait != time.Second || !refusal.Report || waited < cr.maxWait {
 		t.Fatalf("no view: admitted %v, refused %v %+v, after %v", admitted, refused, refusal, waited)
 	}
@@ -171,14 +171,14 @@ func TestAdmitWaitsForTheNextView(t *testing.T) {
 	// A client that goes away stops waiting.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, _, refused := rl.admit(r.WithContext(ctx), "d"); !refused {
+	if _, _, refused := rl.admit(r.WithContext(ctx), "d", time.Now().Add(cr.maxWait)); !refused {
 		t.Error("a cancelled request waits on")
 	}
 
 	// The storage cannot be read: the share steps aside.
 	cr.stale = 0
 	time.Sleep(time.Millisecond)
-	if admitted, _, refused := rl.admit(r, "d"); admitted || refused {
+	if admitted, _, refused := rl.admit(r, "d", time.Now().Add(cr.maxWait)); admitted || refused {
 		t.Errorf("stale view: admitted %v, refused %v; want neither", admitted, refused)
 	}
 }

@@ -253,7 +253,7 @@ func (h *Handler) serveLimited(w http.ResponseWriter, r *http.Request, service *
 	refusal, refused := rl.window.Refuse(key, now)
 	admitted := false
 	if !refused && rl.cluster != nil {
-		admitted, refusal, refused = rl.admit(r, key)
+		admitted, refusal, refused = rl.admit(r, key, now.Add(rl.cluster.maxWait))
 		now = time.Now() // after any wait, and still before caddy-ratelimit's
 	}
 	if refused {
@@ -300,15 +300,14 @@ func (h *Handler) serveLimited(w http.ResponseWriter, r *http.Request, service *
 
 // admit asks the client's share on this instance for a request of key (in
 // distributed mode), waiting while the share is spent for the next read of
-// the other instances' states to refill it, at most maxWait. admitted says
+// the other instances' states to refill it, until deadline. admitted says
 // that the request is counted in the share (Settle must follow); refused,
 // that the cluster has used the client's quota, or that the share did not
 // refill in time (the client may retry after the next read). When the
 // storage cannot be read the share steps aside.
-func (rl *rateLimiter) admit(r *http.Request, key string) (admitted bool, refusal handlers.Refusal, refused bool) {
+func (rl *rateLimiter) admit(r *http.Request, key string, deadline time.Time) (admitted bool, refusal handlers.Refusal, refused bool) {
 	c := rl.cluster
 	now := time.Now()
-	deadline := now.Add(c.maxWait)
 	var timeout <-chan time.Time
 	for {
 		view := c.view(now)
@@ -447,7 +446,8 @@ func (rl *rateLimiter) keyFields(key string) []zap.Field {
 // The mirror is asked first, so that a batch larger than what is left is
 // refused without using any of it; only a race with the client's other
 // requests, or another instance's count in distributed mode, can refuse
-// part-way, and the events allowed by then stay counted.
+// part-way, and the events allowed by then stay counted. In distributed
+// mode each event must also fit in the client's share, as a request must.
 func (h *Handler) chargeExtra(header http.Header, r *http.Request, n int) handlers.Extra {
 	rl := h.limiter
 	key := rl.clientKey(r)
@@ -455,12 +455,18 @@ func (h *Handler) chargeExtra(header http.Header, r *http.Request, n int) handle
 	remaining, reset, wait := rl.window.Room(key, now, n+1)
 	allowed := remaining >= n
 	if allowed {
+		// The messages wait for their shares within one maxWait in all,
+		// not one each.
+		var deadline time.Time
+		if rl.cluster != nil {
+			deadline = now.Add(rl.cluster.maxWait)
+		}
 		for range n {
 			admitted := false
 			if rl.cluster != nil {
 				var refusal handlers.Refusal
 				var refused bool
-				if admitted, refusal, refused = rl.admit(r, key); refused {
+				if admitted, refusal, refused = rl.admit(r, key, deadline); refused {
 					rl.logRefusal(r, key, refusal)
 					allowed = false
 					remaining, reset, wait = rl.window.Room(key, time.Now(), n+1)
