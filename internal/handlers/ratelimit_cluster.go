@@ -14,10 +14,12 @@ import (
 // syncs, the rest being left to the other instances, and refills the share
 // when a read of the storage shows what they spent:
 //
-//   - what is left is the quota, less this instance's count, less the others'
-//     counts as last written, less an estimate of what each of the others
-//     that serve the client spent since its write (as much as this instance
-//     did over the same time: a balancer spreads a client evenly);
+//   - what is left is the quota, less this instance's count (with the
+//     requests it let through that the limiter has not decided yet), less
+//     the others' counts as last written, less an estimate of what each of
+//     the others that serve the client spent since its write (as much as
+//     this instance did over the same time: a balancer spreads a client
+//     evenly);
 //   - the share is that divided among this instance and the others that may
 //     serve the client: at the first request of a client (or its first after
 //     a pause) every other live instance, as nothing is known yet; after
@@ -30,10 +32,11 @@ import (
 //     whole quota there after one refill, as the others then show nothing
 //     for it.
 //
-// When this instance's count and the others' reach the quota, the client is
-// refused until the oldest of those requests leaves the window, as the
-// limiter would refuse it. The share decides nothing the limiter would
-// allow for good: it only holds requests back until the cluster is known.
+// When the requests counted (this instance's, and the others' as last
+// written) reach the quota, the client is refused until the oldest of them
+// leaves the window, as the limiter would refuse it once it has read the
+// same states. Otherwise the share holds requests back until the cluster
+// is known, and refuses only one that waited for a refill in vain.
 
 // ClusterView is what this instance knows of the other instances of a
 // distributed limiter: their counts per client as of their last write,
