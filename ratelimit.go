@@ -1,14 +1,11 @@
 package discovery
 
 import (
-	"bytes"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
-	"path"
 	"strconv"
 	"strings"
 	"sync"
@@ -89,7 +86,8 @@ func (pw *pooledWindow) rotate(now time.Time) (forgotten []handlers.Unreported, 
 
 // rateLimiter is the provisioned limiter of one handler: caddy-ratelimit
 // decides, the mirror reports what is left and answers the clients it knows
-// to have nothing left.
+// to have nothing left, and in distributed mode keeps each client to its
+// share of the quota between syncs.
 type rateLimiter struct {
 	limit   handlers.RateLimit
 	key     string
@@ -102,8 +100,10 @@ type rateLimiter struct {
 	ipv6Prefix int
 	setsClient bool
 	// distributed holds each refusal caddy-ratelimit decides for its
-	// Retry-After (see serveLimited).
+	// Retry-After (see serveLimited), and cluster keeps each client to its
+	// share of the quota between syncs (see handlers.Window.Admit).
 	distributed bool
+	cluster     *clusterReader
 	logger      *zap.Logger
 	stop        chan struct{}
 }
@@ -153,8 +153,14 @@ func (h *Handler) provisionRateLimit(ctx caddy.Context, limit handlers.RateLimit
 		},
 		Distributed: h.Distributed,
 	}
+	var instanceID string
 	if h.Distributed != nil {
-		if err := seedDistributedState(ctx); err != nil {
+		id, err := caddy.InstanceID()
+		if err != nil {
+			return fmt.Errorf("distributed: %w", err)
+		}
+		instanceID = id.String()
+		if err := seedDistributedState(ctx, ctx.Storage(), instanceID); err != nil {
 			return fmt.Errorf("distributed: %w", err)
 		}
 	}
@@ -171,6 +177,11 @@ func (h *Handler) provisionRateLimit(ctx caddy.Context, limit handlers.RateLimit
 	if err != nil {
 		return fmt.Errorf("rate_limit: %w", err)
 	}
+	var cluster *clusterReader
+	if d := h.Distributed; d != nil {
+		// caddy-ratelimit has set its default intervals.
+		cluster = newClusterReader(ctx, instanceID, zone, limit.Window, time.Duration(d.ReadInterval), time.Duration(d.WriteInterval), h.logger)
+	}
 	h.limiter = &rateLimiter{
 		limit:       limit,
 		key:         key,
@@ -181,10 +192,14 @@ func (h *Handler) provisionRateLimit(ctx caddy.Context, limit handlers.RateLimit
 		ipv6Prefix:  ipv6Prefix,
 		setsClient:  setsClient,
 		distributed: h.Distributed != nil,
+		cluster:     cluster,
 		logger:      h.logger,
 		stop:        make(chan struct{}),
 	}
 	go h.limiter.rotate()
+	if cluster != nil {
+		go cluster.run(ctx, h.limiter.stop)
+	}
 	return nil
 }
 
@@ -214,35 +229,6 @@ func (rl *rateLimiter) rotate() {
 	}
 }
 
-// distributedStatePrefix is where caddy-ratelimit keeps each instance's state
-// in Caddy's storage, one "<instance ID>.rlstate" file per instance.
-const distributedStatePrefix = "rate_limit/instances"
-
-// seedDistributedState makes sure the storage holds this instance's state
-// file before caddy-ratelimit's first sync. Its reader lists the folder, and
-// on the first start of a cluster the folder does not exist until the first
-// write: if the first read comes first (the default intervals are equal), it
-// logs an ERROR for a state that is merely empty. The seed is an empty state
-// in caddy-ratelimit's own gob shape (a timestamp and no zones, which every
-// instance reads as "nothing counted"); this instance's first write
-// replaces it. An existing folder is left alone.
-func seedDistributedState(ctx caddy.Context) error {
-	storage := ctx.Storage()
-	if _, err := storage.List(ctx, distributedStatePrefix, false); err == nil {
-		return nil
-	}
-	id, err := caddy.InstanceID()
-	if err != nil {
-		return err
-	}
-	var buf bytes.Buffer
-	state := struct{ Timestamp time.Time }{Timestamp: time.Now()}
-	if err := gob.NewEncoder(&buf).Encode(state); err != nil {
-		return err
-	}
-	return storage.Store(ctx, path.Join(distributedStatePrefix, id.String()+".rlstate"), buf.Bytes())
-}
-
 func (rl *rateLimiter) cleanup() error {
 	close(rl.stop)
 	err := rl.decider.Cleanup()
@@ -261,22 +247,39 @@ func (rl *rateLimiter) cleanup() error {
 // each refusal at INFO: one client could write megabytes a minute. The
 // module logs the first refusal of a client in a window at INFO, with the
 // count of those since its previous line, and the others at DEBUG.
+//
+// In distributed mode a request must also fit in the client's share on
+// this instance (see admit), which may make it wait for the next read of
+// the other instances' states, before caddy-ratelimit decides it.
 func (h *Handler) serveLimited(w http.ResponseWriter, r *http.Request, service *handlers.Service, next caddyhttp.Handler) error {
 	rl := h.limiter
 	// Read before caddy-ratelimit reads its own, for every recorded time
 	// to be at or before the one it keeps.
 	now := time.Now()
 	key := rl.clientKey(r)
-	if refusal, refused := rl.window.Refuse(key, now); refused {
+	refusal, refused := rl.window.Refuse(key, now)
+	admitted := false
+	if !refused && rl.cluster != nil {
+		admitted, refusal, refused = rl.admit(r, key, now.Add(rl.cluster.maxWait))
+		now = time.Now() // after any wait, and still before caddy-ratelimit's
+	}
+	if refused {
 		rl.logRefusal(r, key, refusal)
 		service.RateLimited(w, r, rl.headers, max(handlers.CeilSeconds(refusal.Wait), 1))
 		return nil
 	}
 	err := rl.decider.ServeHTTP(w, r, caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		remaining, reset := rl.window.Record(key, now)
+		if admitted {
+			rl.window.Settle(key)
+			admitted = false
+		}
 		rl.headers.Set(w.Header(), remaining, reset)
 		return h.serveOwned(w, r, service, next)
 	}))
+	if admitted {
+		rl.window.Settle(key)
+	}
 	if err == nil || !rl.refused(r, err) {
 		return err
 	}
@@ -300,6 +303,46 @@ func (h *Handler) serveLimited(w http.ResponseWriter, r *http.Request, service *
 	rl.window.Refused(key, now, hold)
 	service.RateLimited(w, r, rl.headers, retryAfter)
 	return nil
+}
+
+// admit asks the client's share on this instance for a request of key (in
+// distributed mode), waiting while the share is spent for the next read of
+// the other instances' states to refill it, until deadline. admitted says
+// that the request is counted in the share (Settle must follow); refused,
+// that the cluster has used the client's quota, or that the share did not
+// refill in time (the client may retry after the next read). When the
+// storage cannot be read the share steps aside.
+func (rl *rateLimiter) admit(r *http.Request, key string, deadline time.Time) (admitted bool, refusal handlers.Refusal, refused bool) {
+	c := rl.cluster
+	now := time.Now()
+	var timeout <-chan time.Time
+	for {
+		view := c.view(now)
+		if view == nil {
+			return false, handlers.Refusal{}, false
+		}
+		switch a, refusal := rl.window.Admit(key, now, view); a {
+		case handlers.Admitted:
+			return true, handlers.Refusal{}, false
+		case handlers.Refused:
+			return false, refusal, true
+		}
+		if !now.Before(deadline) {
+			return false, rl.window.Postpone(key, now, c.read), true
+		}
+		if timeout == nil {
+			t := time.NewTimer(deadline.Sub(now))
+			defer t.Stop()
+			timeout = t.C
+		}
+		select {
+		case <-view.Next():
+		case <-timeout:
+		case <-r.Context().Done():
+			return false, rl.window.Postpone(key, now, c.read), true
+		}
+		now = time.Now()
+	}
 }
 
 // refused reports whether err is caddy-ratelimit refusing r in this zone,
@@ -410,7 +453,8 @@ func (rl *rateLimiter) keyFields(key string) []zap.Field {
 // The mirror is asked first, so that a batch larger than what is left is
 // refused without using any of it; only a race with the client's other
 // requests, or another instance's count in distributed mode, can refuse
-// part-way, and the events allowed by then stay counted.
+// part-way, and the events allowed by then stay counted. In distributed
+// mode each event must also fit in the client's share, as a request must.
 func (h *Handler) chargeExtra(header http.Header, r *http.Request, n int) handlers.Extra {
 	rl := h.limiter
 	key := rl.clientKey(r)
@@ -418,12 +462,37 @@ func (h *Handler) chargeExtra(header http.Header, r *http.Request, n int) handle
 	remaining, reset, wait := rl.window.Room(key, now, n+1)
 	allowed := remaining >= n
 	if allowed {
+		// The messages wait for their shares within one maxWait in all,
+		// not one each.
+		var deadline time.Time
+		if rl.cluster != nil {
+			deadline = now.Add(rl.cluster.maxWait)
+		}
 		for range n {
+			admitted := false
+			if rl.cluster != nil {
+				var refusal handlers.Refusal
+				var refused bool
+				if admitted, refusal, refused = rl.admit(r, key, deadline); refused {
+					rl.logRefusal(r, key, refusal)
+					allowed = false
+					remaining, reset, wait = rl.window.Room(key, time.Now(), n+1)
+					wait = max(wait, refusal.Wait)
+					break
+				}
+			}
 			// Read before caddy-ratelimit reads its own, as serveLimited
 			// does, so the mirror never holds a time later than it.
 			at := time.Now()
 			refusal := refusalWriter{header: make(http.Header)}
-			if err := rl.decider.ServeHTTP(&refusal, r, caddyhttp.HandlerFunc(nopHandler)); err != nil {
+			err := rl.decider.ServeHTTP(&refusal, r, caddyhttp.HandlerFunc(nopHandler))
+			if err == nil {
+				remaining, reset = rl.window.Record(key, at)
+			}
+			if admitted {
+				rl.window.Settle(key)
+			}
+			if err != nil {
 				allowed = false
 				remaining, reset, wait = rl.window.Room(key, time.Now(), n+1)
 				// caddy-ratelimit's Retry-After counts the cluster.
@@ -432,7 +501,6 @@ func (h *Handler) chargeExtra(header http.Header, r *http.Request, n int) handle
 				}
 				break
 			}
-			remaining, reset = rl.window.Record(key, at)
 		}
 	}
 	rl.headers.Set(header, remaining, reset)

@@ -3,10 +3,13 @@ package caddytest
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -26,6 +29,7 @@ type process struct {
 // not count them.
 func startProcess(t *testing.T, name, url, caddyfile string) *process {
 	t.Helper()
+	mustBeFree(t, name, url)
 	dir := t.TempDir()
 	config := filepath.Join(dir, "Caddyfile")
 	if err := os.WriteFile(config, []byte(caddyfile), 0o644); err != nil {
@@ -67,6 +71,24 @@ func startProcess(t *testing.T, name, url, caddyfile string) *process {
 	}
 }
 
+// mustBeFree fails the test when another process holds the port of url.
+// Caddy binds with SO_REUSEPORT, so a second Caddy on the port (another test
+// binary running at the same time) would not be refused: the kernel would
+// spread the test's connections over both. Binding without that option
+// fails if anyone holds the port.
+func mustBeFree(t *testing.T, name, url string) {
+	t.Helper()
+	_, port, err := net.SplitHostPort(strings.TrimPrefix(url, "http://"))
+	if err != nil {
+		t.Fatalf("%s: %s has no port", name, url)
+	}
+	l, err := net.Listen("tcp", ":"+port)
+	if err != nil {
+		t.Fatalf("%s: port %s is in use, by another test binary perhaps: %v", name, port, err)
+	}
+	l.Close()
+}
+
 // stop ends the process and returns everything it logged.
 func (p *process) stop() string {
 	_ = p.cmd.Process.Kill()
@@ -85,6 +107,40 @@ func (p *process) get(t *testing.T, path, client string) int {
 	}
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+// processClient talks to the processes: it keeps enough connections open
+// for concurrent requests and follows no redirect, so that an
+// authorization response can be read.
+var processClient = &http.Client{
+	Transport:     &http.Transport{MaxIdleConnsPerHost: 64},
+	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	Timeout:       30 * time.Second,
+}
+
+// send sends method url+path as client (its X-Client header), with headers
+// given as name, value pairs, and returns the response with its whole body.
+// It is safe to call from several goroutines: it returns an error rather
+// than failing the test.
+func (p *process) send(method, path, client string, body io.Reader, headers ...string) (*http.Response, []byte, error) {
+	req, err := http.NewRequest(method, p.url+path, body)
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Header.Set("X-Client", client)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := processClient.Do(req)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s %s%s: %w", method, p.url, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s %s%s: reading the body: %w", method, p.url, path, err)
+	}
+	return resp, b, nil
 }
 
 func processCaddyfile(port int, storage, discovery string) string {

@@ -53,6 +53,8 @@ type clientWindow struct {
 	reported   int64
 	// held is when a refusal the limiter decided stops applying.
 	held int64
+	// share is the client's share in distributed mode (see Admit).
+	share *clientShare
 }
 
 // NewWindow returns an empty mirror for limit.
@@ -132,14 +134,28 @@ func (w *Window) Refuse(key string, now time.Time) (Refusal, bool) {
 	if cw == nil {
 		return Refusal{}, false
 	}
-	window := int64(w.limit.Window)
-	until := cw.held
-	if cw.expire(t - window); cw.live() >= w.limit.Events {
-		until = max(until, cw.times[cw.head]+window)
-	}
+	until := cw.refusedUntil(t, w.limit)
 	if until <= t {
 		return Refusal{}, false
 	}
+	return cw.refusal(t, until, int64(w.limit.Window)), true
+}
+
+// refusedUntil returns when the client stops being refused, by the requests
+// recorded and the refusals held: at or before t if it is not.
+func (cw *clientWindow) refusedUntil(t int64, limit RateLimit) int64 {
+	window := int64(limit.Window)
+	until := cw.held
+	if cw.expire(t - window); cw.live() >= limit.Events {
+		until = max(until, cw.times[cw.head]+window)
+	}
+	return until
+}
+
+// refusal counts a refusal at t of a client refused until until, and says
+// whether to report it: the first in a window is, with the count of those
+// not reported since the previous one.
+func (cw *clientWindow) refusal(t, until, window int64) Refusal {
 	r := Refusal{Wait: time.Duration(until - t)}
 	if cw.reported == 0 || t-cw.reported >= window {
 		r.Report, r.Unreported = true, cw.unreported
@@ -147,7 +163,7 @@ func (w *Window) Refuse(key string, now time.Time) (Refusal, bool) {
 	} else {
 		cw.unreported++
 	}
-	return r, true
+	return r
 }
 
 // Refused records a refusal that the limiter decided, and reported itself,
