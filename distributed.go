@@ -9,6 +9,7 @@ import (
 	"math"
 	"path"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -77,8 +78,10 @@ type clusterReader struct {
 	// and some I/O); stale is how old the latest view may be before the
 	// share steps aside and caddy-ratelimit decides alone.
 	read, lagging, stale time.Duration
-	// maxWait bounds how long a request waits for its share to refill.
+	// maxWait bounds how long a request waits for its share to refill;
+	// waiting counts the requests doing so, at most maxWaiting at once.
 	maxWait time.Duration
+	waiting atomic.Int64
 	// settle and pause are ClusterView's.
 	settle, pause time.Duration
 	views         handlers.ClusterViews

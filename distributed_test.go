@@ -168,6 +168,20 @@ func TestAdmitWaitsForTheNextView(t *testing.T) {
 		t.Fatalf("no view: admitted %v, refused %v %+v, after %v", admitted, refused, refusal, waited)
 	}
 
+	// However many requests are past their share, at most maxWaiting wait
+	// at once; the next is refused at once.
+	cr.maxWait = 5 * time.Second
+	cr.waiting.Store(maxWaiting)
+	start = time.Now()
+	admitted, refusal, refused = rl.admit(r, "d", time.Now().Add(cr.maxWait))
+	if waited := time.Since(start); admitted || !refused || refusal.Wait != time.Second || waited > time.Second {
+		t.Fatalf("with %d waiting: admitted %v, refused %v %+v, after %v", maxWaiting, admitted, refused, refusal, waited)
+	}
+	if n := cr.waiting.Load(); n != maxWaiting {
+		t.Errorf("%d waiting after a refusal, want %d", n, maxWaiting)
+	}
+	cr.waiting.Store(0)
+
 	// A client that goes away stops waiting.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

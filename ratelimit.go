@@ -305,6 +305,11 @@ func (h *Handler) serveLimited(w http.ResponseWriter, r *http.Request, service *
 	return nil
 }
 
+// maxWaiting bounds the requests of one zone that wait for their share at
+// once, whatever their clients: each holds its connection for up to
+// maxWait.
+const maxWaiting = 256
+
 // admit asks the client's share on this instance for a request of key (in
 // distributed mode), waiting while the share is spent for the next read of
 // the other instances' states to refill it, until deadline. admitted says
@@ -331,6 +336,13 @@ func (rl *rateLimiter) admit(r *http.Request, key string, deadline time.Time) (a
 			return false, rl.window.Postpone(key, now, c.read), true
 		}
 		if timeout == nil {
+			// Each waiting request holds its connection: past maxWaiting
+			// at once, a request past its share is refused at once.
+			if c.waiting.Add(1) > maxWaiting {
+				c.waiting.Add(-1)
+				return false, rl.window.Postpone(key, now, c.read), true
+			}
+			defer c.waiting.Add(-1)
 			t := time.NewTimer(deadline.Sub(now))
 			defer t.Stop()
 			timeout = t.C
