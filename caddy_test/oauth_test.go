@@ -96,6 +96,13 @@ func consented(t *testing.T, r *response, target string) url.Values {
 	if !strings.HasPrefix(link, target+"?") && !strings.HasPrefix(link, target+"&") {
 		t.Fatalf("the page links to %s, want %s", link, target)
 	}
+	return authorizationResponse(t, link)
+}
+
+// authorizationResponse is the query of the address an authorization
+// response sends the client to, which names this server as its iss.
+func authorizationResponse(t *testing.T, link string) url.Values {
+	t.Helper()
 	l, err := url.Parse(link)
 	if err != nil {
 		t.Fatal(err)
@@ -118,15 +125,7 @@ func redirected(t *testing.T, r *response, target string) url.Values {
 	if r.Header.Get("Cache-Control") != "no-store" {
 		t.Errorf("Cache-Control %q", r.Header.Get("Cache-Control"))
 	}
-	u, err := url.Parse(loc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	if q.Get("iss") != base {
-		t.Errorf("iss %q, want %s (RFC 9207)", q.Get("iss"), base)
-	}
-	return q
+	return authorizationResponse(t, loc)
 }
 
 func authorizationQuery(client, redirect, challenge string) url.Values {
@@ -411,15 +410,7 @@ func TestClientRegistrationAsDescribed(t *testing.T) {
 		`[]`,
 		`{"redirect_uris":`,
 	} {
-		r := s.do(http.MethodPost, base+"/oauth/register", strings.NewReader(body), "Content-Type", "application/json")
-		described := s.schemaAccepts("ClientRegistration", body)
-		switch {
-		case described && r.StatusCode != http.StatusCreated:
-			t.Errorf("%s: the schema accepts it, the endpoint answers %d: %s", body, r.StatusCode, r.body)
-		case !described && r.StatusCode != http.StatusBadRequest:
-			t.Errorf("%s: the schema refuses it, the endpoint answers %d", body, r.StatusCode)
-		}
-		s.validate(r)
+		s.postAsDescribed("/oauth/register", "ClientRegistration", body, http.StatusCreated)
 	}
 
 	// Each URI fits the schema (at most 1024 bytes), two together do not.

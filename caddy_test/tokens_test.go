@@ -231,18 +231,28 @@ func TestIdentityRequestAsDescribed(t *testing.T) {
 		`"anonymous"`,
 		`{"type":"anonymous"`,
 	} {
-		r := s.do(http.MethodPost, base+"/agent/identity", strings.NewReader(body), "Content-Type", "application/json")
-		described := s.schemaAccepts("IdentityRequest", body)
-		switch {
-		case described && r.StatusCode != http.StatusOK:
-			t.Errorf("%s: the schema accepts it, the endpoint answers %d: %s", body, r.StatusCode, r.body)
-		case !described && r.StatusCode != http.StatusBadRequest:
-			t.Errorf("%s: the schema refuses it, the endpoint answers %d", body, r.StatusCode)
-		case !described:
+		if r := s.postAsDescribed("/agent/identity", "IdentityRequest", body, http.StatusOK); r.StatusCode == http.StatusBadRequest {
 			s.validateProblem(r, http.StatusBadRequest, "bad_request")
 		}
-		s.validate(r)
 	}
+}
+
+// postAsDescribed POSTs a JSON body to path and checks that the endpoint
+// accepts it (with status ok) exactly when the served description's schema
+// component does, else answers 400; the answer validates against the served
+// description. It returns the answer.
+func (s *server) postAsDescribed(path, component, body string, ok int) *response {
+	s.t.Helper()
+	r := s.do(http.MethodPost, base+path, strings.NewReader(body), "Content-Type", "application/json")
+	described := s.schemaAccepts(component, body)
+	switch {
+	case described && r.StatusCode != ok:
+		s.t.Errorf("%s: the schema accepts it, the endpoint answers %d: %s", body, r.StatusCode, r.body)
+	case !described && r.StatusCode != http.StatusBadRequest:
+		s.t.Errorf("%s: the schema refuses it, the endpoint answers %d", body, r.StatusCode)
+	}
+	s.validate(r)
+	return r
 }
 
 // TestOAuthClientLibrary gets a token with a real OAuth 2.0 client library
