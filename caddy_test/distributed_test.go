@@ -2,6 +2,7 @@ package caddytest
 
 import (
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -77,9 +78,22 @@ func TestDistributedFirstStartLogsNoError(t *testing.T) {
 	for _, p := range []*process{a, b} {
 		log := p.stop()
 		for _, line := range strings.Split(log, "\n") {
-			if strings.Contains(line, `"level":"error"`) {
+			switch {
+			case !strings.Contains(line, `"level":"error"`):
+			case tempStateFile.MatchString(line):
+				// caddy-ratelimit read another instance's write in progress
+				// (see tempStateFile): its own race, not the first start's.
+				t.Logf("%s: %s", p.url, line)
+			default:
 				t.Errorf("%s logged an error: %s", p.url, line)
 			}
 		}
 	}
 }
+
+// tempStateFile matches caddy-ratelimit's error about a file it listed in
+// the instances' folder that is no instance's state but the temporary file
+// of a write in progress: the file storage writes a new file under a
+// random numeric name and renames it into place, and caddy-ratelimit v0.1.0
+// reads every file of the folder. The README's distributed section says so.
+var tempStateFile = regexp.MustCompile(`"key":"rate_limit/instances/[0-9]+"`)
