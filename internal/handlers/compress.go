@@ -86,6 +86,10 @@ func (e *encoding) get(i int, doc *document) *encoding {
 		if len(compressed) > len(doc.body)*9/10 {
 			return
 		}
+		// The coders' buffers are sized for the input (zstd's a third of
+		// it): keep only the bytes, so that what is kept is what is
+		// accounted.
+		compressed = bytes.Clone(compressed)
 		if doc.owner != nil {
 			doc.owner.account(len(compressed))
 		}
