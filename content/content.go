@@ -108,7 +108,9 @@ type SiteLink struct {
 
 // Pages are the addresses of the site's own pages, as paths beginning with
 // "/" or absolute http(s) URLs: the home page, the about page, the list of
-// insights, and each insight's page (Insight holds the placeholder "{slug}").
+// insights, and the pattern of each insight's page (Insight holds the
+// placeholder "{slug}", and may hold "{year}", "{month}" and "{day}" of its
+// publication day, zero-padded as Jekyll and Hugo write them).
 type Pages struct {
 	Home     string `yaml:"home"`
 	About    string `yaml:"about"`
@@ -149,6 +151,16 @@ type Insight struct {
 	Topic           string // from topic, else the first category or tag, else DefaultTopic
 	ReadTime        string // from front matter, or computed from the word count
 	Body            string // Markdown
+
+	// Page is the address of the insight's page on the site: a path
+	// beginning with "/", percent-encoded as in a URL, or an absolute
+	// URL. It is the front matter's permalink (Jekyll, Eleventy) or url
+	// (Hugo) when one is given, else Pages.Insight filled in; the site's
+	// own sitemap may correct the latter (see MatchSitemap).
+	Page string
+	// PageGiven reports whether Page comes from the front matter, which
+	// nothing overrides.
+	PageGiven bool
 }
 
 // Topics returns the distinct insight topics in order of first appearance.

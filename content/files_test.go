@@ -3,6 +3,7 @@ package content
 import (
 	"io/fs"
 	"reflect"
+	"strings"
 	"testing"
 	"testing/fstest"
 )
@@ -236,8 +237,8 @@ func TestLoadFilesErrors(t *testing.T) {
 		},
 		{
 			name:  "bundle folder outside the slug grammar",
-			files: map[string]any{"insights/My Post/index.md": post("title: A", "date: 2023-05-01")},
-			want:  `insights/My Post/index.md: folder name: "My Post" is not a slug (` + SlugGrammar + "): rename it or set slug in the front matter",
+			files: map[string]any{"insights/" + strings.Repeat("a", MaxSlugLength+1) + "/index.md": post("title: A", "date: 2023-05-01")},
+			want:  `insights/` + strings.Repeat("a", MaxSlugLength+1) + `/index.md: folder name: "` + strings.Repeat("a", MaxSlugLength+1) + `" is not a slug (` + SlugGrammar + "): rename it or set slug in the front matter",
 		},
 	}
 	for _, tt := range tests {

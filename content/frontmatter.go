@@ -34,6 +34,9 @@ const displayDateLayout = "January 2, 2006"
 //   - not published, as the generators would not publish it: draft: true,
 //     published: false (Jekyll), a publication date in the future, an
 //     expiryDate (Hugo) in the past;
+//   - the address of the post's page: permalink (Jekyll, Eleventy), url
+//     (Hugo), else the pattern pages.insight; permalink: false (Eleventy)
+//     writes no page, so the post is not published;
 //   - guarded by the owner, kept off every surface: private: true,
 //     noindex: true, sitemap: false (jekyll-sitemap) or sitemap: {disable:
 //     true} (Hugo).
@@ -45,6 +48,7 @@ var frontMatterKeys = []string{
 	"dateModifiedISO", "lastmod", "modified", "updated", "updatedDate", "dateModified", "last_modified_at",
 	"topic", "categories", "category", "tags",
 	"slug", "readTime", "draft", "expiryDate", "private", "noindex", "sitemap",
+	"permalink", "url",
 }
 
 // mappingKeys may hold a mapping as well as a value.
@@ -212,6 +216,11 @@ func unpublished(fm frontMatter, ps *problems, file string) string {
 			reason = "not published (" + f.key + ": false)"
 		}
 	}
+	if f := fm.valid("permalink"); f != nil && reason == "" {
+		if on, ok := parseBool(f.node); ok && !on {
+			reason = "not published (" + f.key + ": false)"
+		}
+	}
 	for _, key := range []string{"private", "noindex"} {
 		if f := fm.valid(key); f != nil && reason == "" {
 			if on, ok := parseBool(f.node); ok && on {
@@ -335,6 +344,7 @@ func parseInsight(pf postFile, data []byte, ps *problems) (in Insight, skip stri
 	if reason := b.unreleased(in.DateISO); reason != "" {
 		return Insight{}, reason
 	}
+	in.Page, in.PageGiven = b.page(in.Slug, in.DateISO)
 	in.Description = b.description(body, in.Title)
 	if strings.TrimSpace(body) == "" {
 		ps.add(file, 0, "body", "is empty")
@@ -400,6 +410,25 @@ func (b *insightBuilder) slug(pf postFile) string {
 		b.ps.add(b.file, 0, what, "%q is not a slug (%s): rename it or set slug in the front matter", slug, SlugGrammar)
 	}
 	return slug
+}
+
+// page is the address the front matter gives the post's page, if any:
+// permalink, else url.
+func (b *insightBuilder) page(slug, dateISO string) (string, bool) {
+	var categories []string
+	for _, key := range []string{"categories", "category"} {
+		if f := b.fm.valid(key); f != nil && len(categories) == 0 {
+			categories = f.list
+		}
+	}
+	for _, key := range []string{"permalink", "url"} {
+		if f := b.fm.valid(key); f != nil {
+			if page, ok := givenPage(f.text, slug, dateISO, categories); ok {
+				return page, true
+			}
+		}
+	}
+	return "", false
 }
 
 // dates derives the display date, the publication day and the

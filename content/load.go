@@ -147,6 +147,11 @@ func load(profile, insights tree, insightsDir string, insightsRequired bool) (*S
 		// problems are named with it, so that one pass shows them all.
 		return nil, append(ps, postProblems...).err()
 	}
+	for i := range loaded {
+		if !loaded[i].PageGiven {
+			loaded[i].Page = fillPage(site.Pages.Insight, loaded[i].Slug, loaded[i].DateISO)
+		}
+	}
 	site.Insights = loaded
 	site.Skipped = skipped
 	return site, nil
@@ -283,7 +288,13 @@ func loadProfile(t tree, ps *problems) (*Site, time.Time) {
 	v.link("pages.about", site.Pages.About)
 	v.link("pages.insights", site.Pages.Insights)
 	v.link("pages.insight", site.Pages.Insight)
-	if !strings.Contains(site.Pages.Insight, "{slug}") {
+	if unknown := unknownPlaceholders(site.Pages.Insight); len(unknown) > 0 {
+		what := unknown[0] + " is not a placeholder"
+		if len(unknown) > 1 {
+			what = strings.Join(unknown, " and ") + " are not placeholders"
+		}
+		v.errorf("pages.insight", "%s: the placeholders are %s", what, strings.Join(InsightPlaceholders, ", "))
+	} else if !strings.Contains(site.Pages.Insight, "{slug}") {
 		v.errorf("pages.insight", "must contain the placeholder {slug}")
 	}
 	v.security(&site.Security)

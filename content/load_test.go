@@ -251,6 +251,7 @@ func TestLoad(t *testing.T) {
 					Slug: "x", Title: "A Title", Description: "The body of the article.",
 					Date: "January 2, 2026", DateISO: "2026-01-02", DateModifiedISO: "2026-01-02",
 					Topic: DefaultTopic, ReadTime: "1 min read", Body: "The body of the article.\n",
+					Page: "/insights/x",
 				}
 				if got := site.Insights[0]; got != want {
 					t.Errorf("Insight = %+v\nwant %+v", got, want)
@@ -566,8 +567,8 @@ func TestLoadErrors(t *testing.T) {
 		},
 		{
 			name:  "insight file name is not a slug",
-			files: withInsight("Bad_Name.md", validInsight),
-			want:  []string{`insights/Bad_Name.md: file name: "Bad_Name" is not a slug`},
+			files: withInsight(strings.Repeat("a", MaxSlugLength+1)+".md", validInsight),
+			want:  []string{"insights/" + strings.Repeat("a", MaxSlugLength+1) + `.md: file name: "` + strings.Repeat("a", MaxSlugLength+1) + `" is not a slug`},
 		},
 		{
 			name:  "insight with no front matter",
@@ -683,14 +684,14 @@ func TestLoadReportsEveryError(t *testing.T) {
 		{
 			name: "several insight files and fields",
 			files: map[string]string{
-				"profile.yaml":       validProfile,
-				"insights/good.md":   validInsight,
-				"insights/Bad.md":    validInsight,
+				"profile.yaml":     validProfile,
+				"insights/good.md": validInsight,
+				"insights/" + strings.Repeat("a", MaxSlugLength+1) + ".md": validInsight,
 				"insights/no-fm.md":  "The body.\n",
 				"insights/fields.md": insightWith("title", `""`, "dateISO", "soon"),
 			},
 			want: []string{
-				`insights/Bad.md: file name: "Bad" is not a slug`,
+				"insights/" + strings.Repeat("a", MaxSlugLength+1) + `.md: file name: "` + strings.Repeat("a", MaxSlugLength+1) + `" is not a slug`,
 				"insights/no-fm.md: front matter: the file must begin",
 				"insights/fields.md:2: title: is required",
 				`insights/fields.md:5: dateISO: "soon" is not a date`,

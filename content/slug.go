@@ -1,30 +1,36 @@
 package content
 
-// MaxSlugLength is the longest slug the API accepts.
+import "unicode/utf8"
+
+// MaxSlugLength is the longest slug the API accepts, in characters.
 const MaxSlugLength = 200
 
 // SlugGrammar describes ValidSlug for error messages and documentation.
-const SlugGrammar = "lowercase letters, digits and single hyphens (no leading or trailing hyphen), 1 to 200 characters"
+const SlugGrammar = "one path segment of 1 to 200 characters, as the site's own address writes it: any characters but a slash or a control character, and not . or .."
 
-// ValidSlug reports whether s is a slug: lowercase ASCII letters and digits
-// in runs joined by single hyphens, 1 to MaxSlugLength bytes. The same
-// grammar names insight files and addresses them in the API, so any slug the
-// API refuses can never be the name of a published insight.
+// SlugPattern is ValidSlug as a JSON Schema pattern (with minLength 1 and
+// maxLength MaxSlugLength); it needs no lookahead, so that every regular
+// expression engine reads it alike.
+const SlugPattern = `^([^/\x00-\x1F\x7F-\x9F.][^/\x00-\x1F\x7F-\x9F]*|\.[^/\x00-\x1F\x7F-\x9F.][^/\x00-\x1F\x7F-\x9F]*|\.\.[^/\x00-\x1F\x7F-\x9F]+)$`
+
+// ValidSlug reports whether s is a slug: one path segment, as the site's
+// own addresses have them, so that a post keeps the name its generator
+// gave it (Jekyll keeps capitals, Hugo keeps non-ASCII letters). A slug is
+// 1 to MaxSlugLength characters of valid UTF-8 with no slash and no
+// control character, and is not "." or "..", which name no page. Where a
+// slug goes into an address it is percent-encoded as a path segment.
+// The same grammar names insight files and addresses them in the API, so
+// any slug the API refuses can never be the name of a published insight.
 func ValidSlug(s string) bool {
-	if len(s) == 0 || len(s) > MaxSlugLength || s[0] == '-' || s[len(s)-1] == '-' {
+	if s == "" || s == "." || s == ".." || len(s) > 4*MaxSlugLength || !utf8.ValidString(s) {
 		return false
 	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
-		case c == '-':
-			if s[i-1] == '-' {
-				return false
-			}
-		default:
+	n := 0
+	for _, r := range s {
+		if r == '/' || r < 0x20 || r >= 0x7f && r <= 0x9f {
 			return false
 		}
+		n++
 	}
-	return true
+	return n <= MaxSlugLength
 }

@@ -37,7 +37,7 @@ func TestEditDistance(t *testing.T) {
 // (the post is then read without that key).
 func TestUnknownFrontMatterKeysAreIgnored(t *testing.T) {
 	keys := []string{
-		"topics", "series", "aliases", "author", "authors", "images", "image", "layout", "permalink", "url",
+		"topics", "series", "aliases", "author", "authors", "images", "image", "layout",
 		"weight", "keywords", "toc", "menu", "customParam", "hero", "og_image", "robots", "sidebar", "lang",
 		"eleventyNavigation", "eleventyComputed", "heroImage", "redirect_from", "canonicalURL",
 		"titel", "descripton", "tag", "drfat", "slgu",
