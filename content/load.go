@@ -149,7 +149,7 @@ func load(profile, insights tree, insightsDir string, insightsRequired bool) (*S
 	}
 	for i := range loaded {
 		if !loaded[i].PageGiven {
-			loaded[i].Page = fillPage(site.Pages.Insight, loaded[i].Slug, loaded[i].DateISO)
+			loaded[i].Page = FillPage(site.Pages.Insight, loaded[i].Slug, loaded[i].DateISO)
 		}
 	}
 	site.Insights = loaded

@@ -34,9 +34,9 @@ func unknownPlaceholders(pattern string) []string {
 	return unknown
 }
 
-// fillPage is the pattern with the insight's slug and publication day
+// FillPage is the pattern with the insight's slug and publication day
 // (YYYY-MM-DD) filled in; the slug is percent-encoded as a path segment.
-func fillPage(pattern, slug, dateISO string) string {
+func FillPage(pattern, slug, dateISO string) string {
 	year, month, day := "", "", ""
 	if len(dateISO) == len("2006-01-02") {
 		year, month, day = dateISO[:4], dateISO[5:7], dateISO[8:]

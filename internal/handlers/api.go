@@ -70,7 +70,7 @@ type profileURLs struct {
 }
 
 type insightSummary struct {
-	Slug            string `json:"slug" schema:"pattern=^[a-z0-9]+(-[a-z0-9]+)*$;minLength=1;maxLength=200" jsonschema:"URL slug of the article."`
+	Slug            string `json:"slug" schema:"pattern=@slug;minLength=1;maxLength=200" jsonschema:"The article's slug: the last segment of its page's address on the site, as the site writes it. Percent-encode it as a path segment in a URL."`
 	Title           string `json:"title" jsonschema:"Title of the article."`
 	Description     string `json:"description" jsonschema:"One or two sentences on what the article says."`
 	Date            string `json:"date" jsonschema:"Display date, free-form text."`
@@ -115,9 +115,9 @@ func (l links) abs(link string) string {
 
 func (l links) developers() string { return l.base + pathDevelopers }
 func (l links) openAPI() string    { return l.base + pathOpenAPI }
-func (l links) insight(slug string) string {
-	return l.abs(strings.ReplaceAll(l.cfg.Site.Pages.Insight, "{slug}", slug))
-}
+
+// insight is the address of the page of the insight with the given slug.
+func (l links) insight(slug string) string { return l.abs(l.insightLink(slug)) }
 
 func (l links) index() apiIndex {
 	var endpoints []indexEndpoint

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/caddy-discovery/caddy-discovery/content"
 )
 
 // The Markdown twins of the site's pages: what an agent reads instead of
@@ -109,7 +111,10 @@ func (l links) insightItem(b *bytes.Buffer, i int) {
 // insightLink is the content's link of an insight's page, before it is
 // made absolute.
 func (l links) insightLink(slug string) string {
-	return strings.ReplaceAll(l.cfg.Site.Pages.Insight, "{slug}", slug)
+	if i, ok := l.cfg.bySlug[slug]; ok {
+		return l.cfg.Site.Insights[i].Page
+	}
+	return content.FillPage(l.cfg.Site.Pages.Insight, slug, "")
 }
 
 // homeMarkdown renders the home page's twin: who the subject is, the

@@ -304,18 +304,15 @@ func (rd *rendition) fixedToolCall(c rpcCall) (fixedMCPRequest, bool) {
 	return fixedMCPRequest{}, false
 }
 
-// resourceSlug is the slug of the insight whose resource URI is uri.
+// resourceSlug is the slug of the insight whose resource URI (its page's
+// address) is uri.
 func (rd *rendition) resourceSlug(uri string) (string, bool) {
-	before, after, ok := strings.Cut(rd.insight("{slug}"), "{slug}")
-	if !ok || !strings.HasPrefix(uri, before) || !strings.HasSuffix(uri, after) || len(uri) < len(before)+len(after) {
-		return "", false
+	link := uri
+	if rest, ok := strings.CutPrefix(uri, rd.base); ok && strings.HasPrefix(rest, "/") {
+		link = rest
 	}
-	i, ok := rd.cfg.bySlug[uri[len(before):len(uri)-len(after)]]
-	if !ok {
-		return "", false
-	}
-	slug := rd.cfg.Site.Insights[i].Slug
-	return slug, rd.insight(slug) == uri
+	slug, ok := rd.cfg.slugOfPage[link]
+	return slug, ok && rd.insight(slug) == uri
 }
 
 // plainString is the value of a JSON string written without escapes, in

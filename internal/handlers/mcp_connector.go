@@ -87,7 +87,7 @@ func (l links) addConnectorTools(server *mcp.Server, annotations *mcp.ToolAnnota
 				ID: d.Slug, Title: d.Title, Text: d.Content, URL: d.URL,
 				Metadata: fetchMetadata{
 					Topic: d.Topic, Description: d.Description, Published: d.DateISO, Modified: d.DateModifiedISO,
-					ReadTime: d.ReadTime, APIURL: l.base + strings.Replace(pathInsight, "{slug}", d.Slug, 1), ContentType: "text/markdown",
+					ReadTime: d.ReadTime, APIURL: l.base + insightPath(d.Slug), ContentType: "text/markdown",
 				},
 			}, nil
 		})

@@ -317,13 +317,25 @@ func operation(rt *Route, metered, rateLimited bool) object {
 			// Only published insights' twins are the module's.
 			description = "The slug of a published insight (" + content.SlugGrammar + "). Any other address here is the site's own."
 		}
-		op["parameters"] = []object{{
+		parameters := []object{}
+		for _, p := range []struct{ name, what, pattern string }{
+			{"year", "year", "^[0-9]{4}$"}, {"month", "month, two digits", "^[0-9]{2}$"}, {"day", "day of the month, two digits", "^[0-9]{2}$"},
+		} {
+			if strings.Contains(rt.Path, "{"+p.name+"}") {
+				parameters = append(parameters, object{
+					"name": p.name, "in": "path", "required": true,
+					"description": "The " + p.what + " of the insight's publication day.",
+					"schema":      object{"type": "string", "pattern": p.pattern},
+				})
+			}
+		}
+		op["parameters"] = append(parameters, object{
 			"name":        "slug",
 			"in":          "path",
 			"required":    true,
 			"description": description,
 			"schema":      componentSchemas["InsightSummary"].Properties["slug"],
-		}}
+		})
 	}
 	return op
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -90,8 +91,10 @@ func (s *Service) placeAgentRoutes() {
 	}
 
 	// The pages, in order of precedence, with the placeholder of their
-	// twin's route; an insight's twin follows its page, /insights/{slug}
-	// giving /insights/{slug}.md.
+	// twin's route; an insight's twin follows its page, /insights/x
+	// giving /insights/x.md and /2024/05/01/x/ /2024/05/01/x/index.md.
+	// The insight twins' route takes the path of the pattern's twin,
+	// /insights/{slug}.md, which describes them in openapi.json.
 	type candidate struct {
 		path, twin, placeholder, slug string
 	}
@@ -108,16 +111,18 @@ func (s *Service) placeAgentRoutes() {
 			candidates = append(candidates, candidate{path, twinPath(path), page.placeholder, ""})
 		}
 	}
-	twinPattern := ""
+	twinPattern := "/{slug}.md"
 	if pattern, ok := cfg.onSite(pages.Insight); ok {
 		twinPattern = twinPath(pattern)
-		for _, in := range cfg.Site.Insights {
-			path := strings.ReplaceAll(pattern, "{slug}", in.Slug)
-			candidates = append(candidates, candidate{path, strings.ReplaceAll(twinPattern, "{slug}", in.Slug), pathInsightTwin, in.Slug})
+	}
+	for _, in := range cfg.Site.Insights {
+		if path, ok := cfg.onSite(in.Page); ok {
+			candidates = append(candidates, candidate{path, twinPath(path), pathInsightTwin, in.Slug})
 		}
 	}
 	cfg.pages = make(map[string]*sitePage, len(candidates))
 	cfg.twins = make(map[string]*sitePage, len(candidates))
+	cfg.twinOfSlug = make(map[string]string, len(cfg.Site.Insights))
 	placed := map[string]string{} // placeholder -> path of the twin route
 	type twinned struct {
 		page        *sitePage
@@ -139,6 +144,7 @@ func (s *Service) placeAgentRoutes() {
 		placed[c.placeholder] = c.twin
 		if c.slug != "" {
 			placed[c.placeholder] = twinPattern
+			cfg.twinOfSlug[c.slug] = c.twin
 		}
 	}
 
@@ -169,12 +175,22 @@ func (s *Service) placeAgentRoutes() {
 	}
 }
 
-// pathFor is the path of the route's document for slug.
-func (rt *Route) pathFor(slug string) string {
-	if slug == "" {
+// pathFor is the path of the route's document for slug, as requests name
+// it (not percent-encoded): an insight's twin is at its page's twin, an
+// API address has the slug in place of {slug}.
+func (c *Config) pathFor(rt *Route, slug string) string {
+	switch {
+	case slug == "":
 		return rt.Path
+	case rt.twinOf != nil:
+		return c.twinOfSlug[slug]
 	}
 	return strings.ReplaceAll(rt.Path, "{slug}", slug)
+}
+
+// urlPathFor is pathFor as it goes in a URL, percent-encoded.
+func (c *Config) urlPathFor(rt *Route, slug string) string {
+	return (&url.URL{Path: c.pathFor(rt, slug)}).EscapedPath()
 }
 
 // twinURL is the address of the Markdown twin of the content link (a page),
@@ -655,4 +671,24 @@ func varies(h http.Header, field string) bool {
 		}
 	}
 	return false
+}
+
+// withPages returns site with every insight's page address set: a Site
+// made by a loader has them; one made in code may leave them to the
+// pattern Pages.Insight. site itself is never modified.
+func withPages(site *content.Site) *content.Site {
+	for i := range site.Insights {
+		if site.Insights[i].Page != "" {
+			continue
+		}
+		copied := *site
+		copied.Insights = slices.Clone(site.Insights)
+		for j := range copied.Insights {
+			if in := &copied.Insights[j]; in.Page == "" {
+				in.Page = content.FillPage(site.Pages.Insight, in.Slug, in.DateISO)
+			}
+		}
+		return &copied
+	}
+	return site
 }

@@ -3,6 +3,7 @@ package handlers
 import (
 	"encoding/xml"
 	"net/http"
+	"net/url"
 	"net/http/httptest"
 	"slices"
 	"strconv"
@@ -292,6 +293,9 @@ func TestTwinsNeverShadow(t *testing.T) {
 	clone.Insights = append([]content.Insight(nil), site.Insights...)
 	clone.Insights[0].Slug = "index" // its twin would be the home page's
 	clone.Insights[1].Slug = "llms-full"
+	for i := range clone.Insights {
+		clone.Insights[i].Page = "" // from the pattern
+	}
 	s, err := New(agentConfig(Config{Site: &clone, BaseURL: "https://example.com", TokenSecret: []byte(strings.Repeat("s", 32))}))
 	if err != nil {
 		t.Fatal(err)
@@ -490,5 +494,58 @@ func BenchmarkNegotiatedMarkdown(b *testing.B) {
 				s.ServeHTTP(w, req)
 			}
 		})
+	}
+}
+
+// TestInsightPagesOfTheirOwn: an insight whose page has an address of its
+// own (a Jekyll date permalink, capitals, a non-ASCII slug) is published
+// at that address everywhere, its twin follows that address, and its API
+// address percent-encodes the slug.
+func TestInsightPagesOfTheirOwn(t *testing.T) {
+	site, err := content.Sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	clone := *site
+	clone.Insights = append([]content.Insight(nil), site.Insights...)
+	clone.Insights[0].Slug, clone.Insights[0].Page = "Big-News", "/2024/05/01/Big-News/"
+	clone.Insights[1].Slug, clone.Insights[1].Page = "café", "/blog/caf%C3%A9.html"
+	s, err := New(agentConfig(Config{Site: &clone, BaseURL: "https://example.com", TokenSecret: []byte(strings.Repeat("s", 32))}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ path, twin, slug string }{
+		{"/2024/05/01/Big-News/", "/2024/05/01/Big-News/index.md", "Big-News"},
+		{"/blog/café.html", "/blog/café.md", "café"},
+	} {
+		if p := s.cfg.pages[tt.path]; p == nil || p.twin != tt.twin || p.slug != tt.slug {
+			t.Errorf("page %s: %+v", tt.path, p)
+		}
+		rec := serve(t, s, (&url.URL{Path: tt.twin}).EscapedPath())
+		if rec.Code != http.StatusOK || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/markdown") {
+			t.Errorf("twin %s: %d %s", tt.twin, rec.Code, rec.Header().Get("Content-Type"))
+		}
+		if want := `<https://example.com` + (&url.URL{Path: tt.path}).EscapedPath() + `>; rel="canonical"`; !strings.Contains(rec.Header().Get("Link"), want) {
+			t.Errorf("twin %s: Link %s, want %s", tt.twin, rec.Header().Get("Link"), want)
+		}
+	}
+	rec := serve(t, s, "/api/v1/insights/caf%C3%A9")
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"url":"https://example.com/blog/caf%C3%A9.html"`) {
+		t.Errorf("API: %d %s", rec.Code, rec.Body)
+	}
+	llms := serve(t, s, "/llms.txt").Body.String()
+	for _, want := range []string{"(https://example.com/2024/05/01/Big-News/index.md)", "(https://example.com/blog/caf%C3%A9.md)"} {
+		if !strings.Contains(llms, want) {
+			t.Errorf("llms.txt lacks %s", want)
+		}
+	}
+	sitemap := serve(t, s, "/sitemap-discovery.xml").Body.String()
+	if !strings.Contains(sitemap, "<loc>https://example.com/2024/05/01/Big-News/</loc>") {
+		t.Errorf("sitemap:\n%s", sitemap)
+	}
+	rec = httptest.NewRecorder()
+	s.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/insights/Big-news", nil))
+	if rec.Code != http.StatusNotFound {
+		t.Errorf("a slug in another case: %d, want 404 (slugs are as the site writes them)", rec.Code)
 	}
 }

@@ -269,7 +269,7 @@ func (l links) versionStatus() string {
 // its type.
 func (l links) operation(rt *Route) portalOperation {
 	slug := l.slugExample()
-	address := l.base + rt.pathFor(slug)
+	address := l.base + l.cfg.urlPathFor(rt, slug)
 	op := portalOperation{
 		ID: "op-" + rt.OperationID, Method: rt.Method, Path: rt.Path, Summary: rt.Summary,
 		Description: rt.Description, MediaType: rt.MediaType, Status: "200 OK",
@@ -314,7 +314,7 @@ func (l links) operation(rt *Route) portalOperation {
 	case !strings.Contains(rt.Path, "{"):
 		op.Document = address
 	default:
-		op.Document = l.base + rt.pathFor(slug)
+		op.Document = l.base + l.cfg.urlPathFor(rt, slug)
 	}
 	return op
 }

@@ -344,8 +344,8 @@ func (s *Service) renderAll(rd *rendition) error {
 			continue
 		}
 		for _, in := range s.cfg.Site.Insights {
-			path := rt.pathFor(in.Slug)
-			if rt.twinOf != nil && s.cfg.twins[path] == nil {
+			path := s.cfg.pathFor(rt, in.Slug)
+			if rt.twinOf != nil && (path == "" || s.cfg.twins[path] == nil) {
 				continue // an insight whose twin would take another document's path
 			}
 			doc, err := rd.render(rt, in.Slug, false)

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"net/http"
+	"net/url"
 	"reflect"
 	"strings"
 
@@ -565,7 +566,7 @@ var routes = []Route{
 	{
 		Path: pathInsightTwin, Method: http.MethodGet, OperationID: "getInsightMarkdown", Tag: tagDiscovery,
 		Summary:     "One insight as Markdown",
-		Description: "One insight article as Markdown: its title, dates, topic and the full body, at the address of its page with .md.",
+		Description: "One insight article as Markdown: its title, dates, topic and the full body, at the address of its page with .md (index.md after a slash). A post whose own front matter or the site's sitemap gives its page another address has its twin there; llms.txt and the sitemap list every twin.",
 		MediaType:   mediaMarkdown, CacheControl: cacheDocument,
 		render: links.insightMarkdown, twinOf: links.insight,
 	},
@@ -601,4 +602,5 @@ func isAPIPath(p string) bool {
 var insightPrefix = strings.TrimSuffix(pathInsight, "{slug}")
 
 // insightPath is the API path of the insight with the given slug.
-func insightPath(slug string) string { return insightPrefix + slug }
+// The slug is percent-encoded as a path segment.
+func insightPath(slug string) string { return insightPrefix + url.PathEscape(slug) }

@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/caddy-discovery/caddy-discovery/content"
 )
 
 // The JSON schemas of the API's bodies are generated from the Go types that
@@ -210,6 +212,10 @@ func applyTags(s *jsonschema.Schema, t reflect.Type) error {
 	return nil
 }
 
+// namedPatterns are patterns a schema tag names rather than writes, where
+// another package owns the grammar: pattern=@slug.
+var namedPatterns = map[string]string{"@slug": content.SlugPattern}
+
 // constrain applies one schema tag to s.
 func constrain(s *jsonschema.Schema, tag string) error {
 	for _, kv := range strings.Split(tag, ";") {
@@ -226,6 +232,9 @@ func constrain(s *jsonschema.Schema, tag string) error {
 		case "format":
 			target.Format = value
 		case "pattern":
+			if named, ok := namedPatterns[value]; ok {
+				value = named
+			}
 			target.Pattern = value
 		case "enum":
 			for _, v := range strings.Split(value, "|") {

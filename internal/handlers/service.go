@@ -102,8 +102,13 @@ type Config struct {
 	// searchIndex is the search tool's index of Site.Insights.
 	searchIndex *searchIndex
 	// pages are the site's pages the content names, by path, and twins
-	// the same pages by the path of their Markdown twin.
+	// the same pages by the path of their Markdown twin; twinOfSlug is
+	// the path of each insight's twin, by slug.
 	pages, twins map[string]*sitePage
+	twinOfSlug   map[string]string
+	// slugOfPage is the slug of each insight by the link of its page
+	// (Insight.Page), which is the URI of its MCP resource.
+	slugOfPage map[string]string
 	// loaded is when the Service was built from the content, when it
 	// serves security.txt.
 	loaded time.Time
@@ -172,10 +177,13 @@ func New(cfg Config) (*Service, error) {
 	if !ValidCLIName(cfg.CLIName) {
 		return nil, fmt.Errorf("CLI name %q: use letters, digits, hyphens and underscores", cfg.CLIName)
 	}
+	cfg.Site = withPages(cfg.Site)
 	cfg.bySlug = make(map[string]int, len(cfg.Site.Insights))
+	cfg.slugOfPage = make(map[string]string, len(cfg.Site.Insights))
 	cfg.fullBodies = make([]string, len(cfg.Site.Insights))
 	for i, in := range cfg.Site.Insights {
 		cfg.bySlug[in.Slug] = i
+		cfg.slugOfPage[in.Page] = in.Slug
 		cfg.fullBodies[i] = strings.TrimSpace(demoteHeadings(in.Body))
 		cfg.bodiesSize += len(cfg.fullBodies[i])
 	}
@@ -364,7 +372,7 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rt.serve(s, w, r, rd)
 		return
 	}
-	doc := s.document(rd, rt, slug, rt.pathFor(slug))
+	doc := s.document(rd, rt, slug, s.cfg.pathFor(rt, slug))
 	if doc == nil { // every rendered route has a document; this is a safeguard
 		writeProblem(w, r, newProblem(base, codeNotFound, r, "The requested API endpoint does not exist."))
 		return

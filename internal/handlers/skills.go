@@ -199,7 +199,7 @@ func (l links) skillMarkdown(_ string) ([]byte, error) {
 	var endpoints []skillEndpoint
 	for _, rt := range l.routes {
 		if rt.Versioned() && rt.Method == http.MethodGet {
-			endpoints = append(endpoints, skillEndpoint{rt.Path, rt.Description, l.base + strings.Replace(rt.Path, "{slug}", slug, 1)})
+			endpoints = append(endpoints, skillEndpoint{rt.Path, rt.Description, l.base + l.cfg.urlPathFor(&rt, slug)})
 		}
 	}
 	data["Endpoints"] = endpoints
