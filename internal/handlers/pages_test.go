@@ -3,8 +3,8 @@ package handlers
 import (
 	"encoding/xml"
 	"net/http"
-	"net/url"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
