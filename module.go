@@ -221,6 +221,7 @@ type Handler struct {
 	serviceConfig handlers.Config
 	watcher       *contentWatcher
 	limiter       *rateLimiter
+	site          *siteState
 	logger        *zap.Logger
 }
 
@@ -298,6 +299,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	h.service = new(atomic.Pointer[handlers.Service])
 	h.service.Store(service)
+	h.site = new(siteState)
 	if limited {
 		if err := h.provisionRateLimit(ctx, limit); err != nil {
 			return err
@@ -470,6 +472,10 @@ func (h *Handler) Cleanup() error {
 // answer gets the module's Link and Vary values added.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	service := h.service.Load()
+	if h.site.checked.Load() != service {
+		h.checkSiteOnce(r, next, service)
+		service = h.service.Load()
+	}
 	if !service.Owns(r.URL.Path) && !service.ServesMarkdown(r) {
 		return next.ServeHTTP(service.PageWriter(w, r), r)
 	}

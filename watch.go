@@ -107,7 +107,7 @@ func (h *Handler) reloadContent() {
 		return
 	}
 	cfg := h.serviceConfig
-	cfg.Site = site
+	cfg.Site = h.matchedToSitemap(site)
 	service, err := handlers.New(cfg)
 	if err != nil {
 		h.logger.Warn("content changed but does not render; the previous content keeps serving", zap.Error(err))

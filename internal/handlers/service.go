@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -227,6 +229,21 @@ func New(cfg Config) (*Service, error) {
 		s.fixed.mcpHandler()
 	}
 	return s, nil
+}
+
+// Site is the content the service publishes.
+func (s *Service) Site() *content.Site { return s.cfg.Site }
+
+// SitePages are the paths, percent-encoded, of the site's own pages whose
+// addresses the service publishes (home, about, the insights list, the
+// contact form and each insight's page), sorted.
+func (s *Service) SitePages() []string {
+	paths := make([]string, 0, len(s.cfg.pages))
+	for path := range s.cfg.pages {
+		paths = append(paths, (&url.URL{Path: path}).EscapedPath())
+	}
+	slices.Sort(paths)
+	return paths
 }
 
 // Owns reports whether the service answers path; every other path belongs
