@@ -213,7 +213,9 @@ func waitForLog(t *testing.T, p *process, want string) string {
 // capitals, one in a category, one with its own permalink, one dated in
 // the future, one unpublished and a draft, with jekyll-sitemap. The owner
 // writes one directive and the profile: the module reads the site's
-// sitemap and publishes each post at its real address.
+// sitemap (named in its robots.txt) and publishes each post at its real
+// address; the robots.txt shuts out GPTBot while the profile's content
+// signals say ai-train=yes, which the module points out.
 func TestJekyllBlog(t *testing.T) {
 	src, site := buildBlog(t, "jekyll", "jekyll", "build", "--quiet")
 	caddyfile := blogCaddyfile(9263, site, "content "+blogProfile(t)+"\n\t\tinsights "+filepath.Join(src, "_posts"))
@@ -237,6 +239,12 @@ func TestJekyllBlog(t *testing.T) {
 		}
 	}
 	waitForLog(t, p, `"msg":"every page address the module publishes answers 200","pages":5,"checked":5,"ok":5`)
+	waitForLog(t, p, `"msg":"the site's robots.txt shuts out AI crawlers that the content signals invite to train (ai-train=yes)`)
+	waitForLog(t, p, `"crawlers":["GPTBot"]`)
+	resp, body, err := p.send(http.MethodGet, "/robots.txt", "reader", nil)
+	if err != nil || resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "User-agent: GPTBot\nDisallow: /") {
+		t.Errorf("robots.txt: the site's rules are kept: %v %v\n%s", resp, err, body)
+	}
 }
 
 // TestJekyllBlogWithoutSitemap: the same blog with Jekyll's date
