@@ -323,7 +323,7 @@ test('an invalid base URL is a usage error', async () => {
 
 // ---- Errors -------------------------------------------------------------------------------
 
-for (const [slug, status] of [['no-such-insight-anywhere', 404], ['Bad_Slug', 400]]) {
+for (const [slug, status] of [['no-such-insight-anywhere', 404], ['Bad_Slug', 404], ['a'.repeat(201), 400]]) {
   test(`insights ${slug}: the ${status} problem's title, detail and hint on stderr, exit 1`, async () => {
     const direct = await fetchRaw(`/api/v1/insights/${slug}`);
     assert.equal(direct.status, status);
