@@ -102,44 +102,73 @@ func (fm frontMatter) valid(key string) *fmValue {
 	return nil
 }
 
-// splitFrontMatter separates the YAML header, fenced by lines of "---"
-// (trailing blanks allowed, as Jekyll allows them), from the Markdown body.
-func splitFrontMatter(data []byte) (header []byte, body string, err error) {
+// fmFormat is the language a file's front matter is written in.
+type fmFormat int
+
+const (
+	fmYAML fmFormat = iota // between lines of ---
+	fmTOML                 // between lines of +++ (Hugo)
+)
+
+// fences are the lines that open and close front matter, with how messages
+// name them.
+var fences = map[fmFormat]struct{ line, name string }{
+	fmYAML: {"---", "three hyphens (---)"},
+	fmTOML: {"+++", "three plus signs (+++)"},
+}
+
+// splitFrontMatter separates the front matter from the Markdown body: YAML
+// fenced by lines of "---" or TOML fenced by lines of "+++" (trailing blanks
+// allowed, as Jekyll allows them).
+func splitFrontMatter(data []byte) (header []byte, format fmFormat, body string, err error) {
 	if bytes.IndexByte(data, '\r') >= 0 {
 		data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
 	}
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	first, rest, _ := bytes.Cut(data, []byte("\n"))
-	if !isFence(first) {
-		if isFenceOf(first, "+++") {
-			return nil, "", errors.New("is TOML (+++), which is not read: write it as YAML between lines of three hyphens (---); hugo convert toYAML converts a whole site")
-		}
-		return nil, "", errors.New("the file must begin with a line of three hyphens (---)")
+	switch {
+	case isFenceOf(first, fences[fmYAML].line):
+		format = fmYAML
+	case isFenceOf(first, fences[fmTOML].line):
+		format = fmTOML
+	default:
+		return nil, 0, "", errors.New("the file must begin with a line of three hyphens (---) for YAML front matter, " +
+			"or of three plus signs (+++) for TOML")
 	}
+	fence := fences[format]
 	for offset := 0; offset <= len(rest); {
 		line, _, found := bytes.Cut(rest[offset:], []byte("\n"))
-		if isFence(line) {
+		if isFenceOf(line, fence.line) {
 			header = rest[:offset]
 			if len(bytes.TrimSpace(header)) == 0 {
-				return nil, "", errors.New("is empty")
+				return nil, 0, "", errors.New("is empty")
 			}
 			if !found {
-				return header, "", nil
+				return header, format, "", nil
 			}
-			return header, strings.TrimLeft(string(rest[offset+len(line)+1:]), "\n"), nil
+			return header, format, strings.TrimLeft(string(rest[offset+len(line)+1:]), "\n"), nil
 		}
 		if !found {
 			break
 		}
 		offset += len(line) + 1
 	}
-	return nil, "", errors.New("no closing line of three hyphens (---)")
+	return nil, 0, "", errors.New("no closing line of " + fence.name)
 }
-
-func isFence(line []byte) bool { return isFenceOf(line, "---") }
 
 func isFenceOf(line []byte, fence string) bool {
 	return bytes.HasPrefix(line, []byte(fence)) && len(bytes.Trim(line[len(fence):], " \t")) == 0
+}
+
+// parseFrontMatter parses a header in its format into the node tree of a
+// YAML document, so that one decoder reads every format. Problems name
+// lines of the file: the header of YAML and TOML begins on its second line.
+func parseFrontMatter(file string, format fmFormat, header []byte, ps *problems) (*yamlDoc, bool) {
+	switch format {
+	case fmTOML:
+		return parseTOML(file, 1, header, ps)
+	}
+	return parseYAML(file, 1, "front matter", header, ps)
 }
 
 // decodeFrontMatter reads the keys of a front-matter mapping. A key it does
@@ -298,13 +327,13 @@ var jekyllName = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2})-(.+)$`)
 // published, or "" when it is.
 func parseInsight(pf postFile, data []byte, ps *problems) (in Insight, skip string) {
 	file := pf.name
-	header, body, err := splitFrontMatter(data)
+	header, format, body, err := splitFrontMatter(data)
 	if err != nil {
 		ps.add(file, 0, "front matter", "%s", err)
 		return Insight{}, ""
 	}
 	var keyProblems problems
-	doc, ok := parseYAML(file, 1, "front matter", header, &keyProblems)
+	doc, ok := parseFrontMatter(file, format, header, &keyProblems)
 	if ok && doc.root == nil {
 		keyProblems.add(file, 0, "front matter", "is empty")
 		ok = false

@@ -353,8 +353,6 @@ func TestFrontMatterErrors(t *testing.T) {
 			`insights/x.md:3: published: must be true, false or a date, not "soon"`},
 		{"front matter is a list", "x.md", "---\n- a\n- b\n---\nbody\n",
 			"insights/x.md:2: front matter: must be key: value lines, not a list"},
-		{"TOML front matter", "x.md", "+++\ntitle = 'T'\n+++\nbody\n",
-			"insights/x.md: front matter: is TOML (+++), which is not read: write it as YAML between lines of three hyphens (---); hugo convert toYAML converts a whole site"},
 		{"every problem of the file at once", "x.md", post("titel: T", "date: soon", "slug: A B", "draft: maybe"),
 			"insights/x.md: title: is required\n" +
 				`insights/x.md:3: date: "soon" is not a date: write it as YYYY-MM-DD, or add dateISO` + "\n" +
