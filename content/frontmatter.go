@@ -108,6 +108,7 @@ type fmFormat int
 const (
 	fmYAML fmFormat = iota // between lines of ---
 	fmTOML                 // between lines of +++ (Hugo)
+	fmJSON                 // an object that opens the file (Hugo)
 )
 
 // fences are the lines that open and close front matter, with how messages
@@ -117,14 +118,35 @@ var fences = map[fmFormat]struct{ line, name string }{
 	fmTOML: {"+++", "three plus signs (+++)"},
 }
 
+// lineError is an error at a line of the file.
+type lineError struct {
+	line int
+	msg  string
+}
+
+func (e *lineError) Error() string { return e.msg }
+
+// errorLine is the line of err when it is a *lineError, else 0.
+func errorLine(err error) int {
+	if le, ok := errors.AsType[*lineError](err); ok {
+		return le.line
+	}
+	return 0
+}
+
 // splitFrontMatter separates the front matter from the Markdown body: YAML
 // fenced by lines of "---" or TOML fenced by lines of "+++" (trailing blanks
-// allowed, as Jekyll allows them).
+// allowed, as Jekyll allows them), or a JSON object that opens the file.
+// An error may be a *lineError.
 func splitFrontMatter(data []byte) (header []byte, format fmFormat, body string, err error) {
 	if bytes.IndexByte(data, '\r') >= 0 {
 		data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
 	}
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	if len(data) > 0 && data[0] == '{' {
+		header, body, err = splitJSON(data)
+		return header, fmJSON, body, err
+	}
 	first, rest, _ := bytes.Cut(data, []byte("\n"))
 	switch {
 	case isFenceOf(first, fences[fmYAML].line):
@@ -133,7 +155,7 @@ func splitFrontMatter(data []byte) (header []byte, format fmFormat, body string,
 		format = fmTOML
 	default:
 		return nil, 0, "", errors.New("the file must begin with a line of three hyphens (---) for YAML front matter, " +
-			"or of three plus signs (+++) for TOML")
+			"of three plus signs (+++) for TOML, or with { for JSON")
 	}
 	fence := fences[format]
 	for offset := 0; offset <= len(rest); {
@@ -162,11 +184,14 @@ func isFenceOf(line []byte, fence string) bool {
 
 // parseFrontMatter parses a header in its format into the node tree of a
 // YAML document, so that one decoder reads every format. Problems name
-// lines of the file: the header of YAML and TOML begins on its second line.
+// lines of the file: the header of YAML and TOML begins on its second
+// line, JSON's on its first.
 func parseFrontMatter(file string, format fmFormat, header []byte, ps *problems) (*yamlDoc, bool) {
 	switch format {
 	case fmTOML:
 		return parseTOML(file, 1, header, ps)
+	case fmJSON:
+		return parseJSON(file, header, ps)
 	}
 	return parseYAML(file, 1, "front matter", header, ps)
 }
@@ -329,7 +354,7 @@ func parseInsight(pf postFile, data []byte, ps *problems) (in Insight, skip stri
 	file := pf.name
 	header, format, body, err := splitFrontMatter(data)
 	if err != nil {
-		ps.add(file, 0, "front matter", "%s", err)
+		ps.add(file, errorLine(err), "front matter", "%s", err)
 		return Insight{}, ""
 	}
 	var keyProblems problems
