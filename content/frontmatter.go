@@ -23,11 +23,14 @@ const displayDateLayout = "January 2, 2006"
 // frontMatterKeys are the front-matter keys the loader reads, as the
 // generators spell them. Keys are matched ignoring case, as Hugo does.
 // Keys that name the same fact are listed in order of precedence:
-//   - publication date: dateISO, date, pubDate (Astro), then publishDate
-//     and published (Hugo), then a Jekyll file name's date;
+//   - publication date: dateISO, date, pubDate (Astro), pubDatetime
+//     (AstroPaper), then publishDate and published (Hugo), then a Jekyll
+//     file name's date;
 //   - modification date: dateModifiedISO, lastmod (Hugo), modified,
-//     updated (Eleventy), updatedDate (Astro), dateModified,
-//     last_modified_at (Jekyll), else the publication date;
+//     updated (Eleventy), updatedDate (Astro), modDatetime (AstroPaper),
+//     dateModified, last_modified_at (Jekyll), else the publication date;
+//     a modification key left blank, as AstroPaper leaves modDatetime
+//     until a post changes, counts as absent;
 //   - description: description, summary (Hugo), excerpt (Jekyll), else the
 //     body's first paragraph;
 //   - topic: topic, categories, category (Jekyll), tags, else DefaultTopic;
@@ -41,8 +44,8 @@ const displayDateLayout = "January 2, 2006"
 // Every other key (taxonomies, layout, aliases, a theme's keys) is ignored.
 var frontMatterKeys = []string{
 	"title", "description", "summary", "excerpt",
-	"date", "dateISO", "pubDate", "publishDate", "published",
-	"dateModifiedISO", "lastmod", "modified", "updated", "updatedDate", "dateModified", "last_modified_at",
+	"date", "dateISO", "pubDate", "pubDatetime", "publishDate", "published",
+	"dateModifiedISO", "lastmod", "modified", "updated", "updatedDate", "modDatetime", "dateModified", "last_modified_at",
 	"topic", "categories", "category", "tags",
 	"slug", "readTime", "draft", "expiryDate", "private", "noindex", "sitemap",
 }
@@ -52,7 +55,7 @@ var mappingKeys = map[string]bool{"sitemap": true}
 
 // modifiedKeys name the modification date, in order of precedence;
 // dateModifiedISO, first, must be YYYY-MM-DD.
-var modifiedKeys = []string{"dateModifiedISO", "lastmod", "modified", "updated", "updatedDate", "dateModified", "last_modified_at"}
+var modifiedKeys = []string{"dateModifiedISO", "lastmod", "modified", "updated", "updatedDate", "modDatetime", "dateModified", "last_modified_at"}
 
 // listKeys hold a list, or a single value that counts as a list of one.
 var listKeys = map[string]bool{"categories": true, "category": true, "tags": true}
@@ -460,7 +463,7 @@ func (b *insightBuilder) slug(pf postFile) string {
 // modification day.
 func (b *insightBuilder) dates(base string) (display, published, modified string) {
 	reported := len(*b.ps)
-	for _, key := range []string{"date", "dateISO", "pubDate", "publishDate", "published"} {
+	for _, key := range []string{"date", "dateISO", "pubDate", "pubDatetime", "publishDate", "published"} {
 		if f := b.fm[key]; f != nil && f.invalid {
 			reported = -1 // a date key is wrong, and that is reported already
 		}
@@ -491,8 +494,10 @@ func (b *insightBuilder) dates(base string) (display, published, modified string
 			display, freeText = f.text, f.text
 		}
 	}
-	if d, ok := b.lenientDay("pubDate"); ok {
-		pub = append(pub, d)
+	for _, key := range []string{"pubDate", "pubDatetime"} {
+		if d, ok := b.lenientDay(key); ok {
+			pub = append(pub, d)
+		}
 	}
 	for _, d := range pub[min(1, len(pub)):] {
 		if d.iso() != pub[0].iso() {
@@ -529,6 +534,9 @@ func (b *insightBuilder) dates(base string) (display, published, modified string
 		}
 	}
 	for _, key := range modifiedKeys[1:] {
+		if f := b.fm.valid(key); f != nil && strings.TrimSpace(f.text) == "" {
+			continue // not modified yet
+		}
 		if d, ok := b.lenientDay(key); ok {
 			mod = append(mod, d)
 		}
