@@ -35,8 +35,9 @@ const displayDateLayout = "January 2, 2006"
 //     body's first paragraph;
 //   - topic: topic, categories, category (Jekyll), tags, else DefaultTopic;
 //   - not published, as the generators would not publish it: draft: true,
-//     published: false (Jekyll), a publication date in the future, an
-//     expiryDate (Hugo) in the past;
+//     published: false (Jekyll), a publication date in the future, a
+//     publishDate (Hugo) in the future whatever the date, an expiryDate
+//     (Hugo) in the past;
 //   - guarded by the owner, kept off every surface: private: true,
 //     noindex: true, sitemap: false (jekyll-sitemap) or sitemap: {disable:
 //     true} (Hugo).
@@ -406,6 +407,9 @@ type insightBuilder struct {
 	file string
 	fm   frontMatter
 	ps   *problems
+	// publish is the day Hugo publishes the post from, when the front
+	// matter sets one; read by dates.
+	publish *day
 }
 
 func (b *insightBuilder) errorf(f *fmValue, format string, args ...any) {
@@ -468,6 +472,9 @@ func (b *insightBuilder) dates(base string) (display, published, modified string
 			reported = -1 // a date key is wrong, and that is reported already
 		}
 	}
+	if d, ok := b.publishDay(); ok {
+		b.publish = &d
+	}
 	var pub []day // the publication day, from each key that gives one
 	if f := b.fm.valid("dateISO"); f != nil {
 		if t, err := time.Parse(time.DateOnly, f.text); err != nil {
@@ -504,9 +511,12 @@ func (b *insightBuilder) dates(base string) (display, published, modified string
 			b.ps.add(b.file, d.line, d.key, "%q is not the same day as %s", d.raw, pub[0])
 		}
 	}
-	if len(pub) == 0 {
-		if d, ok := b.fallbackDay(base); ok {
-			pub = append(pub, d)
+	if len(pub) == 0 && b.publish != nil {
+		pub = append(pub, *b.publish)
+	}
+	if m := jekyllName.FindStringSubmatch(base); len(pub) == 0 && m != nil {
+		if t, err := time.Parse(time.DateOnly, m[1]); err == nil {
+			pub = append(pub, day{"the date in the file name", m[1], 0, t})
 		}
 	}
 	if len(pub) == 0 {
@@ -571,9 +581,11 @@ func (b *insightBuilder) lenientDay(key string) (day, bool) {
 	return day{f.key, f.text, f.line, t}, true
 }
 
-// fallbackDay is the publication day when no date key gives one: Hugo's
-// publishDate, Hugo's published date, or a Jekyll file name's date.
-func (b *insightBuilder) fallbackDay(base string) (day, bool) {
+// publishDay reads Hugo's publishDate, or its alias published when that
+// holds a date rather than Jekyll's true or false: the day Hugo publishes
+// the post from, whatever its date. It is the publication day when no date
+// key gives one.
+func (b *insightBuilder) publishDay() (day, bool) {
 	if d, ok := b.lenientDay("publishDate"); ok {
 		return d, true
 	}
@@ -583,11 +595,6 @@ func (b *insightBuilder) fallbackDay(base string) (day, bool) {
 				return day{f.key, f.text, f.line, t}, true
 			}
 			b.errorf(f, "must be true, false or a date, not %q", f.text)
-		}
-	}
-	if m := jekyllName.FindStringSubmatch(base); m != nil {
-		if t, err := time.Parse(time.DateOnly, m[1]); err == nil {
-			return day{"the date in the file name", m[1], 0, t}, true
 		}
 	}
 	return day{}, false
@@ -609,12 +616,16 @@ func (b *insightBuilder) description(body, title string) string {
 
 // unreleased returns why a post whose publication day is published is not
 // out yet, or no longer out, as the generators decide at build time: a
-// publication day after today (Jekyll's and Hugo's default), an expiryDate
-// (Hugo) that has passed; "" when it is out.
+// publication day after today (Jekyll's and Hugo's default), a publishDate
+// (Hugo) after today even beside an earlier date, an expiryDate (Hugo)
+// that has passed; "" when it is out.
 func (b *insightBuilder) unreleased(published string) string {
 	today := time.Now().UTC().Format(time.DateOnly)
 	if published > today {
 		return "dated in the future (" + published + ")"
+	}
+	if d := b.publish; d != nil && d.iso() > today {
+		return "dated in the future (" + d.key + ": " + d.raw + ")"
 	}
 	if d, ok := b.lenientDay("expiryDate"); ok && d.iso() <= today {
 		return "expired (" + d.key + ": " + d.raw + ")"

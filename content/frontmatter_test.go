@@ -365,6 +365,8 @@ func TestFrontMatterErrors(t *testing.T) {
 			`insights/x.md:4: draft: must be true or false, not "maybe"`},
 		{"published that is neither a boolean nor a date", "x.md", post("title: T", "published: soon"),
 			`insights/x.md:3: published: must be true, false or a date, not "soon"`},
+		{"publishDate that is not a date, beside a date", "x.md", post("title: T", "date: 2024-05-01", "publishDate: next week"),
+			`insights/x.md:4: publishDate: "next week" is not a date (YYYY-MM-DD, or with a time as in 2024-05-01T10:00:00Z)`},
 		{"front matter is a list", "x.md", "---\n- a\n- b\n---\nbody\n",
 			"insights/x.md:2: front matter: must be key: value lines, not a list"},
 		{"every problem of the file at once", "x.md", post("titel: T", "date: soon", "slug: A B", "draft: maybe"),

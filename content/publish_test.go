@@ -51,6 +51,8 @@ func TestPostsThatAreNotOut(t *testing.T) {
 		{"draft", "draft: true", "draft (draft: true)"},
 		{"Jekyll published: false", "published: false", "not published (published: false)"},
 		{"dated in the future", "date: " + tomorrow, "dated in the future (" + tomorrow + ")"},
+		{"Hugo publishDate in the future beside a date", "publishDate: " + tomorrow, "dated in the future (publishDate: " + tomorrow + ")"},
+		{"Hugo published date in the future beside a date", "published: " + tomorrow + "T08:00:00Z", "dated in the future (published: " + tomorrow + "T08:00:00Z)"},
 		{"Hugo expiryDate passed", "expiryDate: " + yesterday, "expired (expiryDate: " + yesterday + ")"},
 		{"Hugo expirydate, case aside", "expirydate: " + yesterday + "T10:00:00Z", "expired (expirydate: " + yesterday + "T10:00:00Z)"},
 		{"private: true", "private: true", "kept private (private: true)"},
@@ -73,7 +75,7 @@ func TestPostsThatAreNotOut(t *testing.T) {
 			}
 		})
 	}
-	for _, out := range []string{"private: false", "noindex: false", "sitemap: true", "expiryDate: 2999-01-01", "sitemap:\n  priority: 0.5", "lastmod: " + yesterday} {
+	for _, out := range []string{"private: false", "noindex: false", "sitemap: true", "expiryDate: 2999-01-01", "publishDate: " + yesterday, "sitemap:\n  priority: 0.5", "lastmod: " + yesterday} {
 		site, err := Load(contentFS(map[string]string{"profile.yaml": validProfile, "insights/x.md": post("title: T", "date: 2024-05-01", out)}))
 		if err != nil || len(site.Insights) != 1 {
 			t.Errorf("%s: Insights %v, Skipped %v, %v; want x published", out, site.Insights, site.Skipped, err)
