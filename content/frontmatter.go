@@ -34,6 +34,8 @@ const displayDateLayout = "January 2, 2006"
 //   - description: description, summary (Hugo), excerpt (Jekyll), else the
 //     body's first paragraph;
 //   - topic: topic, categories, category (Jekyll), tags, else DefaultTopic;
+//     a single text in tags or categories, rather than a list, is split as
+//     described at splitTerms;
 //   - not published, as the generators would not publish it: draft: true,
 //     published: false (Jekyll), a publication date in the future, a
 //     publishDate (Hugo) in the future whatever the date, an expiryDate
@@ -58,8 +60,39 @@ var mappingKeys = map[string]bool{"sitemap": true}
 // dateModifiedISO, first, must be YYYY-MM-DD.
 var modifiedKeys = []string{"dateModifiedISO", "lastmod", "modified", "updated", "updatedDate", "modDatetime", "dateModified", "last_modified_at"}
 
-// listKeys hold a list, or a single value that counts as a list of one.
+// listKeys hold a list, or a single text that splitTerms makes one.
 var listKeys = map[string]bool{"categories": true, "category": true, "tags": true}
+
+// splitTerms makes a list of the single text s given to a list key:
+//   - with a comma, it is split at the commas ("go, caddy"): no generator
+//     means a tag with a comma in it, and none splits at commas itself;
+//   - in YAML, the tags and categories are the words of s, as Jekyll makes
+//     them ("tags: go caddy web" is three tags);
+//   - category, Jekyll's key for one category, is kept whole, as Jekyll
+//     keeps it; so is a text in TOML or JSON, which only Hugo reads, and
+//     Hugo takes it as one term.
+//
+// A Hugo site's YAML "tags: machine learning" is thus two tags, and its
+// topic "machine": Jekyll's "tags: go web" taken whole, as the topic
+// "go web", would be the worse mistake, and the more common.
+func splitTerms(key, s string, format fmFormat) []string {
+	var terms []string
+	switch {
+	case strings.Contains(s, ","):
+		terms = strings.Split(s, ",")
+	case key != "category" && format == fmYAML:
+		return strings.Fields(s)
+	default:
+		terms = []string{s}
+	}
+	list := terms[:0]
+	for _, t := range terms {
+		if t = strings.TrimSpace(t); t != "" {
+			list = append(list, t)
+		}
+	}
+	return list
+}
 
 // collectionTags are tags that Eleventy sites use to put a page in the
 // posts collection; they say nothing about the topic, so the topic is never
@@ -200,10 +233,10 @@ func parseFrontMatter(file string, format fmFormat, header []byte, ps *problems)
 	return parseYAML(file, 1, "front matter", header, ps)
 }
 
-// decodeFrontMatter reads the keys of a front-matter mapping. A key it does
-// not read is ignored: generators and themes define keys of their own, and
-// a Hugo taxonomy named topics is no typo of topic.
-func decodeFrontMatter(doc *yamlDoc, ps *problems) frontMatter {
+// decodeFrontMatter reads the keys of a front-matter mapping written in
+// format. A key it does not read is ignored: generators and themes define
+// keys of their own, and a Hugo taxonomy named topics is no typo of topic.
+func decodeFrontMatter(doc *yamlDoc, format fmFormat, ps *problems) frontMatter {
 	fm := make(frontMatter)
 	n := doc.root
 	seen := make(map[string]int)
@@ -243,9 +276,7 @@ func decodeFrontMatter(doc *yamlDoc, ps *problems) frontMatter {
 			ps.add(doc.file, line, k.Value, "must be text, not %s", describe(value))
 			f.invalid = true
 		case listKeys[key]:
-			if s := strings.TrimSpace(value.Value); s != "" {
-				f.list = []string{s}
-			}
+			f.list = splitTerms(key, value.Value, format)
 		default:
 			f.text = value.Value
 		}
@@ -374,7 +405,7 @@ func parseInsight(pf postFile, data []byte, ps *problems) (in Insight, skip stri
 		*ps = append(*ps, keyProblems...)
 		return Insight{}, ""
 	}
-	fm := decodeFrontMatter(doc, &keyProblems)
+	fm := decodeFrontMatter(doc, format, &keyProblems)
 	if reason := unpublished(fm, &keyProblems, file); reason != "" {
 		// A draft is work in progress: only its YAML has to be readable.
 		return Insight{}, reason

@@ -156,14 +156,6 @@ func TestFrontMatterDerived(t *testing.T) {
 			},
 		},
 		{
-			name: "topic from a single category string",
-			file: "x.md",
-			data: post("title: T", "date: 2024-05-01", "categories: Machine Learning"),
-			check: func(t *testing.T, in Insight) {
-				expect(t, "Topic", in.Topic, "Machine Learning")
-			},
-		},
-		{
 			name: "topic from Jekyll's category",
 			file: "x.md",
 			data: post("title: T", "date: 2024-05-01", "category: Data"),
@@ -270,6 +262,32 @@ func TestFrontMatterDerived(t *testing.T) {
 				t.Fatalf("Load() error: %v", err)
 			}
 			tt.check(t, in)
+		})
+	}
+}
+
+// TestTopicFromOneText: a single text given to tags or categories is split
+// as the generators split it, and the topic is its first term.
+func TestTopicFromOneText(t *testing.T) {
+	tests := []struct {
+		name, data, topic string
+	}{
+		{"Jekyll categories, split at spaces", post("title: T", "date: 2024-05-01", "categories: Machine Learning"), "Machine"},
+		{"Jekyll category, kept whole", post("title: T", "date: 2024-05-01", "category: Machine Learning"), "Machine Learning"},
+		{"Jekyll tags after a collection tag", post("title: T", "date: 2024-05-01", "tags: posts go caddy"), "go"},
+		{"tags with commas", post("title: T", "date: 2024-05-01", "tags: web services, go"), "web services"},
+		{"a category with commas", post("title: T", "date: 2024-05-01", "category: ', Data, ML'"), "Data"},
+		{"a blank tags text", post("title: T", "date: 2024-05-01", `tags: " "`), DefaultTopic},
+		{"Hugo TOML categories, one term", tomlPost("title = 'T'", "date = 2024-05-01", "categories = 'Machine Learning'"), "Machine Learning"},
+		{"Hugo JSON tags, one term", `{"title": "T", "date": "2024-05-01", "tags": "web performance"}` + "\nThe body.\n", "web performance"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in, err := loadInsight(t, "x.md", tt.data)
+			if err != nil {
+				t.Fatalf("Load() error: %v", err)
+			}
+			expect(t, "Topic", in.Topic, tt.topic)
 		})
 	}
 }
