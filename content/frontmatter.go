@@ -631,11 +631,11 @@ func (b *insightBuilder) publishDay() (day, bool) {
 	return day{}, false
 }
 
-// description is the front matter's, else the body's first paragraph, else
-// the title.
+// description is the front matter's, as written but for the blanks around
+// it, else derived from the body, else the title.
 func (b *insightBuilder) description(body, title string) string {
 	for _, key := range []string{"description", "summary", "excerpt"} {
-		if s := b.fm.valid(key).textOr(""); s != "" {
+		if s := strings.TrimSpace(b.fm.valid(key).textOr("")); s != "" {
 			return s
 		}
 	}

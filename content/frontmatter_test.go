@@ -132,6 +132,14 @@ func TestFrontMatterDerived(t *testing.T) {
 			},
 		},
 		{
+			name: "a folded description, trimmed and otherwise as written",
+			file: "x.md",
+			data: post("title: T", "date: 2024-05-01", "description: >\n  Tom &amp; Jerry,\n  as written.\n"),
+			check: func(t *testing.T, in Insight) {
+				expect(t, "Description", in.Description, "Tom &amp; Jerry, as written.")
+			},
+		},
+		{
 			name: "Jekyll excerpt as the description",
 			file: "x.md",
 			data: post("title: T", "date: 2024-05-01", "excerpt: An excerpt."),
