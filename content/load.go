@@ -31,6 +31,11 @@ const (
 	MaxFileSize = 1 << 20
 	// WordsPerMinute converts an insight's word count into its read time.
 	WordsPerMinute = 200
+	// CJKCharactersPerMinute converts an insight's Chinese, Japanese and
+	// Korean characters into read time: those scripts are read by the
+	// character, Chinese and Japanese being written without spaces between
+	// words. 500 is a common estimate for all three.
+	CJKCharactersPerMinute = 500
 )
 
 //go:embed sample
@@ -378,27 +383,65 @@ func loadInsights(t tree, dir string, required bool, ps *problems) (insights []I
 	return insights, skipped, postProblems
 }
 
-// ReadTime estimates how long body takes to read at WordsPerMinute, rounded
-// to the nearest minute and at least one: "5 min read".
+// ReadTime estimates how long body takes to read, rounded to the nearest
+// minute and at least one: "5 min read". Words separated by spaces are read
+// at WordsPerMinute, and the characters of Chinese, Japanese and Korean
+// text (Han, Hiragana, Katakana, Hangul) at CJKCharactersPerMinute.
 func ReadTime(body string) string {
-	words, inWord := 0, false
+	words, chars := 0, 0
+	inWord := false
+	afterCJK := false // punctuation right after CJK text is part of it, no word
 	for i := 0; i < len(body); {
-		var space bool
 		if c := body[i]; c < utf8.RuneSelf {
-			space = c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v'
 			i++
-		} else {
-			r, size := utf8.DecodeRuneInString(body[i:])
-			space = unicode.IsSpace(r)
-			i += size
+			switch {
+			case c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
+				inWord, afterCJK = false, false
+			case afterCJK && isASCIIPunct(c):
+			case !inWord:
+				words++
+				inWord, afterCJK = true, false
+			}
+			continue
 		}
-		if !space && !inWord {
+		r, size := utf8.DecodeRuneInString(body[i:])
+		i += size
+		switch {
+		case isCJK(r):
+			chars++
+			inWord, afterCJK = false, true
+		case unicode.IsSpace(r):
+			inWord, afterCJK = false, false
+		case (afterCJK || r >= '\u3000') && unicode.IsPunct(r):
+			// CJK punctuation (、。「」！), or punctuation after CJK text:
+			// it ends a word, and is none.
+			inWord = false
+		case !inWord:
 			words++
+			inWord, afterCJK = true, false
 		}
-		inWord = !space
 	}
-	minutes := int(math.Round(float64(words) / WordsPerMinute))
+	minutes := int(math.Round(float64(words)/WordsPerMinute + float64(chars)/CJKCharactersPerMinute))
 	return strconv.Itoa(max(minutes, 1)) + " min read"
+}
+
+// isCJK reports whether r is a character of Chinese, Japanese or Korean
+// text, read one by one.
+func isCJK(r rune) bool {
+	switch {
+	case r < '\u1100':
+		return false
+	case '\u4e00' <= r && r <= '\u9fff', '\uac00' <= r && r <= '\ud7a3', '\u3041' <= r && r <= '\u30ff' && r != '・':
+		// The common ideographs, Hangul syllables, and kana with the
+		// katakana long vowel mark, which belongs to no one script: the
+		// most of such text, found without a table.
+		return true
+	}
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+}
+
+func isASCIIPunct(c byte) bool {
+	return '!' <= c && c <= '/' || ':' <= c && c <= '@' || '[' <= c && c <= '`' || '{' <= c && c <= '~'
 }
 
 // date checks a YYYY-MM-DD date and reports whether it is one.
