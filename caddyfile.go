@@ -31,6 +31,7 @@ func init() {
 //		base_url       <url>
 //		content        <dir>
 //		insights       <dir>
+//		exclude        <pattern>...
 //		watch          [on|off]
 //		robots         on|off
 //		sitemap        on|off
@@ -115,6 +116,11 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				}
 				h.Watch = on
 			default:
+				return d.ArgErr()
+			}
+		case "exclude":
+			h.Exclude = d.RemainingArgs()
+			if len(h.Exclude) == 0 {
 				return d.ArgErr()
 			}
 		case "site_sitemaps":

@@ -61,6 +61,7 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 				base_url https://example.com
 				content /srv/c
 				insights /srv/blog/posts
+				exclude drafts/ "*-wip.md"
 				robots off
 				sitemap off
 				site_sitemaps /sitemap.xml https://example.com/blog/sitemap.xml
@@ -81,6 +82,7 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 			}`,
 			want: Handler{
 				BaseURL: "https://example.com", Content: "/srv/c", Insights: "/srv/blog/posts", Robots: &off,
+				Exclude: []string{"drafts/", "*-wip.md"},
 				Sitemap: &off, SiteSitemaps: []string{"/sitemap.xml", "https://example.com/blog/sitemap.xml"},
 				PageLinks: &off, Markdown: &off,
 				RateLimit:    &RateLimitPolicy{Events: intPtr(300), Window: caddy.Duration(2 * time.Minute)},
@@ -126,6 +128,9 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{name: "sitemap on", input: "discovery {\n sitemap on\n}", want: Handler{Sitemap: &on}},
 		{name: "sitemap without an argument", input: "discovery {\n sitemap\n}", wantErr: "wrong argument count"},
 		{name: "sitemap maybe", input: "discovery {\n sitemap maybe\n}", wantErr: "sitemap: expected on or off"},
+		{name: "exclude", input: "discovery {\n exclude /drafts/ 2019/*\n}", want: Handler{Exclude: []string{"/drafts/", "2019/*"}}},
+		{name: "exclude without a pattern", input: "discovery {\n exclude\n}", wantErr: "wrong argument count"},
+		{name: "exclude twice", input: "discovery {\n exclude a\n exclude b\n}", wantErr: "'exclude' already specified"},
 		{name: "site_sitemaps", input: "discovery {\n site_sitemaps /sitemap_index.xml\n}", want: Handler{SiteSitemaps: []string{"/sitemap_index.xml"}}},
 		{name: "site_sitemaps without a URL", input: "discovery {\n site_sitemaps\n}", wantErr: "wrong argument count"},
 		{name: "site_sitemaps twice", input: "discovery {\n site_sitemaps /a.xml\n site_sitemaps /b.xml\n}", wantErr: "'site_sitemaps' already specified"},
@@ -316,6 +321,8 @@ func TestValidate(t *testing.T) {
 		{name: "sunset before deprecation", h: Handler{Deprecation: "2027-06-01", Sunset: "2027-01-01"}, field: "sunset"},
 		{name: "successor not a URL", h: Handler{Successor: "ftp://x"}, field: "successor"},
 		{name: "insights without content", h: Handler{Insights: "/srv/blog/posts"}, field: "insights"},
+		{name: "exclude patterns", h: Handler{Exclude: []string{"drafts/", "/2019/*", "*-wip.md", "[ab]*.md"}}},
+		{name: "exclude malformed pattern", h: Handler{Exclude: []string{"drafts/", "[a-"}}, field: "exclude"},
 		{name: "mcp_discovery off", h: Handler{MCPDiscovery: new(bool)}},
 		{name: "agent_skills off", h: Handler{AgentSkills: new(bool)}},
 		{name: "webmcp off", h: Handler{WebMCP: new(bool)}},

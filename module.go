@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"path"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -62,6 +63,15 @@ type Handler struct {
 	// posts folder (content/posts of Hugo, _posts of Jekyll, …). Needs
 	// Content for profile.yaml. Global placeholders are expanded at load.
 	Insights string `json:"insights,omitempty"`
+
+	// Exclude lists patterns of posts to keep off every surface, in the
+	// syntax of Go's path.Match, each matched against a file's or folder's
+	// slash-separated path relative to the insights folder and against its
+	// name alone: ["drafts/", "*-wip.md", "2019/*"]. A pattern that matches
+	// a folder excludes everything in it; one that ends in "/" matches only
+	// folders, and one that begins with "/" only paths from the insights
+	// folder. Excluded files are logged as skipped. Default: none.
+	Exclude []string `json:"exclude,omitempty"`
 
 	// Watch re-reads the content when its files change (file events,
 	// debounced), so edits show up without a reload. Content that fails to
@@ -324,13 +334,14 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 func (h *Handler) loadContent() (*content.Site, error) {
 	var site *content.Site
 	var err error
+	opts := &content.Options{Exclude: h.Exclude}
 	switch {
 	case h.Content == "":
-		site, err = content.Sample()
+		site, err = content.LoadWith(content.SampleFS(), opts)
 	case h.Insights != "":
-		site, err = content.LoadDirs(h.Content, h.Insights)
+		site, err = content.LoadDirsWith(h.Content, h.Insights, opts)
 	default:
-		site, err = content.LoadDir(h.Content)
+		site, err = content.LoadDirWith(h.Content, opts)
 	}
 	if err != nil {
 		return nil, err
@@ -402,6 +413,11 @@ func (h *Handler) Validate() error {
 	}
 	if h.Insights != "" && h.Content == "" {
 		check(fmt.Errorf("insights: needs content, the folder of profile.yaml"))
+	}
+	for _, pattern := range h.Exclude {
+		if _, err := path.Match(pattern, ""); err != nil {
+			check(fmt.Errorf("exclude: %q is not a pattern: %w", pattern, err))
+		}
 	}
 	if h.CLIName != "" && !handlers.ValidCLIName(h.CLIName) {
 		check(fmt.Errorf("cli_name: %q is not a name: use letters, digits, hyphens and underscores", h.CLIName))

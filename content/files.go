@@ -198,6 +198,8 @@ func isMarkdown(name string) bool {
 // walker finds the posts under the insights folder.
 type walker struct {
 	tree
+	root    string   // the insights folder
+	exclude []string // patterns of Options.Exclude
 	files   []postFile
 	skipped []Skip
 	visited map[string]string // resolved folder -> name it was read as
@@ -225,17 +227,31 @@ func (w *walker) walk(name, dir string, depth int) {
 		return
 	}
 	entries := make([]entry, 0, len(list))
-	bundleIndex := ""
+	bundleIndex, excludedIndex := "", ""
 	for _, e := range list {
+		entryName := path.Join(name, e.Name())
+		// A link may lead to a folder: a folder's pattern keeps it out
+		// before it is followed.
+		if pattern, ok := excludedBy(w.exclude, w.relative(entryName), e.IsDir() || e.Type()&fs.ModeSymlink != 0); ok {
+			w.skip(entryName, "excluded ("+pattern+")")
+			if depth > 0 && isIndexFile(e.Name()) && !e.IsDir() {
+				excludedIndex = entryName
+			}
+			continue
+		}
 		en, ok := w.entry(name, dir, e)
 		if !ok {
 			continue
 		}
 		entries = append(entries, en)
-		if base := strings.ToLower(e.Name()); depth > 0 && en.mode.IsRegular() && bundleIndex == "" &&
-			(base == "index.md" || base == "index.markdown") {
+		if depth > 0 && en.mode.IsRegular() && bundleIndex == "" && isIndexFile(e.Name()) {
 			bundleIndex = en.name
 		}
+	}
+	if bundleIndex == "" {
+		// A bundle whose post is excluded is still a bundle: its other
+		// files are not posts.
+		bundleIndex = excludedIndex
 	}
 	for _, en := range entries {
 		base := path.Base(en.name)
@@ -264,6 +280,20 @@ func (w *walker) walk(name, dir string, depth int) {
 			w.files = append(w.files, postFile{path: en.path, name: w.display(en.name), base: strings.TrimSuffix(base, path.Ext(base))})
 		}
 	}
+}
+
+// isIndexFile reports whether a file is named as the post of a page bundle.
+func isIndexFile(name string) bool {
+	name = strings.ToLower(name)
+	return name == "index.md" || name == "index.markdown"
+}
+
+// relative returns the path of name under the insights folder.
+func (w *walker) relative(name string) string {
+	if w.root == "." {
+		return name
+	}
+	return strings.TrimPrefix(name, w.root+"/")
 }
 
 // entry resolves one directory entry. Hidden files, files whose name

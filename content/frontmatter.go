@@ -23,17 +23,23 @@ const displayDateLayout = "January 2, 2006"
 // frontMatterKeys are the front-matter keys the loader reads, as the
 // generators spell them. Keys are matched ignoring case, as Hugo does.
 // Keys that name the same fact are listed in order of precedence:
-//   - publication date: dateISO, date, pubDate (Astro), then publishDate
-//     and published (Hugo), then a Jekyll file name's date;
+//   - publication date: dateISO, date, pubDate (Astro), pubDatetime
+//     (AstroPaper), then publishDate and published (Hugo), then a Jekyll
+//     file name's date;
 //   - modification date: dateModifiedISO, lastmod (Hugo), modified,
-//     updated (Eleventy), updatedDate (Astro), dateModified,
-//     last_modified_at (Jekyll), else the publication date;
+//     updated (Eleventy), updatedDate (Astro), modDatetime (AstroPaper),
+//     dateModified, last_modified_at (Jekyll), else the publication date;
+//     a modification key left blank, as AstroPaper leaves modDatetime
+//     until a post changes, counts as absent;
 //   - description: description, summary (Hugo), excerpt (Jekyll), else the
 //     body's first paragraph;
 //   - topic: topic, categories, category (Jekyll), tags, else DefaultTopic;
+//     a single text in tags or categories, rather than a list, is split as
+//     described at splitTerms;
 //   - not published, as the generators would not publish it: draft: true,
-//     published: false (Jekyll), a publication date in the future, an
-//     expiryDate (Hugo) in the past;
+//     published: false (Jekyll), a publication date in the future, a
+//     publishDate (Hugo) in the future whatever the date, an expiryDate
+//     (Hugo) in the past;
 //   - the address of the post's page: permalink (Jekyll, Eleventy), url
 //     (Hugo), else the pattern pages.insight; permalink: false (Eleventy)
 //     writes no page, so the post is not published;
@@ -44,8 +50,8 @@ const displayDateLayout = "January 2, 2006"
 // Every other key (taxonomies, layout, aliases, a theme's keys) is ignored.
 var frontMatterKeys = []string{
 	"title", "description", "summary", "excerpt",
-	"date", "dateISO", "pubDate", "publishDate", "published",
-	"dateModifiedISO", "lastmod", "modified", "updated", "updatedDate", "dateModified", "last_modified_at",
+	"date", "dateISO", "pubDate", "pubDatetime", "publishDate", "published",
+	"dateModifiedISO", "lastmod", "modified", "updated", "updatedDate", "modDatetime", "dateModified", "last_modified_at",
 	"topic", "categories", "category", "tags",
 	"slug", "readTime", "draft", "expiryDate", "private", "noindex", "sitemap",
 	"permalink", "url",
@@ -56,10 +62,41 @@ var mappingKeys = map[string]bool{"sitemap": true}
 
 // modifiedKeys name the modification date, in order of precedence;
 // dateModifiedISO, first, must be YYYY-MM-DD.
-var modifiedKeys = []string{"dateModifiedISO", "lastmod", "modified", "updated", "updatedDate", "dateModified", "last_modified_at"}
+var modifiedKeys = []string{"dateModifiedISO", "lastmod", "modified", "updated", "updatedDate", "modDatetime", "dateModified", "last_modified_at"}
 
-// listKeys hold a list, or a single value that counts as a list of one.
+// listKeys hold a list, or a single text that splitTerms makes one.
 var listKeys = map[string]bool{"categories": true, "category": true, "tags": true}
+
+// splitTerms makes a list of the single text s given to a list key:
+//   - with a comma, it is split at the commas ("go, caddy"): no generator
+//     means a tag with a comma in it, and none splits at commas itself;
+//   - in YAML, the tags and categories are the words of s, as Jekyll makes
+//     them ("tags: go caddy web" is three tags);
+//   - category, Jekyll's key for one category, is kept whole, as Jekyll
+//     keeps it; so is a text in TOML or JSON, which only Hugo reads, and
+//     Hugo takes it as one term.
+//
+// A Hugo site's YAML "tags: machine learning" is thus two tags, and its
+// topic "machine": Jekyll's "tags: go web" taken whole, as the topic
+// "go web", would be the worse mistake, and the more common.
+func splitTerms(key, s string, format fmFormat) []string {
+	var terms []string
+	switch {
+	case strings.Contains(s, ","):
+		terms = strings.Split(s, ",")
+	case key != "category" && format == fmYAML:
+		return strings.Fields(s)
+	default:
+		terms = []string{s}
+	}
+	list := terms[:0]
+	for _, t := range terms {
+		if t = strings.TrimSpace(t); t != "" {
+			list = append(list, t)
+		}
+	}
+	return list
+}
 
 // collectionTags are tags that Eleventy sites use to put a page in the
 // posts collection; they say nothing about the topic, so the topic is never
@@ -106,50 +143,104 @@ func (fm frontMatter) valid(key string) *fmValue {
 	return nil
 }
 
-// splitFrontMatter separates the YAML header, fenced by lines of "---"
-// (trailing blanks allowed, as Jekyll allows them), from the Markdown body.
-func splitFrontMatter(data []byte) (header []byte, body string, err error) {
+// fmFormat is the language a file's front matter is written in.
+type fmFormat int
+
+const (
+	fmYAML fmFormat = iota // between lines of ---
+	fmTOML                 // between lines of +++ (Hugo)
+	fmJSON                 // an object that opens the file (Hugo)
+)
+
+// fences are the lines that open and close front matter, with how messages
+// name them.
+var fences = map[fmFormat]struct{ line, name string }{
+	fmYAML: {"---", "three hyphens (---)"},
+	fmTOML: {"+++", "three plus signs (+++)"},
+}
+
+// lineError is an error at a line of the file.
+type lineError struct {
+	line int
+	msg  string
+}
+
+func (e *lineError) Error() string { return e.msg }
+
+// errorLine is the line of err when it is a *lineError, else 0.
+func errorLine(err error) int {
+	if le, ok := errors.AsType[*lineError](err); ok {
+		return le.line
+	}
+	return 0
+}
+
+// splitFrontMatter separates the front matter from the Markdown body: YAML
+// fenced by lines of "---" or TOML fenced by lines of "+++" (trailing blanks
+// allowed, as Jekyll allows them), or a JSON object that opens the file.
+// An error may be a *lineError.
+func splitFrontMatter(data []byte) (header []byte, format fmFormat, body string, err error) {
 	if bytes.IndexByte(data, '\r') >= 0 {
 		data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
 	}
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
-	first, rest, _ := bytes.Cut(data, []byte("\n"))
-	if !isFence(first) {
-		if isFenceOf(first, "+++") {
-			return nil, "", errors.New("is TOML (+++), which is not read: write it as YAML between lines of three hyphens (---); hugo convert toYAML converts a whole site")
-		}
-		return nil, "", errors.New("the file must begin with a line of three hyphens (---)")
+	if len(data) > 0 && data[0] == '{' {
+		header, body, err = splitJSON(data)
+		return header, fmJSON, body, err
 	}
+	first, rest, _ := bytes.Cut(data, []byte("\n"))
+	switch {
+	case isFenceOf(first, fences[fmYAML].line):
+		format = fmYAML
+	case isFenceOf(first, fences[fmTOML].line):
+		format = fmTOML
+	default:
+		return nil, 0, "", errors.New("the file must begin with a line of three hyphens (---) for YAML front matter, " +
+			"of three plus signs (+++) for TOML, or with { for JSON")
+	}
+	fence := fences[format]
 	for offset := 0; offset <= len(rest); {
 		line, _, found := bytes.Cut(rest[offset:], []byte("\n"))
-		if isFence(line) {
+		if isFenceOf(line, fence.line) {
 			header = rest[:offset]
 			if len(bytes.TrimSpace(header)) == 0 {
-				return nil, "", errors.New("is empty")
+				return nil, 0, "", errors.New("is empty")
 			}
 			if !found {
-				return header, "", nil
+				return header, format, "", nil
 			}
-			return header, strings.TrimLeft(string(rest[offset+len(line)+1:]), "\n"), nil
+			return header, format, strings.TrimLeft(string(rest[offset+len(line)+1:]), "\n"), nil
 		}
 		if !found {
 			break
 		}
 		offset += len(line) + 1
 	}
-	return nil, "", errors.New("no closing line of three hyphens (---)")
+	return nil, 0, "", errors.New("no closing line of " + fence.name)
 }
-
-func isFence(line []byte) bool { return isFenceOf(line, "---") }
 
 func isFenceOf(line []byte, fence string) bool {
 	return bytes.HasPrefix(line, []byte(fence)) && len(bytes.Trim(line[len(fence):], " \t")) == 0
 }
 
-// decodeFrontMatter reads the keys of a front-matter mapping. A key it does
-// not read is ignored: generators and themes define keys of their own, and
-// a Hugo taxonomy named topics is no typo of topic.
-func decodeFrontMatter(doc *yamlDoc, ps *problems) frontMatter {
+// parseFrontMatter parses a header in its format into the node tree of a
+// YAML document, so that one decoder reads every format. Problems name
+// lines of the file: the header of YAML and TOML begins on its second
+// line, JSON's on its first.
+func parseFrontMatter(file string, format fmFormat, header []byte, ps *problems) (*yamlDoc, bool) {
+	switch format {
+	case fmTOML:
+		return parseTOML(file, 1, header, ps)
+	case fmJSON:
+		return parseJSON(file, header, ps)
+	}
+	return parseYAML(file, 1, "front matter", header, ps)
+}
+
+// decodeFrontMatter reads the keys of a front-matter mapping written in
+// format. A key it does not read is ignored: generators and themes define
+// keys of their own, and a Hugo taxonomy named topics is no typo of topic.
+func decodeFrontMatter(doc *yamlDoc, format fmFormat, ps *problems) frontMatter {
 	fm := make(frontMatter)
 	n := doc.root
 	seen := make(map[string]int)
@@ -189,9 +280,7 @@ func decodeFrontMatter(doc *yamlDoc, ps *problems) frontMatter {
 			ps.add(doc.file, line, k.Value, "must be text, not %s", describe(value))
 			f.invalid = true
 		case listKeys[key]:
-			if s := strings.TrimSpace(value.Value); s != "" {
-				f.list = []string{s}
-			}
+			f.list = splitTerms(key, value.Value, format)
 		default:
 			f.text = value.Value
 		}
@@ -307,13 +396,13 @@ var jekyllName = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2})-(.+)$`)
 // published, or "" when it is.
 func parseInsight(pf postFile, data []byte, ps *problems) (in Insight, skip string) {
 	file := pf.name
-	header, body, err := splitFrontMatter(data)
+	header, format, body, err := splitFrontMatter(data)
 	if err != nil {
-		ps.add(file, 0, "front matter", "%s", err)
+		ps.add(file, errorLine(err), "front matter", "%s", err)
 		return Insight{}, ""
 	}
 	var keyProblems problems
-	doc, ok := parseYAML(file, 1, "front matter", header, &keyProblems)
+	doc, ok := parseFrontMatter(file, format, header, &keyProblems)
 	if ok && doc.root == nil {
 		keyProblems.add(file, 0, "front matter", "is empty")
 		ok = false
@@ -325,7 +414,7 @@ func parseInsight(pf postFile, data []byte, ps *problems) (in Insight, skip stri
 		*ps = append(*ps, keyProblems...)
 		return Insight{}, ""
 	}
-	fm := decodeFrontMatter(doc, &keyProblems)
+	fm := decodeFrontMatter(doc, format, &keyProblems)
 	if reason := unpublished(fm, &keyProblems, file); reason != "" {
 		// A draft is work in progress: only its YAML has to be readable.
 		return Insight{}, reason
@@ -359,6 +448,9 @@ type insightBuilder struct {
 	file string
 	fm   frontMatter
 	ps   *problems
+	// publish is the day Hugo publishes the post from, when the front
+	// matter sets one; read by dates.
+	publish *day
 }
 
 func (b *insightBuilder) errorf(f *fmValue, format string, args ...any) {
@@ -435,10 +527,13 @@ func (b *insightBuilder) page(slug, dateISO string) (string, bool) {
 // modification day.
 func (b *insightBuilder) dates(base string) (display, published, modified string) {
 	reported := len(*b.ps)
-	for _, key := range []string{"date", "dateISO", "pubDate", "publishDate", "published"} {
+	for _, key := range []string{"date", "dateISO", "pubDate", "pubDatetime", "publishDate", "published"} {
 		if f := b.fm[key]; f != nil && f.invalid {
 			reported = -1 // a date key is wrong, and that is reported already
 		}
+	}
+	if d, ok := b.publishDay(); ok {
+		b.publish = &d
 	}
 	var pub []day // the publication day, from each key that gives one
 	if f := b.fm.valid("dateISO"); f != nil {
@@ -466,17 +561,22 @@ func (b *insightBuilder) dates(base string) (display, published, modified string
 			display, freeText = f.text, f.text
 		}
 	}
-	if d, ok := b.lenientDay("pubDate"); ok {
-		pub = append(pub, d)
+	for _, key := range []string{"pubDate", "pubDatetime"} {
+		if d, ok := b.lenientDay(key); ok {
+			pub = append(pub, d)
+		}
 	}
 	for _, d := range pub[min(1, len(pub)):] {
 		if d.iso() != pub[0].iso() {
 			b.ps.add(b.file, d.line, d.key, "%q is not the same day as %s", d.raw, pub[0])
 		}
 	}
-	if len(pub) == 0 {
-		if d, ok := b.fallbackDay(base); ok {
-			pub = append(pub, d)
+	if len(pub) == 0 && b.publish != nil {
+		pub = append(pub, *b.publish)
+	}
+	if m := jekyllName.FindStringSubmatch(base); len(pub) == 0 && m != nil {
+		if t, err := time.Parse(time.DateOnly, m[1]); err == nil {
+			pub = append(pub, day{"the date in the file name", m[1], 0, t})
 		}
 	}
 	if len(pub) == 0 {
@@ -504,6 +604,9 @@ func (b *insightBuilder) dates(base string) (display, published, modified string
 		}
 	}
 	for _, key := range modifiedKeys[1:] {
+		if f := b.fm.valid(key); f != nil && strings.TrimSpace(f.text) == "" {
+			continue // not modified yet
+		}
 		if d, ok := b.lenientDay(key); ok {
 			mod = append(mod, d)
 		}
@@ -538,9 +641,11 @@ func (b *insightBuilder) lenientDay(key string) (day, bool) {
 	return day{f.key, f.text, f.line, t}, true
 }
 
-// fallbackDay is the publication day when no date key gives one: Hugo's
-// publishDate, Hugo's published date, or a Jekyll file name's date.
-func (b *insightBuilder) fallbackDay(base string) (day, bool) {
+// publishDay reads Hugo's publishDate, or its alias published when that
+// holds a date rather than Jekyll's true or false: the day Hugo publishes
+// the post from, whatever its date. It is the publication day when no date
+// key gives one.
+func (b *insightBuilder) publishDay() (day, bool) {
 	if d, ok := b.lenientDay("publishDate"); ok {
 		return d, true
 	}
@@ -552,19 +657,14 @@ func (b *insightBuilder) fallbackDay(base string) (day, bool) {
 			b.errorf(f, "must be true, false or a date, not %q", f.text)
 		}
 	}
-	if m := jekyllName.FindStringSubmatch(base); m != nil {
-		if t, err := time.Parse(time.DateOnly, m[1]); err == nil {
-			return day{"the date in the file name", m[1], 0, t}, true
-		}
-	}
 	return day{}, false
 }
 
-// description is the front matter's, else the body's first paragraph, else
-// the title.
+// description is the front matter's, as written but for the blanks around
+// it, else derived from the body, else the title.
 func (b *insightBuilder) description(body, title string) string {
 	for _, key := range []string{"description", "summary", "excerpt"} {
-		if s := b.fm.valid(key).textOr(""); s != "" {
+		if s := strings.TrimSpace(b.fm.valid(key).textOr("")); s != "" {
 			return s
 		}
 	}
@@ -576,12 +676,16 @@ func (b *insightBuilder) description(body, title string) string {
 
 // unreleased returns why a post whose publication day is published is not
 // out yet, or no longer out, as the generators decide at build time: a
-// publication day after today (Jekyll's and Hugo's default), an expiryDate
-// (Hugo) that has passed; "" when it is out.
+// publication day after today (Jekyll's and Hugo's default), a publishDate
+// (Hugo) after today even beside an earlier date, an expiryDate (Hugo)
+// that has passed; "" when it is out.
 func (b *insightBuilder) unreleased(published string) string {
 	today := time.Now().UTC().Format(time.DateOnly)
 	if published > today {
 		return "dated in the future (" + published + ")"
+	}
+	if d := b.publish; d != nil && d.iso() > today {
+		return "dated in the future (" + d.key + ": " + d.raw + ")"
 	}
 	if d, ok := b.lenientDay("expiryDate"); ok && d.iso() <= today {
 		return "expired (" + d.key + ": " + d.raw + ")"

@@ -58,6 +58,14 @@ func TestFrontMatterDates(t *testing.T) {
 			"March 1, 2024", "2024-03-01", "2024-03-09"},
 		{"pubDate agreeing with date", "x.md", []string{"title: T", "date: 2024-03-01", "pubDate: 2024-03-01T08:00:00Z"},
 			"March 1, 2024", "2024-03-01", "2024-03-01"},
+		{"AstroPaper pubDatetime and modDatetime", "x.md", []string{"title: T", "pubDatetime: 2024-03-01T04:06:31.000Z", "modDatetime: 2024-03-09T10:00:00Z"},
+			"March 1, 2024", "2024-03-01", "2024-03-09"},
+		{"AstroPaper modDatetime left empty", "x.md", []string{"title: T", "pubDatetime: 2024-03-01T04:06:31Z", "modDatetime:"},
+			"March 1, 2024", "2024-03-01", "2024-03-01"},
+		{"AstroPaper modDatetime blank", "x.md", []string{"title: T", "pubDatetime: 2024-03-01T04:06:31Z", `modDatetime: ""`},
+			"March 1, 2024", "2024-03-01", "2024-03-01"},
+		{"pubDatetime agreeing with pubDate", "x.md", []string{"title: T", "pubDate: 2024-03-01", "pubDatetime: 2024-03-01T08:00:00Z"},
+			"March 1, 2024", "2024-03-01", "2024-03-01"},
 		{"Hugo lastmod", "x.md", []string{"title: T", "date: 2024-03-01", "lastmod: 2024-04-02T18:00:00+01:00"},
 			"March 1, 2024", "2024-03-01", "2024-04-02"},
 		{"Hugo modified", "x.md", []string{"title: T", "date: 2024-03-01", "modified: 2024-04-02"},
@@ -124,6 +132,14 @@ func TestFrontMatterDerived(t *testing.T) {
 			},
 		},
 		{
+			name: "a folded description, trimmed and otherwise as written",
+			file: "x.md",
+			data: post("title: T", "date: 2024-05-01", "description: >\n  Tom &amp; Jerry,\n  as written.\n"),
+			check: func(t *testing.T, in Insight) {
+				expect(t, "Description", in.Description, "Tom &amp; Jerry, as written.")
+			},
+		},
+		{
 			name: "Jekyll excerpt as the description",
 			file: "x.md",
 			data: post("title: T", "date: 2024-05-01", "excerpt: An excerpt."),
@@ -145,14 +161,6 @@ func TestFrontMatterDerived(t *testing.T) {
 			data: post("title: T", "date: 2024-05-01", "categories: [Data, Engineering]", "tags: [sql]"),
 			check: func(t *testing.T, in Insight) {
 				expect(t, "Topic", in.Topic, "Data")
-			},
-		},
-		{
-			name: "topic from a single category string",
-			file: "x.md",
-			data: post("title: T", "date: 2024-05-01", "categories: Machine Learning"),
-			check: func(t *testing.T, in Insight) {
-				expect(t, "Topic", in.Topic, "Machine Learning")
 			},
 		},
 		{
@@ -266,6 +274,32 @@ func TestFrontMatterDerived(t *testing.T) {
 	}
 }
 
+// TestTopicFromOneText: a single text given to tags or categories is split
+// as the generators split it, and the topic is its first term.
+func TestTopicFromOneText(t *testing.T) {
+	tests := []struct {
+		name, data, topic string
+	}{
+		{"Jekyll categories, split at spaces", post("title: T", "date: 2024-05-01", "categories: Machine Learning"), "Machine"},
+		{"Jekyll category, kept whole", post("title: T", "date: 2024-05-01", "category: Machine Learning"), "Machine Learning"},
+		{"Jekyll tags after a collection tag", post("title: T", "date: 2024-05-01", "tags: posts go caddy"), "go"},
+		{"tags with commas", post("title: T", "date: 2024-05-01", "tags: web services, go"), "web services"},
+		{"a category with commas", post("title: T", "date: 2024-05-01", "category: ', Data, ML'"), "Data"},
+		{"a blank tags text", post("title: T", "date: 2024-05-01", `tags: " "`), DefaultTopic},
+		{"Hugo TOML categories, one term", tomlPost("title = 'T'", "date = 2024-05-01", "categories = 'Machine Learning'"), "Machine Learning"},
+		{"Hugo JSON tags, one term", `{"title": "T", "date": "2024-05-01", "tags": "web performance"}` + "\nThe body.\n", "web performance"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in, err := loadInsight(t, "x.md", tt.data)
+			if err != nil {
+				t.Fatalf("Load() error: %v", err)
+			}
+			expect(t, "Topic", in.Topic, tt.topic)
+		})
+	}
+}
+
 func expect(t *testing.T, field, got, want string) {
 	t.Helper()
 	if got != want {
@@ -339,6 +373,12 @@ func TestFrontMatterErrors(t *testing.T) {
 			`insights/x.md:3: pubDate: "soon" is not a date (YYYY-MM-DD, or with a time as in 2024-05-01T10:00:00Z)`},
 		{"pubDate and date disagree", "x.md", post("title: T", "date: 2024-05-01", "pubDate: 2024-05-02"),
 			`insights/x.md:4: pubDate: "2024-05-02" is not the same day as date "2024-05-01"`},
+		{"pubDatetime and date disagree", "x.md", post("title: T", "date: 2024-05-01", "pubDatetime: 2024-05-02T09:00:00Z"),
+			`insights/x.md:4: pubDatetime: "2024-05-02T09:00:00Z" is not the same day as date "2024-05-01"`},
+		{"modDatetime that is not a date", "x.md", post("title: T", "pubDatetime: 2024-05-01T09:00:00Z", "modDatetime: later"),
+			`insights/x.md:4: modDatetime: "later" is not a date (YYYY-MM-DD, or with a time as in 2024-05-01T10:00:00Z)`},
+		{"modDatetime before pubDatetime", "x.md", post("title: T", "pubDatetime: 2024-05-01T09:00:00Z", "modDatetime: 2024-04-01T09:00:00Z"),
+			`insights/x.md:4: modDatetime: "2024-04-01T09:00:00Z" is before pubDatetime "2024-05-01T09:00:00Z"`},
 		{"lastmod and updated disagree", "x.md", post("title: T", "date: 2024-05-01", "lastmod: 2024-05-03", "updated: 2024-05-04"),
 			`insights/x.md:5: updated: "2024-05-04" is not the same day as lastmod "2024-05-03"`},
 		{"lastmod before date", "x.md", post("title: T", "date: 2024-05-01T10:00:00Z", "lastmod: 2024-04-30"),
@@ -351,10 +391,10 @@ func TestFrontMatterErrors(t *testing.T) {
 			`insights/x.md:4: draft: must be true or false, not "maybe"`},
 		{"published that is neither a boolean nor a date", "x.md", post("title: T", "published: soon"),
 			`insights/x.md:3: published: must be true, false or a date, not "soon"`},
+		{"publishDate that is not a date, beside a date", "x.md", post("title: T", "date: 2024-05-01", "publishDate: next week"),
+			`insights/x.md:4: publishDate: "next week" is not a date (YYYY-MM-DD, or with a time as in 2024-05-01T10:00:00Z)`},
 		{"front matter is a list", "x.md", "---\n- a\n- b\n---\nbody\n",
 			"insights/x.md:2: front matter: must be key: value lines, not a list"},
-		{"TOML front matter", "x.md", "+++\ntitle = 'T'\n+++\nbody\n",
-			"insights/x.md: front matter: is TOML (+++), which is not read: write it as YAML between lines of three hyphens (---); hugo convert toYAML converts a whole site"},
 		{"every problem of the file at once", "x.md", post("titel: T", "date: soon", "slug: ..", "draft: maybe"),
 			"insights/x.md: title: is required\n" +
 				`insights/x.md:3: date: "soon" is not a date: write it as YYYY-MM-DD, or add dateISO` + "\n" +

@@ -9,6 +9,7 @@ import (
 	"net/mail"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -31,6 +32,11 @@ const (
 	MaxFileSize = 1 << 20
 	// WordsPerMinute converts an insight's word count into its read time.
 	WordsPerMinute = 200
+	// CJKCharactersPerMinute converts an insight's Chinese, Japanese and
+	// Korean characters into read time: those scripts are read by the
+	// character, Chinese and Japanese being written without spaces between
+	// words. 500 is a common estimate for all three.
+	CJKCharactersPerMinute = 500
 )
 
 //go:embed sample
@@ -50,6 +56,41 @@ func Sample() (*Site, error) {
 	return Load(SampleFS())
 }
 
+// Options change what a content directory loads to. A nil *Options is the
+// zero value, which loads every post.
+type Options struct {
+	// Exclude lists patterns of posts to keep off every surface, in the
+	// syntax of path.Match, each matched against a file's or folder's
+	// slash-separated path relative to the insights folder and against its
+	// name alone: "drafts/", "*-wip.md", "2019/*". A pattern that matches a
+	// folder excludes everything in it; one that ends in "/" matches only
+	// folders, and one that begins with "/" only paths from the insights
+	// folder. What a pattern excludes is listed in Site.Skipped with the
+	// reason "excluded (<pattern>)". A malformed pattern is an error.
+	Exclude []string
+}
+
+// check reports a malformed pattern.
+func (o *Options) check() error {
+	if o == nil {
+		return nil
+	}
+	for _, pattern := range o.Exclude {
+		if _, err := path.Match(trimPattern(pattern), ""); err != nil {
+			return fmt.Errorf("exclude: %q: %w", pattern, err)
+		}
+	}
+	return nil
+}
+
+// exclude returns the patterns of o, which may be nil.
+func (o *Options) exclude() []string {
+	if o == nil {
+		return nil
+	}
+	return o.Exclude
+}
+
 // Load reads and validates a content directory: profile.yaml, and the
 // insights under insights/ when that folder exists. Every problem found is
 // reported, each naming its file, line and field; the error joins them,
@@ -60,21 +101,37 @@ func Sample() (*Site, error) {
 // never opened. Prefer LoadDir for a directory on disk: it also refuses a
 // file swapped for a named pipe while it is being loaded.
 func Load(fsys fs.FS) (*Site, error) {
+	return LoadWith(fsys, nil)
+}
+
+// LoadWith is Load with options.
+func LoadWith(fsys fs.FS, opts *Options) (*Site, error) {
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
 	t := tree{fsys: fsys, display: func(name string) string { return name }, scope: "the content directory"}
-	return load(t, t, "insights", false)
+	return load(t, t, "insights", false, opts.exclude())
 }
 
 // LoadDir loads the content directory dir: dir/profile.yaml and the
 // insights under dir/insights, naming files in messages relative to dir.
 // Symbolic links may not lead outside dir.
 func LoadDir(dir string) (*Site, error) {
+	return LoadDirWith(dir, nil)
+}
+
+// LoadDirWith is LoadDir with options.
+func LoadDirWith(dir string, opts *Options) (*Site, error) {
+	if err := opts.check(); err != nil {
+		return nil, fmt.Errorf("loading content: %w", err)
+	}
 	root, err := openDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("loading content: %w", err)
 	}
 	defer root.Close()
 	t := tree{fsys: rootDir{root}, display: func(name string) string { return name }, scope: "the content directory"}
-	site, err := load(t, t, "insights", false)
+	site, err := load(t, t, "insights", false, opts.exclude())
 	if err != nil {
 		return nil, fmt.Errorf("loading content from %s: %w", dir, err)
 	}
@@ -87,6 +144,14 @@ func LoadDir(dir string) (*Site, error) {
 // src/content/blog. Messages name files by their path under the folder as
 // given. Symbolic links may not lead outside the folder they are in.
 func LoadDirs(profileDir, insightsDir string) (*Site, error) {
+	return LoadDirsWith(profileDir, insightsDir, nil)
+}
+
+// LoadDirsWith is LoadDirs with options.
+func LoadDirsWith(profileDir, insightsDir string, opts *Options) (*Site, error) {
+	if err := opts.check(); err != nil {
+		return nil, fmt.Errorf("loading content: %w", err)
+	}
 	profileRoot, err := openDir(profileDir)
 	if err != nil {
 		return nil, fmt.Errorf("loading content: %w", err)
@@ -103,7 +168,7 @@ func LoadDirs(profileDir, insightsDir string) (*Site, error) {
 	site, err := load(
 		tree{fsys: rootDir{profileRoot}, display: under(profileDir), scope: profileDir},
 		tree{fsys: rootDir{insightsRoot}, display: under(insightsDir), scope: insightsDir},
-		".", true)
+		".", true, opts.exclude())
 	if err != nil {
 		return nil, fmt.Errorf("loading content: %w", err)
 	}
@@ -122,11 +187,12 @@ func openDir(dir string) (*os.Root, error) {
 }
 
 // load reads profile.yaml from profile and the insights under the folder
-// insightsDir of insights, which must exist when insightsRequired.
-func load(profile, insights tree, insightsDir string, insightsRequired bool) (*Site, error) {
+// insightsDir of insights, which must exist when insightsRequired, leaving
+// out what the patterns exclude.
+func load(profile, insights tree, insightsDir string, insightsRequired bool, exclude []string) (*Site, error) {
 	var ps problems
 	site, modTime := loadProfile(profile, &ps)
-	loaded, skipped, postProblems := loadInsights(insights, insightsDir, insightsRequired, &ps)
+	loaded, skipped, postProblems := loadInsights(insights, insightsDir, insightsRequired, exclude, &ps)
 	if site != nil && site.Profile.LastUpdated == "" {
 		// lastUpdated says when the profile last changed; what changes
 		// most is its insights.
@@ -305,10 +371,11 @@ func loadProfile(t tree, ps *problems) (*Site, time.Time) {
 	return site, modTime
 }
 
-// loadInsights reads the insights under the folder dir of t. A post with
-// problems is skipped, its problems in its Skip and in postProblems; ps
-// gets only the problems of the folder itself.
-func loadInsights(t tree, dir string, required bool, ps *problems) (insights []Insight, skipped []Skip, postProblems problems) {
+// loadInsights reads the insights under the folder dir of t, but for what
+// the patterns exclude. A post with problems is skipped, its problems in
+// its Skip and in postProblems; ps gets only the problems of the folder
+// itself.
+func loadInsights(t tree, dir string, required bool, exclude []string, ps *problems) (insights []Insight, skipped []Skip, postProblems problems) {
 	insights = []Insight{}
 	resolved, err := t.resolve(dir)
 	if err == nil {
@@ -325,7 +392,7 @@ func loadInsights(t tree, dir string, required bool, ps *problems) (insights []I
 		ps.add(t.display(dir), 0, "", "%s", unwrapPathError(err))
 		return insights, nil, nil
 	}
-	w := walker{tree: t, visited: make(map[string]string), ps: ps}
+	w := walker{tree: t, root: dir, exclude: exclude, visited: make(map[string]string), ps: ps}
 	w.walk(dir, resolved, 0)
 
 	// Parsing dominates loading a large directory: spread it over the CPUs.
@@ -389,27 +456,65 @@ func loadInsights(t tree, dir string, required bool, ps *problems) (insights []I
 	return insights, skipped, postProblems
 }
 
-// ReadTime estimates how long body takes to read at WordsPerMinute, rounded
-// to the nearest minute and at least one: "5 min read".
+// ReadTime estimates how long body takes to read, rounded to the nearest
+// minute and at least one: "5 min read". Words separated by spaces are read
+// at WordsPerMinute, and the characters of Chinese, Japanese and Korean
+// text (Han, Hiragana, Katakana, Hangul) at CJKCharactersPerMinute.
 func ReadTime(body string) string {
-	words, inWord := 0, false
+	words, chars := 0, 0
+	inWord := false
+	afterCJK := false // punctuation right after CJK text is part of it, no word
 	for i := 0; i < len(body); {
-		var space bool
 		if c := body[i]; c < utf8.RuneSelf {
-			space = c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v'
 			i++
-		} else {
-			r, size := utf8.DecodeRuneInString(body[i:])
-			space = unicode.IsSpace(r)
-			i += size
+			switch {
+			case c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
+				inWord, afterCJK = false, false
+			case afterCJK && isASCIIPunct(c):
+			case !inWord:
+				words++
+				inWord, afterCJK = true, false
+			}
+			continue
 		}
-		if !space && !inWord {
+		r, size := utf8.DecodeRuneInString(body[i:])
+		i += size
+		switch {
+		case isCJK(r):
+			chars++
+			inWord, afterCJK = false, true
+		case unicode.IsSpace(r):
+			inWord, afterCJK = false, false
+		case (afterCJK || r >= '\u3000') && unicode.IsPunct(r):
+			// CJK punctuation (、。「」！), or punctuation after CJK text:
+			// it ends a word, and is none.
+			inWord = false
+		case !inWord:
 			words++
+			inWord, afterCJK = true, false
 		}
-		inWord = !space
 	}
-	minutes := int(math.Round(float64(words) / WordsPerMinute))
+	minutes := int(math.Round(float64(words)/WordsPerMinute + float64(chars)/CJKCharactersPerMinute))
 	return strconv.Itoa(max(minutes, 1)) + " min read"
+}
+
+// isCJK reports whether r is a character of Chinese, Japanese or Korean
+// text, read one by one.
+func isCJK(r rune) bool {
+	switch {
+	case r < '\u1100':
+		return false
+	case '\u4e00' <= r && r <= '\u9fff', '\uac00' <= r && r <= '\ud7a3', '\u3041' <= r && r <= '\u30ff' && r != '・':
+		// The common ideographs, Hangul syllables, and kana with the
+		// katakana long vowel mark, which belongs to no one script: the
+		// most of such text, found without a table.
+		return true
+	}
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+}
+
+func isASCIIPunct(c byte) bool {
+	return '!' <= c && c <= '/' || ':' <= c && c <= '@' || '[' <= c && c <= '`' || '{' <= c && c <= '~'
 }
 
 // date checks a YYYY-MM-DD date and reports whether it is one.

@@ -721,22 +721,42 @@ func TestLoadReportsEveryError(t *testing.T) {
 }
 
 func TestReadTime(t *testing.T) {
+	words := func(n int) string { return strings.Repeat("word \n", n) }
 	tests := []struct {
-		name  string
-		words int
-		want  string
+		name string
+		body string
+		want string
 	}{
-		{name: "no words", words: 0, want: "1 min read"},
-		{name: "one minute", words: 200, want: "1 min read"},
-		{name: "rounds down below a half", words: 299, want: "1 min read"},
-		{name: "rounds half up", words: 300, want: "2 min read"},
-		{name: "five minutes", words: 1000, want: "5 min read"},
+		{"no words", "", "1 min read"},
+		{"one minute", words(200), "1 min read"},
+		{"rounds down below a half", words(299), "1 min read"},
+		{"rounds half up", words(300), "2 min read"},
+		{"five minutes", words(1000), "5 min read"},
+		{"Chinese, by characters", strings.Repeat("读书使人充实。", 750), "9 min read"},
+		{"Japanese kana and kanji, by characters", strings.Repeat("これは日本語のブログです。", 500), "12 min read"},
+		{"Korean, by syllables", strings.Repeat("한국어 블로그 글입니다. ", 300), "6 min read"},
+		{"Latin words beside CJK characters", strings.Repeat("Go言語 ", 1000) + words(600), "12 min read"},
+		{"punctuation is no word", strings.Repeat("「本」、(本).! ", 1000), "4 min read"},
+		{"a long vowel mark within katakana", strings.Repeat("ラーメン", 500), "4 min read"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			body := strings.Repeat("word \n", tt.words)
-			if got := ReadTime(body); got != tt.want {
-				t.Errorf("ReadTime(%d words) = %q, want %q", tt.words, got, tt.want)
+			if got := ReadTime(tt.body); got != tt.want {
+				t.Errorf("ReadTime() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func BenchmarkReadTime(b *testing.B) {
+	for _, bench := range []struct{ name, body string }{
+		{"English", strings.Repeat("A sentence of eight words, as posts have. ", MaxFileSize/42)},
+		{"Japanese", strings.Repeat("これは日本語のブログです。", MaxFileSize/39)},
+	} {
+		b.Run(bench.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bench.body)))
+			for b.Loop() {
+				ReadTime(bench.body)
 			}
 		})
 	}

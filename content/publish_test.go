@@ -14,7 +14,7 @@ func TestAPostNeverStopsTheSite(t *testing.T) {
 		"insights/good.md":   validInsight,
 		"insights/no-fm.md":  "The body, and no front matter.\n",
 		"insights/fields.md": insightWith("title", `""`, "dateISO", "soon"),
-		"insights/toml.md":   "+++\ntitle = 'T'\n+++\nbody\n",
+		"insights/toml.md":   "+++\ntitle = 'T'\ndate = soon\n+++\nbody\n",
 		"insights/dup.md":    insightWith("topic", "Platforms\nslug: good"),
 	}))
 	if err != nil {
@@ -26,8 +26,8 @@ func TestAPostNeverStopsTheSite(t *testing.T) {
 	want := map[string]string{
 		"insights/dup.md":    `insights/dup.md:8: slug: "good" is also the slug of insights/good.md: set a different slug in one of them`,
 		"insights/fields.md": "insights/fields.md:2: title: is required\n" + `insights/fields.md:5: dateISO: "soon" is not a date (YYYY-MM-DD)`,
-		"insights/no-fm.md":  "insights/no-fm.md: front matter: the file must begin with a line of three hyphens (---)",
-		"insights/toml.md":   "insights/toml.md: front matter: is TOML (+++)",
+		"insights/no-fm.md":  "insights/no-fm.md: front matter: the file must begin with a line of three hyphens (---) for YAML front matter",
+		"insights/toml.md":   "insights/toml.md:3: front matter: ",
 	}
 	if len(site.Skipped) != len(want) {
 		t.Fatalf("Skipped = %v, want %d", site.Skipped, len(want))
@@ -51,6 +51,8 @@ func TestPostsThatAreNotOut(t *testing.T) {
 		{"draft", "draft: true", "draft (draft: true)"},
 		{"Jekyll published: false", "published: false", "not published (published: false)"},
 		{"dated in the future", "date: " + tomorrow, "dated in the future (" + tomorrow + ")"},
+		{"Hugo publishDate in the future beside a date", "publishDate: " + tomorrow, "dated in the future (publishDate: " + tomorrow + ")"},
+		{"Hugo published date in the future beside a date", "published: " + tomorrow + "T08:00:00Z", "dated in the future (published: " + tomorrow + "T08:00:00Z)"},
 		{"Hugo expiryDate passed", "expiryDate: " + yesterday, "expired (expiryDate: " + yesterday + ")"},
 		{"Hugo expirydate, case aside", "expirydate: " + yesterday + "T10:00:00Z", "expired (expirydate: " + yesterday + "T10:00:00Z)"},
 		{"private: true", "private: true", "kept private (private: true)"},
@@ -73,7 +75,7 @@ func TestPostsThatAreNotOut(t *testing.T) {
 			}
 		})
 	}
-	for _, out := range []string{"private: false", "noindex: false", "sitemap: true", "expiryDate: 2999-01-01", "sitemap:\n  priority: 0.5", "lastmod: " + yesterday} {
+	for _, out := range []string{"private: false", "noindex: false", "sitemap: true", "expiryDate: 2999-01-01", "publishDate: " + yesterday, "sitemap:\n  priority: 0.5", "lastmod: " + yesterday} {
 		site, err := Load(contentFS(map[string]string{"profile.yaml": validProfile, "insights/x.md": post("title: T", "date: 2024-05-01", out)}))
 		if err != nil || len(site.Insights) != 1 {
 			t.Errorf("%s: Insights %v, Skipped %v, %v; want x published", out, site.Insights, site.Skipped, err)

@@ -13,12 +13,16 @@ import (
 const DescriptionLength = 200
 
 // summarize derives a description from a Markdown body: its first
-// paragraph as plain text, cut after the last sentence that ends within
-// DescriptionLength characters. Headings, code, HTML blocks, lists, quotes,
-// tables, images and template tags (Hugo shortcodes, Liquid, Nunjucks) are
-// passed over. It returns "" when the body has no paragraph.
+// paragraph as plain text, or the text before a <!--more--> divider when
+// the body has one (Hugo's summary divider, and the excerpt separator
+// Jekyll sites set), cut after the last sentence that ends within
+// DescriptionLength characters. Headings, code, HTML blocks and comments,
+// lists, quotes, tables, images, tables of contents, kramdown attribute
+// lists and template tags (Hugo shortcodes, Liquid, Nunjucks) are passed
+// over, and HTML entities decoded. It returns "" when the body has no
+// paragraph.
 func summarize(body string) string {
-	return cutAtSentence(plainText(firstParagraph(body)), DescriptionLength)
+	return cutAtSentence(leadText(body), DescriptionLength)
 }
 
 // htmlBlockTags open an HTML block rather than a paragraph.
@@ -36,13 +40,35 @@ var (
 	setextLine    = regexp.MustCompile(`^(=+|-+)\s*$`)
 	imageOnly     = regexp.MustCompile(`^(\[?!\[[^\]]*\]\([^)]*\)(\]\([^)]*\))?\s*)+$`)
 	htmlTagName   = regexp.MustCompile(`^</?([A-Za-z][A-Za-z0-9]*)`)
+	// moreDivider ends the summary of a Hugo post, and the excerpt of a
+	// Jekyll post whose site sets it as its excerpt_separator.
+	moreDivider = regexp.MustCompile(`(?i)<!--\s*more\s*-->`)
+	// tocMarker stands for a table of contents: markdown-it's [[toc]],
+	// Python-Markdown's [TOC], GitLab's [[_TOC_]].
+	tocMarker = regexp.MustCompile(`(?i)^\[\[?_?toc_?\]\]?$`)
+	// templateBlockStart opens a block of code or a comment in a template
+	// language: Liquid's {% highlight %} and {% comment %}, Hugo's
+	// {{< highlight >}}; templateBlockEnd closes it.
+	templateBlockStart = regexp.MustCompile(`^\{(%-?|\{[<%])\s*(highlight|comment)\b`)
+	templateBlockEnd   = regexp.MustCompile(`\{(%-?|\{[<%])\s*(/\s*|end)(highlight|comment)\b`)
 )
 
-// firstParagraph returns the lines of the body's first paragraph, joined by
-// spaces.
-func firstParagraph(body string) string {
-	var para []string
-	fence, inComment, skipBlock := "", false, false
+// leadText returns the plain text of the body's first paragraph that has
+// any, or of every paragraph before a more divider when the body has one
+// outside code and comments and there is text before it.
+func leadText(body string) string {
+	divider := moreDivider.MatchString(body)
+	var paras, para []string
+	// endPara ends the paragraph being read, and reports whether the text
+	// wanted is complete.
+	endPara := func() bool {
+		if text := plainText(strings.Join(para, " ")); text != "" {
+			paras = append(paras, text)
+		}
+		para = nil
+		return len(paras) > 0 && !divider
+	}
+	fence, inComment, skipBlock, inTemplate, inKramdown := "", false, false, false, false
 	for _, line := range strings.Split(body, "\n") {
 		trimmed := strings.TrimSpace(line)
 		switch {
@@ -54,22 +80,48 @@ func firstParagraph(body string) string {
 		case inComment:
 			inComment = !strings.Contains(line, "-->")
 			continue
-		case skipBlock:
+		case inTemplate:
+			inTemplate = !templateBlockEnd.MatchString(line)
+			continue
+		case inKramdown:
+			inKramdown = !strings.Contains(line, "{:/")
+			continue
+		}
+		if loc := moreDivider.FindStringIndex(line); divider && loc != nil {
+			if before := strings.TrimSpace(line[:loc[0]]); before != "" && !skipBlock {
+				para = append(para, before)
+			}
+			endPara()
+			if len(paras) > 0 {
+				return strings.Join(paras, " ")
+			}
+			divider, skipBlock = false, false // nothing before it: read on
+			continue
+		}
+		if skipBlock {
 			skipBlock = trimmed != ""
 			continue
 		}
 		if len(para) > 0 {
 			switch {
 			case trimmed == "":
-				return strings.Join(para, " ")
+				if endPara() {
+					return paras[0]
+				}
+				continue
 			case setextLine.MatchString(trimmed):
 				para = nil // the lines were a heading
 				continue
+			case strings.HasPrefix(trimmed, "{:"):
+				continue // an attribute list of the paragraph
 			case strings.HasPrefix(trimmed, "#"), strings.HasPrefix(trimmed, "```"), strings.HasPrefix(trimmed, "~~~"):
-				return strings.Join(para, " ")
+				if endPara() {
+					return paras[0]
+				}
+			default:
+				para = append(para, trimmed)
+				continue
 			}
-			para = append(para, trimmed)
-			continue
 		}
 		switch {
 		case trimmed == "":
@@ -81,9 +133,17 @@ func firstParagraph(body string) string {
 			// an ATX heading
 		case strings.HasPrefix(line, "    "), strings.HasPrefix(line, "\t"):
 			// indented code
+		case templateBlockStart.MatchString(trimmed):
+			inTemplate = !templateBlockEnd.MatchString(trimmed)
 		case strings.HasPrefix(trimmed, "{{"), strings.HasPrefix(trimmed, "{%"):
 			// a shortcode or template tag on its own line
-		case imageOnly.MatchString(trimmed):
+		case strings.HasPrefix(trimmed, "{::comment"), strings.HasPrefix(trimmed, "{::nomarkdown"):
+			// a kramdown extension block, closed by {:/comment},
+			// {:/nomarkdown} or {:/}, unless it closes itself (… /})
+			inKramdown = !strings.Contains(trimmed, "{:/") && !strings.HasSuffix(trimmed, "/}")
+		case strings.HasPrefix(trimmed, "{:"):
+			// a kramdown attribute list, {:toc}, or {::options … /}
+		case tocMarker.MatchString(trimmed), imageOnly.MatchString(trimmed):
 		case isHTMLBlock(trimmed), listItem.MatchString(trimmed), thematicBreak.MatchString(trimmed),
 			strings.HasPrefix(trimmed, ">"), strings.HasPrefix(trimmed, "|"):
 			skipBlock = true
@@ -91,7 +151,11 @@ func firstParagraph(body string) string {
 			para = append(para, trimmed)
 		}
 	}
-	return strings.Join(para, " ")
+	endPara()
+	if len(paras) == 0 {
+		return ""
+	}
+	return paras[0]
 }
 
 func isHTMLBlock(line string) bool {
@@ -108,6 +172,8 @@ var inlineMarkup = []struct {
 	keep    string
 }{
 	{regexp.MustCompile(`\{\{[<%].*?[%>]\}\}|\{%.*?%\}|\{\{.*?\}\}`), ""},
+	{regexp.MustCompile(`<!--.*?(-->|$)`), ""},
+	{regexp.MustCompile(`\{:[^{}]*\}`), ""},
 	{regexp.MustCompile(`!\[[^\]]*\](\([^)]*\)|\[[^\]]*\])`), ""},
 	{regexp.MustCompile(`\[\^[^\]]*\]`), ""},
 	{regexp.MustCompile(`\[([^\]]*)\](\([^)]*\)|\[[^\]]*\])`), "$1"},

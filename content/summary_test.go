@@ -33,6 +33,30 @@ func TestSummarize(t *testing.T) {
 			strings.Repeat("word ", 20) + "said \"stop.\""},
 		{"cut at a word with an ellipsis when no sentence ends in time",
 			strings.Repeat("abcdefghi ", 30), strings.TrimSpace(strings.Repeat("abcdefghi ", 20)) + "…"},
+		{"kramdown attribute lists and extensions passed over",
+			"{::options parse_block_html=\"true\" /}\n\n* TOC\n{:toc}\n\n{::comment}\nA note to self.\n{:/comment}\n\nThe lead.\n{: .lead}\n\nMore.\n",
+			"The lead."},
+		{"an inline attribute list", "Some *text*{: .x} and a [link](/a){:target=\"_blank\"}.", "Some text and a link."},
+		{"a kramdown comment on one line", "{::comment}hidden{:/comment}\n\nThe text.\n", "The text."},
+		{"table of contents markers passed over", "[[toc]]\n\n[TOC]\n\n[[_TOC_]]\n\nThe text.\n", "The text."},
+		{"Liquid highlight and comment blocks passed over",
+			"{% highlight go %}\nfmt.Println()\n{% endhighlight %}\n\n{%- comment -%}\nNot yet.\n{%- endcomment -%}\n\nThe text.\n",
+			"The text."},
+		{"Hugo highlight shortcode block passed over", "{{< highlight go >}}\nfmt.Println()\n{{< /highlight >}}\n\nThe text.\n", "The text."},
+		{"template tags inside a paragraph",
+			"Hello {{ site.title }} readers, {% if a %}now{% endif %} press {{< kbd Enter >}} or see {{% ref \"x\" %}}.",
+			"Hello readers, now press or see ."},
+		{"HTML comments inside a paragraph", "The text <!-- a note --> goes on.<!-- unclosed", "The text goes on."},
+		{"HTML entities decoded", "Tom &amp; Jerry&#39;s&nbsp;show &ndash; &lt;live&gt;.", "Tom & Jerry's show – <live>."},
+		{"a paragraph with no text passed over", "<span></span>\n\nThe text.\n", "The text."},
+		{"the text before a more divider",
+			"Short intro.\n\n# A heading\n\nSecond *paragraph*.\n<!--more-->\nThe rest.\n",
+			"Short intro. Second paragraph."},
+		{"a more divider at the end of a line", "The intro. <!-- more --> The rest.\n", "The intro."},
+		{"a more divider after a list", "The intro.\n\n- a\n- b\n<!--more-->\nThe rest.\n", "The intro."},
+		{"nothing but a heading before a more divider", "# Title\n<!--more-->\n\nThe first paragraph.\n\nThe second.\n",
+			"The first paragraph."},
+		{"a more divider only in code", "First.\n\n```html\n<!--more-->\n```\n\nSecond.\n", "First."},
 		{"no paragraph at all", "# Only a heading\n\n```\ncode\n```\n", ""},
 		{"empty body", "", ""},
 	}
@@ -50,7 +74,8 @@ func TestSummarize(t *testing.T) {
 }
 
 func FuzzSummarize(f *testing.F) {
-	for _, seed := range []string{"A paragraph.", "`a` **b** [c](d) <e>", "x\x00y", strings.Repeat("é ", 300), "```\n"} {
+	for _, seed := range []string{"A paragraph.", "`a` **b** [c](d) <e>", "x\x00y", strings.Repeat("é ", 300), "```\n",
+		"a\n<!--more-->\nb", "{::comment}\n{:/}", "{% highlight %}\n"} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
