@@ -277,13 +277,13 @@ func TestJekyllBlogWithoutSitemap(t *testing.T) {
 
 // TestHugoBlog: a Hugo blog with taxonomies (topics among them), a second
 // section, a page bundle, a post whose file name has capitals, posts with
-// their own slug and url, a post with no paragraph, a draft and a post
-// scheduled for later. Hugo always writes a sitemap: no configuration.
+// their own slug and url, a post with no paragraph, a post with TOML
+// front matter, a draft and a post scheduled for later. Hugo always writes a sitemap: no configuration.
 func TestHugoBlog(t *testing.T) {
 	src, site := buildBlog(t, "hugo", "hugo", "--quiet")
 	caddyfile := blogCaddyfile(9265, site, "content "+blogProfile(t)+"\n\t\tinsights "+filepath.Join(src, "content", "posts"))
 	p := startProcess(t, "Caddy", "http://localhost:9265", caddyfile)
-	waitForLog(t, p, `"msg":"insights matched to the site's sitemap","matched":5,"not_in_sitemap":0,"addresses_changed":5`)
+	waitForLog(t, p, `"msg":"insights matched to the site's sitemap","matched":6,"not_in_sitemap":0,"addresses_changed":6`)
 	insights := checkBlog(t, p, site, map[string]string{
 		"first-steps":     "/posts/first-steps/",
 		"Mixed-Case-Name": "/posts/mixed-case-name/",
@@ -291,11 +291,12 @@ func TestHugoBlog(t *testing.T) {
 		"own-url":         "/special/address/",
 		"bundle-post":     "/posts/bundle-post/",
 		"no-paragraph":    "/posts/no-paragraph/",
+		"toml-post":       "/posts/toml-post/",
 	})
 	for _, in := range insights {
 		if in.Slug == "no-paragraph" && in.Description != "Only A Heading" {
 			t.Errorf("a post with no paragraph is described as %q, want its title", in.Description)
 		}
 	}
-	waitForLog(t, p, `"msg":"every page address the module publishes answers 200","pages":8,"checked":8,"ok":8`)
+	waitForLog(t, p, `"msg":"every page address the module publishes answers 200","pages":9,"checked":9,"ok":9`)
 }
