@@ -53,7 +53,17 @@ type Skip struct {
 	// the file, the line and the key at fault, and how to fix it. Reason is
 	// then "cannot be used".
 	Err error
+	// Slug and Page are set for a post the owner keeps off every surface
+	// (kept private, or excluded): its slug, and its page's address when
+	// it can be told, so that the module serves nothing of that page
+	// either (no Markdown made from the site's HTML).
+	Slug, Page string
+	dateISO    string
 }
+
+// Guarded reports whether the file is a post the owner keeps off every
+// surface.
+func (s Skip) Guarded() bool { return s.Slug != "" }
 
 func (s Skip) String() string {
 	if s.Err != nil {

@@ -34,31 +34,31 @@ func TestExclude(t *testing.T) {
 			name:     "a folder, at any depth, by its name",
 			exclude:  []string{"drafts"},
 			insights: []string{"2019-05-e", "2019-d", "a", "b-wip", "bundle-index"},
-			skipped:  []Skip{{"insights/drafts", "excluded (drafts)", nil}, {"insights/notes/drafts", "excluded (drafts)", nil}},
+			skipped:  []Skip{{Path: "insights/drafts", Reason: "excluded (drafts)"}, {Path: "insights/notes/drafts", Reason: "excluded (drafts)"}},
 		},
 		{
 			name:     "a folder anchored at the insights folder",
 			exclude:  []string{"/drafts/"},
 			insights: []string{"2019-05-e", "2019-d", "a", "b-wip", "bundle-index", "notes-drafts-f"},
-			skipped:  []Skip{{"insights/drafts", "excluded (/drafts/)", nil}},
+			skipped:  []Skip{{Path: "insights/drafts", Reason: "excluded (/drafts/)"}},
 		},
 		{
 			name:     "files by their name, at any depth",
 			exclude:  []string{"*-wip.md", "e.md"},
 			insights: []string{"2019-d", "a", "bundle-index", "drafts-c", "notes-drafts-f"},
-			skipped:  []Skip{{"insights/2019/05/e.md", "excluded (e.md)", nil}, {"insights/b-wip.md", "excluded (*-wip.md)", nil}},
+			skipped:  []Skip{{Path: "insights/2019/05/e.md", Reason: "excluded (e.md)"}, {Path: "insights/b-wip.md", Reason: "excluded (*-wip.md)"}},
 		},
 		{
 			name:     "a wildcard in a path",
 			exclude:  []string{"2019/*"},
 			insights: []string{"a", "b-wip", "bundle-index", "drafts-c", "notes-drafts-f"},
-			skipped:  []Skip{{"insights/2019/05", "excluded (2019/*)", nil}, {"insights/2019/d.md", "excluded (2019/*)", nil}},
+			skipped:  []Skip{{Path: "insights/2019/05", Reason: "excluded (2019/*)"}, {Path: "insights/2019/d.md", Reason: "excluded (2019/*)"}},
 		},
 		{
 			name:     "an anchored file pattern matches the path only",
 			exclude:  []string{"/d.md", "/notes/drafts/f.md"},
 			insights: []string{"2019-05-e", "2019-d", "a", "b-wip", "bundle-index", "drafts-c"},
-			skipped:  []Skip{{"insights/notes/drafts/f.md", "excluded (/notes/drafts/f.md)", nil}},
+			skipped:  []Skip{{Path: "insights/notes/drafts/f.md", Reason: "excluded (/notes/drafts/f.md)"}},
 		},
 		{
 			name:     "a folder pattern does not match a file",
@@ -69,13 +69,13 @@ func TestExclude(t *testing.T) {
 			name:     "the post of a page bundle",
 			exclude:  []string{"bundle/index.md"},
 			insights: []string{"2019-05-e", "2019-d", "a", "b-wip", "drafts-c", "notes-drafts-f"},
-			skipped:  []Skip{{"insights/bundle/index.md", "excluded (bundle/index.md)", nil}},
+			skipped:  []Skip{{Path: "insights/bundle/index.md", Reason: "excluded (bundle/index.md)"}},
 		},
 		{
 			name:     "the first pattern that matches is named",
 			exclude:  []string{"*.txt", "a*", "a.md"},
 			insights: []string{"2019-05-e", "2019-d", "b-wip", "bundle-index", "drafts-c", "notes-drafts-f"},
-			skipped:  []Skip{{"insights/a.md", "excluded (a*)", nil}},
+			skipped:  []Skip{{Path: "insights/a.md", Reason: "excluded (a*)"}},
 		},
 	}
 	for _, tt := range tests {
@@ -94,7 +94,7 @@ func TestExclude(t *testing.T) {
 			var skipped []Skip
 			for _, s := range site.Skipped {
 				if s.Path != "insights/bundle/checklist.md" {
-					skipped = append(skipped, s)
+					skipped = append(skipped, Skip{Path: s.Path, Reason: s.Reason, Err: s.Err})
 				}
 			}
 			if !reflect.DeepEqual(skipped, tt.skipped) {

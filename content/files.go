@@ -234,6 +234,17 @@ func (w *walker) walk(name, dir string, depth int) {
 		// before it is followed.
 		if pattern, ok := excludedBy(w.exclude, w.relative(entryName), e.IsDir() || e.Type()&fs.ModeSymlink != 0); ok {
 			w.skip(entryName, "excluded ("+pattern+")")
+			if !e.IsDir() && isMarkdown(e.Name()) {
+				// An excluded post stays off every surface, its page too.
+				s := &w.skipped[len(w.skipped)-1]
+				s.Slug = strings.TrimSuffix(e.Name(), path.Ext(e.Name()))
+				if m := jekyllName.FindStringSubmatch(s.Slug); m != nil {
+					s.Slug, s.dateISO = m[2], m[1]
+				}
+				if !ValidSlug(s.Slug) {
+					s.Slug, s.dateISO = "", ""
+				}
+			}
 			if depth > 0 && isIndexFile(e.Name()) && !e.IsDir() {
 				excludedIndex = entryName
 			}

@@ -289,6 +289,9 @@ func decodeFrontMatter(doc *yamlDoc, format fmFormat, ps *problems) frontMatter 
 	return fm
 }
 
+// reasonPrivate begins the reason a post the owner guards is skipped.
+const reasonPrivate = "kept private"
+
 // unpublished returns why the front matter keeps the file from being
 // published, or "" when it does not.
 func unpublished(fm frontMatter, ps *problems, file string) string {
@@ -313,18 +316,18 @@ func unpublished(fm frontMatter, ps *problems, file string) string {
 	for _, key := range []string{"private", "noindex"} {
 		if f := fm.valid(key); f != nil && reason == "" {
 			if on, ok := parseBool(f.node); ok && on {
-				reason = "kept private (" + f.key + ": true)"
+				reason = reasonPrivate + " (" + f.key + ": true)"
 			}
 		}
 	}
 	if f := fm.valid("sitemap"); f != nil && reason == "" {
 		if off, ok := parseBool(f.node); ok && !off {
-			reason = "kept private (" + f.key + ": false)"
+			reason = reasonPrivate + " (" + f.key + ": false)"
 		} else if f.node.Kind == yaml.MappingNode {
 			for i := 0; i+1 < len(f.node.Content); i += 2 {
 				if strings.EqualFold(f.node.Content[i].Value, "disable") {
 					if on, ok := parseBool(deref(f.node.Content[i+1])); ok && on {
-						reason = "kept private (" + f.key + ".disable: true)"
+						reason = reasonPrivate + " (" + f.key + ".disable: true)"
 					}
 				}
 			}
@@ -417,7 +420,16 @@ func parseInsight(pf postFile, data []byte, ps *problems) (in Insight, skip stri
 	fm := decodeFrontMatter(doc, format, &keyProblems)
 	if reason := unpublished(fm, &keyProblems, file); reason != "" {
 		// A draft is work in progress: only its YAML has to be readable.
-		return Insight{}, reason
+		if strings.HasPrefix(reason, reasonPrivate) {
+			// Its page is the site's, and stays off every surface: what
+			// it is called and where it is are read, leniently.
+			var scratch problems
+			b := insightBuilder{file: file, fm: fm, ps: &scratch}
+			in.Slug = b.slug(pf)
+			_, in.DateISO, _ = b.dates(pf.base)
+			in.Page, in.PageGiven = b.page(in.Slug, in.DateISO)
+		}
+		return in, reason
 	}
 	*ps = append(*ps, keyProblems...)
 

@@ -218,6 +218,11 @@ func load(profile, insights tree, insightsDir string, insightsRequired bool, exc
 			loaded[i].Page = FillPage(site.Pages.Insight, loaded[i].Slug, loaded[i].DateISO)
 		}
 	}
+	for i := range skipped {
+		if s := &skipped[i]; s.Slug != "" && s.Page == "" && (s.dateISO != "" || !strings.Contains(site.Pages.Insight, "{")) {
+			s.Page = FillPage(site.Pages.Insight, s.Slug, s.dateISO)
+		}
+	}
 	site.Insights = loaded
 	site.Skipped = skipped
 	return site, nil
@@ -433,7 +438,14 @@ func loadInsights(t tree, dir string, required bool, exclude []string, ps *probl
 			continue
 		}
 		if r.skip != "" {
-			skipped = append(skipped, Skip{Path: f.name, Reason: r.skip})
+			skip := Skip{Path: f.name, Reason: r.skip}
+			if strings.HasPrefix(r.skip, reasonPrivate) && ValidSlug(r.insight.Slug) {
+				skip.Slug, skip.dateISO = r.insight.Slug, r.insight.DateISO
+				if r.insight.PageGiven {
+					skip.Page = r.insight.Page
+				}
+			}
+			skipped = append(skipped, skip)
 			continue
 		}
 		if first, dup := bySlug[r.insight.Slug]; dup {

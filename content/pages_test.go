@@ -1,6 +1,7 @@
 package content
 
 import (
+	"maps"
 	"strings"
 	"testing"
 )
@@ -116,4 +117,42 @@ func TestInsightPatternPlaceholders(t *testing.T) {
 // withPattern is validProfile with pages.insight set to pattern.
 func withPattern(pattern string) string {
 	return strings.Replace(validProfile, "insight: /insights/{slug}", "insight: \""+pattern+"\"", 1)
+}
+
+// TestGuardedPostsAreKnown: a post the owner keeps off every surface is
+// skipped, with its slug and page address, so that the module serves
+// nothing of that page either; a draft is not guarded (its page does not
+// exist yet).
+func TestGuardedPostsAreKnown(t *testing.T) {
+	site, err := LoadWith(contentFS(map[string]string{
+		"profile.yaml":                     withPattern("/{year}/{month}/{slug}/"),
+		"insights/open.md":                 post("title: Open", "date: 2024-05-01"),
+		"insights/secret.md":               post("title: S", "date: 2024-05-02", "private: true"),
+		"insights/Hidden.md":               post("title: H", "date: 2024-05-03", "noindex: true", "permalink: /h/"),
+		"insights/off-map.md":              post("title: O", "date: 2024-05-04", "sitemap: false"),
+		"insights/wip.md":                  post("title: W", "date: 2024-05-05", "draft: true"),
+		"insights/2024-05-06-Left-Out.md":  post("title: L"),
+		"insights/private/folder/index.md": post("title: F", "date: 2024-05-07"),
+	}), &Options{Exclude: []string{"*Left-Out.md", "private/"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][2]string{}
+	for _, s := range site.Skipped {
+		if s.Guarded() {
+			got[s.Path] = [2]string{s.Slug, s.Page}
+		}
+	}
+	want := map[string][2]string{
+		"insights/secret.md":              {"secret", "/2024/05/secret/"},
+		"insights/Hidden.md":              {"Hidden", "/h/"},
+		"insights/off-map.md":             {"off-map", "/2024/05/off-map/"},
+		"insights/2024-05-06-Left-Out.md": {"Left-Out", "/2024/05/Left-Out/"},
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("guarded %v, want %v", got, want)
+	}
+	if len(site.Insights) != 1 || site.Insights[0].Slug != "open" {
+		t.Errorf("insights %v", site.Insights)
+	}
 }
