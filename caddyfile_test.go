@@ -158,6 +158,8 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{name: "well_known_openapi without an argument", input: "discovery {\n well_known_openapi\n}", wantErr: "wrong argument count"},
 		{name: "security_txt off", input: "discovery {\n security_txt off\n}", want: Handler{SecurityTxt: &off}},
 		{name: "security_txt on", input: "discovery {\n security_txt on\n}", want: Handler{SecurityTxt: &on}},
+		{name: "site_check off", input: "discovery {\n site_check off\n}", want: Handler{SiteCheck: &off}},
+		{name: "site_check without a value", input: "discovery {\n site_check\n}", wantErr: "wrong argument count"},
 		{name: "security_txt repeated", input: "discovery {\n security_txt on\n security_txt off\n}", wantErr: "subdirective 'security_txt' already specified"},
 		{
 			name: "robots on",

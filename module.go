@@ -175,6 +175,16 @@ type Handler struct {
 	// when the site has none. false leaves the path to the next handler.
 	SecurityTxt *bool `json:"security_txt,omitempty"`
 
+	// SiteCheck, when true or absent, looks at the site behind the module
+	// after each load of the content, on the first request (through the
+	// next handler, as a visitor would): it matches the insights to the
+	// addresses of the site's own sitemap, asks for every page address
+	// the module publishes once and logs those that do not answer 200,
+	// and warns when the site's robots.txt shuts out crawlers the content
+	// signals invite to train. false does none of it: the insights' pages
+	// then follow their front matter and pages.insight alone.
+	SiteCheck *bool `json:"site_check,omitempty"`
+
 	// TokenSecret authenticates the anonymous access tokens and identity
 	// assertions (HMAC-SHA256), at least 32 bytes; use a placeholder such as
 	// {env.DISCOVERY_TOKEN_SECRET} rather than writing it into the config.
@@ -488,7 +498,7 @@ func (h *Handler) Cleanup() error {
 // answer gets the module's Link and Vary values added.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	service := h.service.Load()
-	if h.site.checked.Load() != service {
+	if h.site.checked.Load() != service && (h.SiteCheck == nil || *h.SiteCheck) {
 		h.checkSiteOnce(r, next, service)
 		service = h.service.Load()
 	}

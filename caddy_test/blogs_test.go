@@ -300,3 +300,24 @@ func TestHugoBlog(t *testing.T) {
 	}
 	waitForLog(t, p, `"msg":"every page address the module publishes answers 200","pages":9,"checked":9,"ok":9`)
 }
+
+// TestSiteCheckOff: with site_check off the module asks the site for
+// nothing: the posts are where pages.insight says (the first request
+// would otherwise have waited for the sitemap's addresses, as in
+// TestJekyllBlog), and no check is logged.
+func TestSiteCheckOff(t *testing.T) {
+	src, site := buildBlog(t, "jekyll", "jekyll", "build", "--quiet")
+	caddyfile := blogCaddyfile(9263, site, "content "+blogProfile(t)+"\n\t\tinsights "+filepath.Join(src, "_posts")+"\n\t\tsite_check off")
+	p := startProcess(t, "Caddy", "http://localhost:9263", caddyfile)
+	for _, in := range blogInsights(t, p) {
+		if in.Slug == "Javascript-Tips" && in.URL != p.url+"/insights/Javascript-Tips" {
+			t.Errorf("url %s, want the pattern's", in.URL)
+		}
+	}
+	log := p.stop()
+	for _, unwanted := range []string{"insights matched", "page address", "robots.txt shuts out"} {
+		if strings.Contains(log, unwanted) {
+			t.Errorf("the log has %s:\n%s", unwanted, log)
+		}
+	}
+}
