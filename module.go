@@ -288,6 +288,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		PageLinks:           h.PageLinks == nil || *h.PageLinks,
 		Markdown:            h.Markdown == nil || *h.Markdown,
 		MarkdownByUserAgent: (h.Markdown == nil || *h.Markdown) && (h.MarkdownByUserAgent == nil || *h.MarkdownByUserAgent),
+		OnConvertFailure:    h.logConvertFailure,
 	}
 	if limited {
 		h.serviceConfig.ChargeExtra = h.chargeExtra
@@ -467,10 +468,14 @@ func (h *Handler) Cleanup() error {
 // ServeHTTP answers the paths the module owns and hands every other request
 // to next. A page of the site that the content names is answered by the
 // module only when the request asks for Markdown; otherwise the site's
-// answer gets the module's Link and Vary values added.
+// answer gets the module's Link and Vary values added. Any other page asked
+// for as Markdown is the site's own, converted.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	service := h.service.Load()
 	if !service.Owns(r.URL.Path) && !service.ServesMarkdown(r) {
+		if service.ConvertsPage(r) {
+			return h.serveConverted(w, r, service, next)
+		}
 		return next.ServeHTTP(service.PageWriter(w, r), r)
 	}
 	if h.limiter != nil && !service.Unmetered(r.URL.Path) {
