@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -37,7 +38,7 @@ const (
 	// request holds more than this of the site's answer in memory.
 	maxConvertHTML = 2 << 20
 	// convertTimeout bounds one conversion, the wait for a conversion
-	// slot included (see Service.convertSlots, one per CPU).
+	// slot included.
 	convertTimeout = time.Second
 	// convertBudget is the bytes of Markdown kept for the site's pages
 	// (and of their keys), least recently used first out; a page whose
@@ -47,6 +48,11 @@ const (
 	// answered with its HTML before it is tried again, unless it changes.
 	convertRetry = time.Minute
 )
+
+// convertSlots is how many conversions run at once: half the CPUs (one on
+// one or two), so that agents asking for pages nobody asked for before
+// leave the rest to the site's other requests.
+func convertSlots() int { return max(1, runtime.GOMAXPROCS(0)/2) }
 
 // errConvertTimeout is a conversion that ran out of convertTimeout.
 var errConvertTimeout = fmt.Errorf("conversion took longer than %s", convertTimeout)

@@ -65,10 +65,10 @@ func (s *Service) ServeConverted(w http.ResponseWriter, r *http.Request, site fu
 	if !ok {
 		return false, site(w, r)
 	}
+	// The page is its path: a query the site ignores (file_server does)
+	// finds the same page kept, and one it answers differently changes the
+	// validator.
 	page := base + r.URL.EscapedPath()
-	if r.URL.RawQuery != "" {
-		page += "?" + r.URL.RawQuery
-	}
 	kept := s.converted.get(page)
 	if kept != nil && kept.failed() && !s.cfg.Now().Before(kept.retry) {
 		kept = nil // time to try again

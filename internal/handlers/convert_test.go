@@ -319,6 +319,11 @@ func TestServeConverted(t *testing.T) {
 	if got := w.Header().Get("Last-Modified"); got != testModified.Format(http.TimeFormat) {
 		t.Errorf("repeat: Last-Modified %q, want the kept one", got)
 	}
+	// A query the site ignores finds the page kept, under its address.
+	w, _ = converting(s, site, markdownRequest(http.MethodGet, "/docs/guide?utm_source=x"))
+	if w.Body.String() != want || s.converted.get("https://example.com/docs/guide") != kept {
+		t.Errorf("with a query: converted again, or\n%s", w.Body)
+	}
 
 	// The client's own validators name the Markdown.
 	for _, cond := range [][2]string{{"If-None-Match", etag}, {"If-None-Match", "W/" + etag}, {"If-Modified-Since", testModified.Format(http.TimeFormat)}} {

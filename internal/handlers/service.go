@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -161,7 +160,7 @@ type Service struct {
 	pageLinks *pageLinks
 	// converted keeps the site's other pages as Markdown, nil when
 	// Markdown is off; convertSlots bounds the conversions running at
-	// once, one per CPU.
+	// once.
 	converted    *convertCache
 	convertSlots chan struct{}
 }
@@ -211,7 +210,7 @@ func New(cfg Config) (*Service, error) {
 	s.insightRoute = s.byPath[pathInsight]
 	if cfg.Markdown {
 		s.converted = newConvertCache(convertBudget)
-		s.convertSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
+		s.convertSlots = make(chan struct{}, convertSlots())
 	}
 	if s.ledger = cfg.CodeLedger; s.ledger == nil {
 		s.ledger = newMemoryLedger(cfg.Now)
