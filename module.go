@@ -93,8 +93,10 @@ type Handler struct {
 
 	// Markdown serves a Markdown twin of each page the content names, at the
 	// page's address with .md (/index.md for /), and answers a request for
-	// the page itself that prefers text/markdown with it. Default: true;
-	// false leaves those addresses and requests to the next handler.
+	// the page itself that prefers text/markdown with it. Any other page of
+	// the site asked for as Markdown is its HTML converted (at most 2 MiB,
+	// within 1 s; else the HTML is served). Default: true; false leaves
+	// those addresses and requests to the next handler.
 	Markdown *bool `json:"markdown,omitempty"`
 
 	// MarkdownByUserAgent also answers with a page's Markdown twin when the
