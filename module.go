@@ -103,8 +103,10 @@ type Handler struct {
 
 	// Markdown serves a Markdown twin of each page the content names, at the
 	// page's address with .md (/index.md for /), and answers a request for
-	// the page itself that prefers text/markdown with it. Default: true;
-	// false leaves those addresses and requests to the next handler.
+	// the page itself that prefers text/markdown with it. Any other page of
+	// the site asked for as Markdown is its HTML converted (at most 2 MiB,
+	// within 1 s; else the HTML is served). Default: true; false leaves
+	// those addresses and requests to the next handler.
 	Markdown *bool `json:"markdown,omitempty"`
 
 	// MarkdownByUserAgent also answers with a page's Markdown twin when the
@@ -309,6 +311,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		PageLinks:           h.PageLinks == nil || *h.PageLinks,
 		Markdown:            h.Markdown == nil || *h.Markdown,
 		MarkdownByUserAgent: (h.Markdown == nil || *h.Markdown) && (h.MarkdownByUserAgent == nil || *h.MarkdownByUserAgent),
+		OnConvertFailure:    h.logConvertFailure,
 	}
 	if limited {
 		h.serviceConfig.ChargeExtra = h.chargeExtra
@@ -495,7 +498,8 @@ func (h *Handler) Cleanup() error {
 // ServeHTTP answers the paths the module owns and hands every other request
 // to next. A page of the site that the content names is answered by the
 // module only when the request asks for Markdown; otherwise the site's
-// answer gets the module's Link and Vary values added.
+// answer gets the module's Link and Vary values added. Any other page asked
+// for as Markdown is the site's own, converted.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	service := h.service.Load()
 	if h.site.checked.Load() != service && (h.SiteCheck == nil || *h.SiteCheck) {
@@ -503,6 +507,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		service = h.service.Load()
 	}
 	if !service.Owns(r.URL.Path) && !service.ServesMarkdown(r) {
+		if service.ConvertsPage(r) {
+			return h.serveConverted(w, r, service, next)
+		}
 		return next.ServeHTTP(service.PageWriter(w, r), r)
 	}
 	if h.limiter != nil && !service.Unmetered(r.URL.Path) {

@@ -14,7 +14,13 @@
 # used the quota, compared with the discovery success path of /api/v1/profile;
 # plus MCP: each read request POSTed to /mcp, measured right after the GET of
 # the REST document that holds the same data (on the same discovery
-# instance), and compared with it.
+# instance), and compared with it;
+# plus a page of the site that the content does not name, about 100 KB of
+# HTML under file_server's root: asked for as Markdown on the discovery
+# instance (which has that root and file_server behind the module), it is
+# converted on the first request and then answered from the Markdown kept,
+# the module asking file_server on the page's ETag each time; compared with
+# the same page's HTML from the file_server instance.
 #
 # It prints a table (medians over the rounds) and PASS/MISS against the
 # targets, and exits 0 either way: these are measurements, not tests. It exits
@@ -38,6 +44,8 @@
 #                          inspect with `go tool pprof -top bin/caddy <file>`
 #   BENCH_KEEP             if 1: keep the temp dir (configs, bodies, logs, raw
 #                          wrk output) and print where it is
+#   BENCH_ONLY             if "convert": measure only the site page as
+#                          Markdown against its HTML (the last comparison)
 #
 # Ports: 8101-8104 for the servers, 8198-8199 for the optional admin endpoints.
 set -euo pipefail
@@ -54,6 +62,8 @@ WARMUP=${BENCH_WARMUP:-2}
 CONNECTIONS=${BENCH_CONNECTIONS:-64}
 THREADS=${BENCH_THREADS:-2}
 PROFILE_DIR=${BENCH_PROFILE_DIR:-}
+ONLY=${BENCH_ONLY:-}
+case $ONLY in "" | convert) ;; *) echo "bench: BENCH_ONLY must be empty or convert, not '$ONLY'" >&2 && exit 1 ;; esac
 
 PORT_DISCOVERY=8101
 PORT_RESPOND=8102
@@ -94,7 +104,12 @@ RESOURCE_URI=""
 TARGET_MCP=0.5
 MCP_TARGETED=("tools/call get_profile" "resources/read (insight)")
 
+# The site page converted to Markdown, and the header that asks for it.
+SITE_PAGE=/docs/guide.html
+MARKDOWN_ACCEPT='Accept: text/markdown'
+
 # Targets.
+TARGET_CONVERTED=0.8
 TARGET_VS_RESPOND=1.0
 TARGET_VS_FILES=1.5
 TARGET_LIMITED=1.0
@@ -210,9 +225,9 @@ start_caddy() {
 
 port_of() {
 	case $1 in
-	discovery | mcp | mcp-rest) echo "$PORT_DISCOVERY" ;;
+	discovery | mcp | mcp-rest | converted) echo "$PORT_DISCOVERY" ;;
 	respond) echo "$PORT_RESPOND" ;;
-	file_server) echo "$PORT_FILES" ;;
+	file_server | page_html) echo "$PORT_FILES" ;;
 	limited) echo "$PORT_LIMITED" ;;
 	esac
 }
@@ -237,7 +252,9 @@ fetch() {
 }
 
 # start_discovery starts (a) and the 429 instance. base_url makes the module
-# render every document at provision, as in production.
+# render every document at provision, as in production. The file_server
+# behind the module serves the site page converted to Markdown; the module
+# answers every measured document itself, so it is never reached for them.
 start_discovery() {
 	{
 		global_options "$(admin_for "$PORT_ADMIN_DISCOVERY")"
@@ -253,10 +270,13 @@ start_discovery() {
 					rate_limit 1500 1s
 					rate_limit_key {http.request.remote}
 				}
+				root * $TMP/www
+				file_server
 			}
 		EOF
 	} >"$TMP/discovery.Caddyfile"
 	start_caddy discovery "$PORT_DISCOVERY" "$TMP/discovery.Caddyfile"
+	[ "$ONLY" = convert ] && return
 
 	{
 		global_options "$(admin_for "$PORT_ADMIN_LIMITED")"
@@ -354,11 +374,11 @@ write_file_root() {
 # are off so that the directory document is served at its path, without a
 # trailing slash, like the other variants.
 start_file_server() {
-	write_file_root
+	[ "$ONLY" = convert ] || write_file_root
 	{
 		global_options off
 		echo "http://:$PORT_FILES {"
-		header_lines
+		[ "$ONLY" = convert ] || header_lines
 		cat <<-EOF
 			file_server {
 				root $TMP/www
@@ -408,14 +428,17 @@ field() {
 	die "no $1 in wrk's report: $2"
 }
 
-# measure <round> <variant> <doc> <seconds> <expected status> [<label> <body>]:
-# one wrk run. With a body, the run POSTs it to <doc> and is recorded
-# under <label>. Round 0 is the warm-up and is not recorded.
+# measure <round> <variant> <doc> <seconds> <expected status> [<label> <body>
+# <header>]: one wrk run. With a body, the run POSTs it to <doc> and is
+# recorded under <label>; with a header, every request carries it. Round 0
+# is the warm-up and is not recorded.
 measure() {
-	local round=$1 variant=$2 doc=$3 seconds=$4 want=$5 label=${6:-$3} body=${7:-} port out line requests status_errors prof_pid=""
+	local round=$1 variant=$2 doc=$3 seconds=$4 want=$5 label=${6:-$3} body=${7:-} header=${8:-} port out line requests status_errors prof_pid=""
+	local -a extra=()
+	[ -z "$header" ] || extra=(-H "$header")
 	port=$(port_of "$variant")
 	out="$TMP/wrk/$round-$variant-$(slug_of "$label").txt"
-	if [ -n "$PROFILE_DIR" ] && [ "$round" = 1 ] && { [ "$variant" = discovery ] || [ "$variant" = limited ] || [ "$variant" = mcp ]; }; then
+	if [ -n "$PROFILE_DIR" ] && [ "$round" = 1 ] && { [ "$variant" = discovery ] || [ "$variant" = limited ] || [ "$variant" = mcp ] || [ "$variant" = converted ]; }; then
 		local admin=$PORT_ADMIN_DISCOVERY
 		[ "$variant" = limited ] && admin=$PORT_ADMIN_LIMITED
 		# A profile a second shorter than the run, so it sees load only.
@@ -424,7 +447,7 @@ measure() {
 		prof_pid=$!
 	fi
 	BENCH_BODY=$body wrk -t"$THREADS" -c"$CONNECTIONS" -d"${seconds}s" --timeout 5s \
-		-H "$ACCEPT_ENCODING" -s "$BENCH_DIR/report.lua" \
+		-H "$ACCEPT_ENCODING" "${extra[@]}" -s "$BENCH_DIR/report.lua" \
 		"http://127.0.0.1:$port$doc" >"$out" 2>&1 || die "wrk failed on $variant $doc:"$'\n'"$(cat "$out")"
 	if [ -n "$prof_pid" ]; then wait "$prof_pid" || die "could not fetch the CPU profile of $variant $doc"; fi
 	line=$(grep '^BENCH ' "$out") || die "wrk printed no report for $variant $doc:"$'\n'"$(cat "$out")"
@@ -454,6 +477,17 @@ measure() {
 # variants document by document, then the 429 path right after the success
 # path it is compared with.
 run_round() {
+	local round=$1 seconds=$2
+	if [ "$ONLY" != convert ]; then
+		run_documents "$round" "$seconds"
+	fi
+	check_converted
+	measure "$round" converted "$SITE_PAGE" "$seconds" 200 "$SITE_PAGE" "" "$MARKDOWN_ACCEPT"
+	measure "$round" page_html "$SITE_PAGE" "$seconds" 200
+}
+
+# run_documents measures the documents, the 429 path and MCP.
+run_documents() {
 	local round=$1 seconds=$2 doc variant
 	for doc in "${DOCS[@]}"; do
 		check_identical "$doc"
@@ -472,6 +506,47 @@ run_round() {
 		measure "$round" mcp-rest "$rest" "$seconds" 200 "$label"
 		measure "$round" mcp /mcp "$seconds" 200 "$label" "$body"
 	done
+}
+
+# write_site_page writes the site page under file_server's root: a
+# documentation page of about 100 KB with a header, navigation, headings,
+# paragraphs with links, lists, code, images and tables, a footer and
+# scripts, as BenchmarkConvertPage converts it.
+write_site_page() {
+	local i target="$TMP/www$SITE_PAGE"
+	mkdir -p "$(dirname "$target")"
+	{
+		printf '%s' '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A long guide</title>' \
+			'<meta name="description" content="Everything about it."><link rel="stylesheet" href="/s.css">' \
+			'<style>body{margin:0}</style><script src="/app.js"></script></head><body><header><a href="/">Site</a>' \
+			'<nav><ul><li><a href="/a">A</a></li><li><a href="/b">B</a></li></ul></nav></header><main><h1>A long guide</h1>'
+		for ((i = 0; i < 190; i++)); do
+			printf '<h2 id="s%d">Section %d</h2><p>This is paragraph %d with <a href="/docs/page-%d">a relative link</a>, ' "$i" "$i" "$i" "$i"
+			printf '%s' 'some <em>emphasis</em>, <strong>strong text</strong> and <code>inline code</code>. Lorem ipsum dolor sit amet, ' \
+				'consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua.</p>' \
+				'<ul><li>First item</li><li>Second <a href="https://example.org/x">item</a></li></ul>'
+			printf '<pre><code class="language-go">func main() { fmt.Println("hi %d") }</code></pre><p><img src="img/fig-%d.png" alt="Figure %d"></p>' "$i" "$i" "$i"
+			if ((i % 5 == 0)); then
+				printf '%s' '<table><thead><tr><th>Name</th><th>Value</th></tr></thead><tbody><tr><td>a</td><td>1</td></tr>' \
+					'<tr><td>b</td><td>2</td></tr></tbody></table>'
+			fi
+		done
+		printf '%s\n' '</main><footer><p>(c) Site</p></footer><script>window.x=1</script></body></html>'
+	} >"$target"
+}
+
+# check_converted makes sure, before the site page is measured, that the
+# discovery instance answers it as Markdown and file_server as HTML. The
+# first request converts the page; the ones measured find it kept.
+check_converted() {
+	local status ctype port out="$TMP/check/converted"
+	port=$(port_of converted)
+	read -r status ctype < <(curl -sS -H "$ACCEPT_ENCODING" -H "$MARKDOWN_ACCEPT" -o "$out.body" -D "$out.head" \
+		-w '%{http_code} %{content_type}\n' "http://127.0.0.1:$port$SITE_PAGE")
+	[ "$status" = 200 ] && [ "$ctype" = "text/markdown; charset=utf-8" ] ||
+		die "discovery answered $SITE_PAGE as Markdown with $status '$ctype' (see $TMP/discovery/caddy.log)"
+	read -r status ctype < <(fetch page_html "$SITE_PAGE" "$TMP/check/page_html")
+	[ "$status" = 200 ] && [ "${ctype%%;*}" = text/html ] || die "file_server answered $SITE_PAGE with $status '$ctype'"
 }
 
 # mcp_body <MCP_CALLS entry>: the JSON-RPC request of one MCP measurement.
@@ -547,6 +622,29 @@ print_report() {
 	echo "Machine: $(nproc) CPUs shared by wrk and Caddy ($("$CADDY" version | cut -d' ' -f1)); load average at start $LOAD_START, now $(cut -d' ' -f1-3 /proc/loadavg)."
 	echo
 	printf '  %-28s %8s %5s %8s %8s %7s\n' "" "req/s" "+-" "p50 us" "p99 us" "head B"
+	if [ "$ONLY" != convert ]; then
+		report_documents
+	fi
+	echo "A site page as Markdown: $SITE_PAGE, $(wc -c <"$TMP/check/page_html.body") B of HTML, $(wc -c <"$TMP/check/converted.body") B of"
+	echo "Markdown, converted on the first request, then answered from the Markdown kept (file_server asked on the ETag)"
+	row "converted (repeat)" converted "$SITE_PAGE" "$TMP/check/converted.head"
+	row "file_server HTML" page_html "$SITE_PAGE" "$TMP/check/page_html.head"
+	vs_f=$(ratio "$(stat converted "$SITE_PAGE" 4)" "$(stat page_html "$SITE_PAGE" 4)")
+	echo "  converted/file_server $vs_f"
+	targets+=("$(target "$SITE_PAGE as Markdown" "converted/file_server" "$vs_f" ">=" "$TARGET_CONVERTED" "$(verdict at_least "$vs_f" "$TARGET_CONVERTED")")")
+	echo
+	echo "Targets (p99 at $CONNECTIONS connections):"
+	printf '%s\n' "${targets[@]}"
+	local missed
+	missed=$(printf '%s\n' "${targets[@]}" | grep -c 'MISS$' || true)
+	echo
+	echo "$((${#targets[@]} - missed)) of ${#targets[@]} targets met. These are measurements: the exit status does not depend on them."
+}
+
+# report_documents prints the documents, the 429 path and MCP, adding to
+# the caller's targets.
+report_documents() {
+	local doc variant rps p99 d_rps vs_r vs_f slug
 	for doc in "${DOCS[@]}"; do
 		slug=$(slug_of "$doc")
 		echo "$doc (body $(wc -c <"$TMP/docs/$slug.body") B, $(cat "$TMP/docs/$slug.ctype"))"
@@ -591,13 +689,6 @@ print_report() {
 		fi
 	done
 	echo "  (the last column of an MCP line is the size of its answer's body)"
-	echo
-	echo "Targets (p99 at $CONNECTIONS connections):"
-	printf '%s\n' "${targets[@]}"
-	local missed
-	missed=$(printf '%s\n' "${targets[@]}" | grep -c 'MISS$' || true)
-	echo
-	echo "$((${#targets[@]} - missed)) of ${#targets[@]} targets met. These are measurements: the exit status does not depend on them."
 }
 
 main() {
@@ -618,10 +709,13 @@ main() {
 	# is never collected during another's measurement. Only one is loaded at
 	# a time; the idle ones cost nothing. All run the same binary with the
 	# same global options.
+	write_site_page
 	start_discovery
-	capture_documents
-	check_mcp
-	start_respond
+	if [ "$ONLY" != convert ]; then
+		capture_documents
+		check_mcp
+		start_respond
+	fi
 	start_file_server
 
 	local start=$SECONDS round

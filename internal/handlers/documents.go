@@ -219,7 +219,8 @@ func (l links) sitePages() []content.SiteLink {
 }
 
 // llmsFullTxt renders /llms-full.txt: the profile in prose and lists, then
-// every insight in full under its own heading, separated by "---".
+// every insight in full under its own heading, separated by "---", its
+// links made absolute (see absoluteLinks).
 func (l links) llmsFullTxt() []byte {
 	site := l.cfg.Site
 	p := site.Profile
@@ -231,7 +232,7 @@ func (l links) llmsFullTxt() []byte {
 		fmt.Fprintf(&b, "\n---\n\n## %s\n\nURL: %s\nPublished: %s (%s)\nUpdated: %s\nTopic: %s\nRead time: %s\n\n%s\n\n",
 			oneLine(in.Title), l.insight(in.Slug), in.Date, in.DateISO, in.DateModifiedISO, in.Topic, in.ReadTime,
 			oneLine(in.Description))
-		b.WriteString(l.cfg.fullBodies[i])
+		b.WriteString(absoluteLinks(l.cfg.fullBodies[i], l.insight(in.Slug), l.base))
 		b.WriteByte('\n')
 	}
 	return b.Bytes()

@@ -216,7 +216,7 @@ func (l links) insightsMarkdown() []byte {
 }
 
 // insightMarkdown renders the twin of one insight's page: its facts, then
-// the body as written.
+// the body as written, its links made absolute (see absoluteLinks).
 func (l links) insightMarkdown(slug string) ([]byte, error) {
 	in, ok := l.published(slug)
 	if !ok {
@@ -228,7 +228,7 @@ func (l links) insightMarkdown(slug string) ([]byte, error) {
 	fmt.Fprintf(&b, "%s\n\n- Author: %s\n- Published: %s (%s)\n- Updated: %s\n- Topic: %s\n- Read time: %s\n- JSON: %s\n\n",
 		oneLine(in.Description), oneLine(l.cfg.Site.Profile.Name), in.Date, in.DateISO, in.DateModifiedISO, in.Topic,
 		in.ReadTime, l.base+insightPath(slug))
-	b.WriteString(strings.TrimSpace(in.Body))
+	b.WriteString(absoluteLinks(strings.TrimSpace(in.Body), l.insight(slug), l.base))
 	b.WriteByte('\n')
 	return b.Bytes(), nil
 }

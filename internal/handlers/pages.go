@@ -514,16 +514,7 @@ func newPageLinks(base string) *pageLinks {
 // work is linear in the size of the site's Link and Vary fields.
 func addPageHeaders(h http.Header, status int, p *sitePage, base string, links *pageLinks, userAgent bool) {
 	if p.route != nil {
-		// The names the site's Vary lacks, in one field of the module's.
-		addAccept, addUA := !varies(h, "Accept"), userAgent && !varies(h, "User-Agent")
-		switch {
-		case addAccept && addUA:
-			h.Add(headerVary, varyAcceptUserAgent)
-		case addAccept:
-			h.Add(headerVary, varyAccept)
-		case addUA:
-			h.Add(headerVary, "User-Agent")
-		}
+		addPageVary(h, userAgent)
 	}
 	if links == nil || status >= http.StatusMultipleChoices && status != http.StatusNotModified {
 		return
@@ -551,6 +542,21 @@ func addPageHeaders(h http.Header, status int, p *sitePage, base string, links *
 	}
 	if b.Len() > 0 {
 		h.Add(headerLink, b.String())
+	}
+}
+
+// addPageVary adds to h's Vary the fields that choose between a page's
+// HTML and its Markdown (Accept, and User-Agent when userAgent), those the
+// site's own Vary lacks, in one field of the module's.
+func addPageVary(h http.Header, userAgent bool) {
+	addAccept, addUA := !varies(h, "Accept"), userAgent && !varies(h, "User-Agent")
+	switch {
+	case addAccept && addUA:
+		h.Add(headerVary, varyAcceptUserAgent)
+	case addAccept:
+		h.Add(headerVary, varyAccept)
+	case addUA:
+		h.Add(headerVary, "User-Agent")
 	}
 }
 

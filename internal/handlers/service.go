@@ -85,6 +85,11 @@ type Config struct {
 	// whole request (n+1 events) could be sent again. Nil when no rate
 	// limit is enforced.
 	ChargeExtra func(h http.Header, r *http.Request, n int) Extra
+	// OnConvertFailure, if set, is told when a page of the site could not
+	// be converted to Markdown, its HTML being served instead: once per
+	// page, until the page changes or convertRetry has passed. err is
+	// ErrNothingToConvert for a page with no text.
+	OnConvertFailure func(page string, err error)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// OnPanic, if set, is told of a recovered panic and of the request it
@@ -160,6 +165,11 @@ type Service struct {
 	// pageLinks are the Link values of the site's pages on the configured
 	// base URL.
 	pageLinks *pageLinks
+	// converted keeps the site's other pages as Markdown, nil when
+	// Markdown is off; convertSlots bounds the conversions running at
+	// once.
+	converted    *convertCache
+	convertSlots chan struct{}
 }
 
 // New builds a Service; with a fixed BaseURL every document is rendered now.
@@ -208,6 +218,10 @@ func New(cfg Config) (*Service, error) {
 		s.byPath[s.routes[i].Path] = &s.routes[i]
 	}
 	s.insightRoute = s.byPath[pathInsight]
+	if cfg.Markdown {
+		s.converted = newConvertCache(convertBudget)
+		s.convertSlots = make(chan struct{}, convertSlots())
+	}
 	if s.ledger = cfg.CodeLedger; s.ledger == nil {
 		s.ledger = newMemoryLedger(cfg.Now)
 	}
