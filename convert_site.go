@@ -32,5 +32,9 @@ func (h *Handler) logConvertFailure(page string, err error) {
 		h.logger.Debug("page served as HTML: it has no text to convert to Markdown", zap.String("page", page))
 		return
 	}
+	if errors.Is(err, handlers.ErrNoIndex) {
+		h.logger.Debug("page served as HTML: the site keeps it out of indexes (noindex), so the module makes no Markdown of it", zap.String("page", page))
+		return
+	}
 	h.logger.Warn("page served as HTML: it could not be converted to Markdown", zap.String("page", page), zap.Error(err))
 }

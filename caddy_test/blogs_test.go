@@ -210,8 +210,9 @@ func waitForLog(t *testing.T, p *process, want string) string {
 }
 
 // TestJekyllBlog: a Jekyll blog with pretty permalinks, a post named with
-// capitals, one in a category, one with its own permalink, one dated in
-// the future, one unpublished and a draft, with jekyll-sitemap. The owner
+// capitals, one in a category, one with its own permalink, one the owner
+// keeps out of the sitemap, one dated in the future, one unpublished and
+// a draft, with jekyll-sitemap, and a page the content does not name. The owner
 // writes one directive and the profile: the module reads the site's
 // sitemap (named in its robots.txt) and publishes each post at its real
 // address; the robots.txt shuts out GPTBot while the profile's content
@@ -239,6 +240,8 @@ func TestJekyllBlog(t *testing.T) {
 		}
 	}
 	waitForLog(t, p, `"msg":"every page address the module publishes answers 200","pages":5,"checked":5,"ok":5`)
+	checkConverted(t, p, "/uses/", "# What I use", "[static site generator](https://jekyllrb.com/)")
+	checkNotConverted(t, p, site, "/2023/06/15/Private-Thoughts/")
 	waitForLog(t, p, `"msg":"the site's robots.txt shuts out AI crawlers that the content signals invite to train (ai-train=yes)`)
 	waitForLog(t, p, `"crawlers":["GPTBot"]`)
 	resp, body, err := p.send(http.MethodGet, "/robots.txt", "reader", nil)
@@ -299,6 +302,7 @@ func TestHugoBlog(t *testing.T) {
 		}
 	}
 	waitForLog(t, p, `"msg":"every page address the module publishes answers 200","pages":9,"checked":9,"ok":9`)
+	checkConverted(t, p, "/notes/elsewhere/", "A Note In Another Section", "other sections are pages the module")
 }
 
 // TestSiteCheckOff: with site_check off the module asks the site for
@@ -318,6 +322,47 @@ func TestSiteCheckOff(t *testing.T) {
 	for _, unwanted := range []string{"insights matched", "page address", "robots.txt shuts out"} {
 		if strings.Contains(log, unwanted) {
 			t.Errorf("the log has %s:\n%s", unwanted, log)
+		}
+	}
+}
+
+// checkConverted asks for a page the content does not name as Markdown,
+// by Accept and as an AI crawler, and checks it is the page's own text.
+func checkConverted(t *testing.T, p *process, path string, wants ...string) {
+	t.Helper()
+	for _, headers := range [][]string{{"Accept", "text/markdown"}, {"User-Agent", "ClaudeBot/1.0; +claudebot@anthropic.com"}} {
+		resp, body, err := p.send(http.MethodGet, path, "reader", nil, headers...)
+		if err != nil || resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/markdown") {
+			t.Errorf("%s with %s: %v %v %s", path, headers, resp, err, body)
+			continue
+		}
+		for _, want := range wants {
+			if !strings.Contains(string(body), want) {
+				t.Errorf("%s with %s lacks %q:\n%s", path, headers, want, body)
+			}
+		}
+		if strings.Contains(string(body), "analytics") || strings.Contains(string(body), "<script") {
+			t.Errorf("%s: the page's script is in its Markdown:\n%s", path, body)
+		}
+		if !strings.Contains(resp.Header.Get("Link"), `<`+p.url+path+`>; rel="canonical"`) || resp.Header.Get("X-Markdown-Tokens") == "" ||
+			!strings.Contains(strings.Join(resp.Header.Values("Vary"), ","), "Accept") {
+			t.Errorf("%s: headers %v", path, resp.Header)
+		}
+	}
+}
+
+// checkNotConverted asks for the page of a post the owner guards as
+// Markdown: it gets the site's HTML, byte for byte.
+func checkNotConverted(t *testing.T, p *process, site, path string) {
+	t.Helper()
+	onDisk, err := os.ReadFile(filepath.Join(site, filepath.FromSlash(strings.Trim(path, "/")), "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, headers := range [][]string{{"Accept", "text/markdown"}, {"User-Agent", "GPTBot/1.2"}} {
+		resp, body, err := p.send(http.MethodGet, path, "reader", nil, headers...)
+		if err != nil || resp.StatusCode != http.StatusOK || string(body) != string(onDisk) {
+			t.Errorf("%s with %s: %v %v %s, want the site's HTML", path, headers, resp, err, resp.Header.Get("Content-Type"))
 		}
 	}
 }

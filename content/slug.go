@@ -1,6 +1,10 @@
 package content
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // MaxSlugLength is the longest slug the API accepts, in characters.
 const MaxSlugLength = 200
@@ -33,4 +37,28 @@ func ValidSlug(s string) bool {
 		n++
 	}
 	return n <= MaxSlugLength
+}
+
+// FoldSlug is s with case and punctuation set aside, as generators differ
+// in how they write a name into an address: Hugo lowercases, Jekyll
+// turns spaces into hyphens. "Hello_World!" and "hello-world" fold alike.
+func FoldSlug(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return b.String()
+}
+
+// LastSegment is the name a page's path gives its post: its last segment
+// without .html or .htm, or the folder of an index.html.
+func LastSegment(path string) string {
+	segments := strings.Split(strings.Trim(path, "/"), "/")
+	last := segments[len(segments)-1]
+	if len(segments) > 1 && last == "index.html" {
+		last = segments[len(segments)-2]
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(last, ".html"), ".htm")
 }

@@ -62,6 +62,26 @@ var errConvertTimeout = fmt.Errorf("conversion took longer than %s", convertTime
 // Markdown document.
 var errNoText = errors.New("the page has no text to convert")
 
+// errNoIndex is a page the site keeps out of indexes (a robots meta tag
+// or an X-Robots-Tag with noindex, or a post the owner guards): what the
+// site asks of crawlers holds for its Markdown too.
+var errNoIndex = errors.New("the site keeps the page out of indexes (noindex)")
+
+// noindex reports whether a robots directive (a meta tag's content or an
+// X-Robots-Tag value, which may name a crawler first) says noindex.
+func noindex(directives string) bool {
+	for _, d := range strings.Split(strings.ToLower(directives), ",") {
+		d = strings.TrimSpace(d)
+		if before, after, ok := strings.Cut(d, ":"); ok && !strings.Contains(strings.TrimSpace(before), " ") {
+			d = strings.TrimSpace(after) // "otherbot: noindex"
+		}
+		if d == "noindex" || d == "none" {
+			return true
+		}
+	}
+	return false
+}
+
 // pageConverter is the one HTML-to-Markdown converter: CommonMark with
 // GitHub's tables and strikethrough. It is safe for concurrent use, and
 // stops rendering once the context of a conversion is done.
@@ -112,6 +132,9 @@ func convertPage(ctx context.Context, body []byte, contentType, pageURL, updated
 		return nil, errConvertTimeout
 	}
 	p := readPage(doc)
+	if p.noindex {
+		return nil, errNoIndex
+	}
 	root := p.content()
 	if root == nil {
 		return nil, errNoText
@@ -153,6 +176,7 @@ type parsedPage struct {
 	title, description, baseHref string
 	body, main, article          *html.Node
 	articles                     int
+	noindex                      bool
 }
 
 // readPage finds, in one walk, the page's title (its <title>, else its
@@ -172,6 +196,9 @@ func readPage(doc *html.Node) *parsedPage {
 			case atom.Meta:
 				if strings.EqualFold(attr(n, "name"), "description") && p.description == "" {
 					p.description = attr(n, "content")
+				}
+				if strings.EqualFold(attr(n, "name"), "robots") && noindex(attr(n, "content")) {
+					p.noindex = true
 				}
 			case atom.Base:
 				if p.baseHref == "" {

@@ -17,6 +17,9 @@ import (
 // says more than an empty Markdown document would.
 var ErrNothingToConvert = errNoText
 
+// ErrNoIndex is the failure of a page the site keeps out of indexes.
+var ErrNoIndex = errNoIndex
+
 // Header names of the site's answers that the Markdown answer reads or
 // leaves out.
 const (
@@ -47,7 +50,7 @@ func (s *Service) ConvertsPage(r *http.Request) bool {
 	}
 	path := r.URL.Path
 	// A protocol upgrade (a WebSocket) is no page to read.
-	return s.cfg.pages[path] == nil && !s.Owns(path) && r.Header.Get("Upgrade") == "" && s.cfg.wantsMarkdown(r)
+	return s.cfg.pages[path] == nil && !s.Owns(path) && r.Header.Get("Upgrade") == "" && !s.cfg.guarded(path) && s.cfg.wantsMarkdown(r)
 }
 
 // ServeConverted answers r, for which ConvertsPage holds, with the site's
@@ -146,7 +149,13 @@ func (s *Service) convert(r *http.Request, answer http.Header, page string, html
 		return nil // busy, not the page's fault: nothing is kept
 	}
 	p := &convertedPage{key: page, etag: answer.Get(headerETag), lastModified: answer.Get(headerLastModified), sum: sum}
-	md, err := convertPage(ctx, html, answer.Get(headerContentType), page, updatedOn(p.lastModified))
+	var md []byte
+	var err error
+	if tags := answer.Values("X-Robots-Tag"); noindex(strings.Join(tags, ",")) {
+		err = errNoIndex
+	} else {
+		md, err = convertPage(ctx, html, answer.Get(headerContentType), page, updatedOn(p.lastModified))
+	}
 	<-s.convertSlots
 	if err != nil {
 		if r.Context().Err() != nil {

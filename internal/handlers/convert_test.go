@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/caddy-discovery/caddy-discovery/content"
 )
 
 // convertPageText converts page as the page at https://example.com/docs/guide.
@@ -638,4 +641,57 @@ func FuzzConvertPage(f *testing.F) {
 			t.Errorf("%q: no front matter in %q", page, md)
 		}
 	})
+}
+
+// TestNoMarkdownOfGuardedPages: the module makes no Markdown of a page
+// the site keeps out of indexes (a robots meta tag or X-Robots-Tag with
+// noindex), nor of the page of a post the owner guards, wherever the site
+// serves it: the HTML passes through as the site gave it.
+func TestNoMarkdownOfGuardedPages(t *testing.T) {
+	site, err := content.Sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	clone := *site
+	clone.Skipped = append(slices.Clone(site.Skipped),
+		content.Skip{Path: "insights/secret.md", Reason: "kept private (private: true)", Slug: "Secret-Plans", Page: "/insights/Secret-Plans"},
+		content.Skip{Path: "insights/dots.md", Reason: "excluded (dots.md)", Slug: "..."})
+	var failures []error
+	s, err := New(agentConfig(Config{Site: &clone, BaseURL: "https://example.com", TokenSecret: []byte(strings.Repeat("s", 32)),
+		OnConvertFailure: func(_ string, err error) { failures = append(failures, err) }}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]bool{
+		"/insights/Secret-Plans": false, "/2024/05/01/secret-plans/": false, "/posts/secret_plans.html": false,
+		"/docs/guide": true, "/": false, "/docs/": true,
+	} {
+		if got := s.ConvertsPage(markdownRequest(http.MethodGet, path)); got != want {
+			t.Errorf("%s: converted %v, want %v", path, got, want)
+		}
+	}
+	ts := &testSite{}
+	ts.set("/meta", &testPage{body: `<html><head><title>M</title><meta name="robots" content="noindex, follow"></head><body><main><p>Text.</p></main></body></html>`, contentType: "text/html"})
+	ts.set("/header", &testPage{body: guideHTML, contentType: "text/html", headers: map[string]string{"X-Robots-Tag": "otherbot: noindex"}})
+	ts.set("/indexed", &testPage{body: guideHTML, contentType: "text/html", headers: map[string]string{"X-Robots-Tag": "noarchive"}})
+	for path, markdown := range map[string]bool{"/meta": false, "/header": false, "/indexed": true} {
+		w, err := converting(s, ts, markdownRequest(http.MethodGet, path))
+		if got := strings.HasPrefix(w.Header().Get("Content-Type"), "text/markdown"); err != nil || got != markdown {
+			t.Errorf("%s: Markdown %v (%s, %v), want %v", path, got, w.Header().Get("Content-Type"), err, markdown)
+		}
+	}
+	if len(failures) != 2 || !errors.Is(failures[0], ErrNoIndex) || !errors.Is(failures[1], ErrNoIndex) {
+		t.Errorf("failures %v, want two noindex", failures)
+	}
+}
+
+func TestNoindex(t *testing.T) {
+	for directives, want := range map[string]bool{
+		"noindex": true, "NoIndex, follow": true, "none": true, "googlebot: noindex": true,
+		"index, follow": false, "noarchive": false, "": false, "unavailable_after: 25 Jun 2010 15:00:00 PST": false,
+	} {
+		if got := noindex(directives); got != want {
+			t.Errorf("%q: %v, want %v", directives, got, want)
+		}
+	}
 }

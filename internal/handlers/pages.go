@@ -698,3 +698,15 @@ func withPages(site *content.Site) *content.Site {
 	}
 	return site
 }
+
+// guarded reports whether path may be the page of a post the owner keeps
+// off every surface (private, noindex, sitemap: false, excluded): its
+// address as the content gives it, or any address whose last segment
+// names the post, as the site's sitemap might place it. The module makes
+// no Markdown of such a page.
+func (c *Config) guarded(path string) bool {
+	if len(c.guardedNames) == 0 {
+		return false
+	}
+	return c.guardedPages[path] || c.guardedNames[content.FoldSlug(content.LastSegment(path))]
+}

@@ -116,6 +116,9 @@ type Config struct {
 	// slugOfPage is the slug of each insight by the link of its page
 	// (Insight.Page), which is the URI of its MCP resource.
 	slugOfPage map[string]string
+	// guardedPages and guardedNames are the pages of the posts the owner
+	// keeps off every surface, by path and by folded slug (see guarded).
+	guardedPages, guardedNames map[string]bool
 	// loaded is when the Service was built from the content, when it
 	// serves security.txt.
 	loaded time.Time
@@ -198,6 +201,18 @@ func New(cfg Config) (*Service, error) {
 		cfg.slugOfPage[in.Page] = in.Slug
 		cfg.fullBodies[i] = strings.TrimSpace(demoteHeadings(in.Body))
 		cfg.bodiesSize += len(cfg.fullBodies[i])
+	}
+	cfg.guardedPages, cfg.guardedNames = make(map[string]bool), make(map[string]bool)
+	for _, skip := range cfg.Site.Skipped {
+		if !skip.Guarded() {
+			continue
+		}
+		if name := content.FoldSlug(skip.Slug); name != "" {
+			cfg.guardedNames[name] = true
+		}
+		if path, ok := cfg.onSite(skip.Page); ok && skip.Page != "" {
+			cfg.guardedPages[path] = true
+		}
 	}
 	cfg.topics = cfg.Site.Topics()
 	cfg.searchIndex = newSearchIndex(cfg.Site.Insights)

@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"path"
 	"strings"
-	"unicode"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 )
@@ -131,16 +130,12 @@ func Pages(site *content.Site, pages []string) Match {
 		}
 		paths[p] = true
 		segments := strings.Split(strings.Trim(u.Path, "/"), "/")
-		last := segments[len(segments)-1]
-		if len(segments) > 1 && last == "index.html" {
-			last = segments[len(segments)-2]
-		}
-		last = strings.TrimSuffix(strings.TrimSuffix(last, ".html"), ".htm")
+		last := content.LastSegment(u.Path)
 		if listPage(segments) {
 			continue
 		}
 		exact[last] = append(exact[last], p)
-		loose[fold(last)] = append(loose[fold(last)], p)
+		loose[content.FoldSlug(last)] = append(loose[content.FoldSlug(last)], p)
 	}
 	m := Match{Site: site}
 	var insights []content.Insight
@@ -152,7 +147,7 @@ func Pages(site *content.Site, pages []string) Match {
 		if paths[in.Page] {
 			page = in.Page
 		} else if page = choose(exact[in.Slug], in.DateISO); page == "" {
-			page = choose(loose[fold(in.Slug)], in.DateISO)
+			page = choose(loose[content.FoldSlug(in.Slug)], in.DateISO)
 		}
 		if page == "" {
 			m.Unmatched++
@@ -205,18 +200,6 @@ func choose(candidates []string, dateISO string) string {
 		}
 	}
 	return found
-}
-
-// fold is s with case and punctuation set aside: "Hello_World!" and
-// "hello-world" fold alike.
-func fold(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			b.WriteRune(unicode.ToLower(r))
-		}
-	}
-	return b.String()
 }
 
 // SameOrigin returns the path of a sitemap address that robots.txt or a
