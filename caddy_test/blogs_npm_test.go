@@ -170,3 +170,34 @@ func TestEleventyBlog(t *testing.T) {
 	}
 	checkLinksLog(t, p, `"pages":6,"checked":6,"ok":6`)
 }
+
+// TestAstroBlog: an Astro blog as Astro's blog template makes one: a
+// content collection in src/content/blog with pubDate and updatedDate
+// written as text ('Sep 02 2023'), a post whose file name has capitals
+// (Astro's id lowercases it), one in a folder (its id keeps the folder), a
+// draft that the page's getStaticPaths leaves out, and @astrojs/sitemap,
+// which writes sitemap-index.xml and sitemap-0.xml but no sitemap.xml. The
+// module follows the index to the site's addresses.
+func TestAstroBlog(t *testing.T) {
+	src, site := buildNpmBlog(t, "astro", "node_modules/astro/bin/astro.mjs", "--outDir",
+		[]string{"astro", "@astrojs/sitemap"}, "build")
+	absent(t, site, "blog/half-finished", "sitemap.xml")
+	if _, err := os.Stat(filepath.Join(site, "sitemap-index.xml")); err != nil {
+		t.Errorf("@astrojs/sitemap wrote no sitemap-index.xml: %v", err)
+	}
+	caddyfile := blogCaddyfile(9267, site, "content "+blogProfile(t)+"\n\t\tinsights "+filepath.Join(src, "src", "content", "blog"))
+	p := startProcess(t, "Caddy", "http://localhost:9267", caddyfile)
+	checkSitemapMatch(t, p, `"matched":4,"not_in_sitemap":0,"addresses_changed":4`)
+	insights := checkBlog(t, p, site, map[string]string{
+		"first-light":         "/blog/first-light/",
+		"keeping-a-changelog": "/blog/keeping-a-changelog/",
+		"Quiet-Defaults":      "/blog/quiet-defaults/",
+		"tabs-or-spaces":      "/blog/2024/tabs-or-spaces/",
+	})
+	for _, in := range insights {
+		if in.Slug == "keeping-a-changelog" && (in.DateISO != "2023-09-02" || in.DateModifiedISO != "2024-01-10") {
+			t.Errorf("%s: published %q, modified %q; want pubDate 2023-09-02 and updatedDate 2024-01-10", in.Slug, in.DateISO, in.DateModifiedISO)
+		}
+	}
+	checkLinksLog(t, p, `"pages":6,"checked":6,"ok":6`)
+}
