@@ -23,22 +23,48 @@ import (
 
 // buildBlog copies the blog fixture name to a temporary folder (the
 // generators write caches and locks beside the sources) and builds it
-// with the command, run there; it returns the source and the built site.
+// with the command, run there, which takes the output folder by -d; it
+// returns the source and the built site.
 func buildBlog(t *testing.T, name string, command ...string) (src, site string) {
 	t.Helper()
 	if _, err := exec.LookPath(command[0]); err != nil {
 		t.Fatalf("%s is needed to build the %s fixture blog: install Debian's %s package (.ci/run does)", command[0], name, command[0])
 	}
+	return buildBlogWith(t, name, blogBuild{command: command, output: "-d"})
+}
+
+// blogBuild is how a fixture blog is built.
+type blogBuild struct {
+	// command runs in the copy of the fixture.
+	command []string
+	// output is the flag the command takes the output folder by.
+	output string
+	// env is added to the command's environment.
+	env []string
+	// prepare readies the copy before the command runs.
+	prepare func(src string)
+}
+
+// buildBlogWith copies the blog fixture name to a temporary folder and
+// builds it as b says; it returns the source and the built site.
+func buildBlogWith(t *testing.T, name string, b blogBuild) (src, site string) {
+	t.Helper()
 	src = filepath.Join(t.TempDir(), name)
 	if err := os.CopyFS(src, os.DirFS(filepath.Join("testdata", "blogs", name))); err != nil {
 		t.Fatal(err)
 	}
-	site = filepath.Join(t.TempDir(), "site")
-	cmd := exec.Command(command[0], append(command[1:], "-d", site)...)
-	cmd.Dir = src
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v\n%s", strings.Join(command, " "), err, out)
+	if b.prepare != nil {
+		b.prepare(src)
 	}
+	site = filepath.Join(t.TempDir(), "site")
+	cmd := exec.Command(b.command[0], append(b.command[1:], b.output, site)...)
+	cmd.Dir = src
+	cmd.Env = append(os.Environ(), b.env...)
+	start := time.Now()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", strings.Join(b.command, " "), err, out)
+	}
+	t.Logf("the %s fixture blog built in %s", name, time.Since(start).Round(time.Millisecond))
 	return src, site
 }
 
@@ -75,7 +101,8 @@ http://localhost:%d {
 
 // blogInsight is an insight as the API lists it.
 type blogInsight struct {
-	Slug, Title, Description, URL string
+	Slug, Title, Description, URL   string
+	Topic, DateISO, DateModifiedISO string
 }
 
 func blogInsights(t *testing.T, p *process) []blogInsight {
