@@ -169,6 +169,7 @@ func TestEleventyBlog(t *testing.T) {
 		}
 	}
 	checkLinksLog(t, p, `"pages":6,"checked":6,"ok":6`)
+	checkNotConverted(t, p, site, "/posts/unlisted/")
 }
 
 // TestAstroBlog: an Astro blog as Astro's blog template makes one: a

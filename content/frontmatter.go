@@ -44,8 +44,9 @@ const displayDateLayout = "January 2, 2006"
 //     (Hugo), else the pattern pages.insight; permalink: false (Eleventy)
 //     writes no page, so the post is not published;
 //   - guarded by the owner, kept off every surface: private: true,
-//     noindex: true, sitemap: false (jekyll-sitemap) or sitemap: {disable:
-//     true} (Hugo).
+//     noindex: true, sitemap: false (jekyll-sitemap), sitemap: {disable:
+//     true} (Hugo) or eleventyExcludeFromCollections: true (Eleventy
+//     builds the page but lists it nowhere).
 //
 // Every other key (taxonomies, layout, aliases, a theme's keys) is ignored.
 var frontMatterKeys = []string{
@@ -54,7 +55,7 @@ var frontMatterKeys = []string{
 	"dateModifiedISO", "lastmod", "modified", "updated", "updatedDate", "modDatetime", "dateModified", "last_modified_at",
 	"topic", "categories", "category", "tags",
 	"slug", "readTime", "draft", "expiryDate", "private", "noindex", "sitemap",
-	"permalink", "url",
+	"permalink", "url", "eleventyExcludeFromCollections",
 }
 
 // mappingKeys may hold a mapping as well as a value.
@@ -313,7 +314,7 @@ func unpublished(fm frontMatter, ps *problems, file string) string {
 			reason = "not published (" + f.key + ": false)"
 		}
 	}
-	for _, key := range []string{"private", "noindex"} {
+	for _, key := range []string{"private", "noindex", "eleventyExcludeFromCollections"} {
 		if f := fm.valid(key); f != nil && reason == "" {
 			if on, ok := parseBool(f.node); ok && on {
 				reason = reasonPrivate + " (" + f.key + ": true)"

@@ -12,6 +12,7 @@ import (
 	"io"
 	"net/url"
 	"path"
+	"regexp"
 	"strings"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
@@ -134,8 +135,16 @@ func Pages(site *content.Site, pages []string) Match {
 		if listPage(segments) {
 			continue
 		}
-		exact[last] = append(exact[last], p)
-		loose[content.FoldSlug(last)] = append(loose[content.FoldSlug(last)], p)
+		names := []string{last}
+		if m := datedName.FindStringSubmatch(last); m != nil {
+			// Eleventy keeps a file name's date in the address; the
+			// slug, as Jekyll reads it, does not.
+			names = append(names, m[1])
+		}
+		for _, name := range names {
+			exact[name] = append(exact[name], p)
+			loose[content.FoldSlug(name)] = append(loose[content.FoldSlug(name)], p)
+		}
 	}
 	m := Match{Site: site}
 	var insights []content.Insight
@@ -170,6 +179,10 @@ func Pages(site *content.Site, pages []string) Match {
 	}
 	return m
 }
+
+// datedName matches an address's last segment that begins with a date,
+// as an Eleventy post named 2024-06-03-name.md is served.
+var datedName = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}-(.+)$`)
 
 // listPage reports whether the address is a generator's list page.
 func listPage(segments []string) bool {
