@@ -53,6 +53,7 @@ func init() {
 //		well_known_openapi on|off
 //		security_txt   on|off
 //		site_check     on|off
+//		metrics        on|off
 //		cli_name       <name>
 //		deprecation    <date>
 //		sunset         <date>
@@ -78,7 +79,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		"markdown_by_user_agent": &h.MarkdownByUserAgent,
 		"mcp_discovery":          &h.MCPDiscovery, "agent_skills": &h.AgentSkills, "webmcp": &h.WebMCP,
 		"agent_card": &h.AgentCard, "well_known_openapi": &h.WellKnownOpenAPI, "security_txt": &h.SecurityTxt,
-		"site_check": &h.SiteCheck,
+		"site_check": &h.SiteCheck, "metrics": &h.Metrics,
 	}
 	seen := make(map[string]bool)
 	for d.NextBlock(0) {

@@ -24,6 +24,7 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/handlers"
+	"github.com/caddy-discovery/caddy-discovery/internal/metrics"
 )
 
 func init() {
@@ -187,6 +188,13 @@ type Handler struct {
 	// then follow their front matter and pages.insight alone.
 	SiteCheck *bool `json:"site_check,omitempty"`
 
+	// Metrics counts what agents do with the site in Caddy's metrics
+	// registry, as caddy_discovery_* series (see docs/metrics.md), when
+	// true or absent. Caddy exposes them with its own: at the admin
+	// endpoint's /metrics and through the metrics handler. false counts
+	// nothing.
+	Metrics *bool `json:"metrics,omitempty"`
+
 	// TokenSecret authenticates the anonymous access tokens and identity
 	// assertions (HMAC-SHA256), at least 32 bytes; use a placeholder such as
 	// {env.DISCOVERY_TOKEN_SECRET} rather than writing it into the config.
@@ -276,6 +284,13 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 
+	if h.Metrics == nil || *h.Metrics {
+		if reg := ctx.GetMetricsRegistry(); reg != nil {
+			if err := metrics.Register(reg); err != nil {
+				return fmt.Errorf("metrics: %w", err)
+			}
+		}
+	}
 	site, err := h.loadContent()
 	if err != nil {
 		return err
@@ -357,8 +372,10 @@ func (h *Handler) loadContent() (*content.Site, error) {
 		site, err = content.LoadDirWith(h.Content, opts)
 	}
 	if err != nil {
+		metrics.ContentLoad(false, 0)
 		return nil, err
 	}
+	metrics.ContentLoad(true, len(site.Insights))
 	h.logSkipped(site)
 	return site, nil
 }
@@ -506,6 +523,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		h.checkSiteOnce(r, next, service)
 		service = h.service.Load()
 	}
+	if h.Metrics != nil && !*h.Metrics {
+		return h.serve(w, r, service, next)
+	}
+	surface := service.Surface(r)
+	if surface == "" {
+		return next.ServeHTTP(w, r) // the site's alone: not counted
+	}
+	return h.observe(w, r, surface, func(w http.ResponseWriter) error { return h.serve(w, r, service, next) })
+}
+
+// serve answers r: the module's own paths and the site's pages asked for
+// as Markdown by the module, every other request by next, with the
+// module's Link and Vary values added to the pages the content names.
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request, service *handlers.Service, next caddyhttp.Handler) error {
 	if !service.Owns(r.URL.Path) && !service.ServesMarkdown(r) {
 		if service.ConvertsPage(r) {
 			return h.serveConverted(w, r, service, next)

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/metrics"
 )
 
 // ErrNothingToConvert is given to Config.OnConvertFailure for a page with
@@ -84,6 +86,7 @@ func (s *Service) ServeConverted(w http.ResponseWriter, r *http.Request, site fu
 	case err != nil:
 		return true, err
 	case sw.mode == siteKept:
+		metrics.Conversion("reused")
 		s.writeMarkdown(w, r, page, kept)
 		return false, nil
 	}
@@ -95,18 +98,22 @@ func (s *Service) ServeConverted(w http.ResponseWriter, r *http.Request, site fu
 		sum = sha256.Sum256(html)
 		if kept != nil && kept.etag == "" && kept.lastModified == "" && kept.sum == sum {
 			if kept.failed() {
+				metrics.Conversion("failed")
 				sw.release()
 				return false, nil
 			}
+			metrics.Conversion("reused")
 			s.writeMarkdown(w, r, page, kept)
 			return false, nil
 		}
 	}
 	converted := s.convert(r, h, page, html, sum)
 	if converted == nil || converted.failed() {
+		metrics.Conversion("failed")
 		sw.release()
 		return false, nil
 	}
+	metrics.Conversion("converted")
 	s.writeMarkdown(w, r, page, converted)
 	return false, nil
 }

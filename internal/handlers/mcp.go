@@ -129,6 +129,7 @@ func (l links) mcpServer() *mcp.Server {
 			"and get_insight for one article's Markdown body; search and fetch are the same search and articles in the shape ChatGPT connectors and deep research use. The same data is at " + l.base + pathIndex + ".",
 	})
 	l.addTools(server)
+	server.AddReceivingMiddleware(l.countCalls)
 	for _, in := range l.cfg.Site.Insights {
 		uri := l.insight(in.Slug)
 		body := in.Body

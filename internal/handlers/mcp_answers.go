@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -87,6 +88,7 @@ func (f fixedMCPRequest) params() map[string]any {
 // by the SDK on first use. It reports false, having written nothing, for
 // any request it does not recognise; body has been checked to be JSON.
 func (s *Service) serveMCPAnswer(w http.ResponseWriter, r *http.Request, rd *rendition, body []byte) bool {
+	start := time.Now()
 	version, ok := fixedMCPHeaders(r.Header)
 	if !ok {
 		return false
@@ -119,6 +121,7 @@ func (s *Service) serveMCPAnswer(w http.ResponseWriter, r *http.Request, rd *ren
 	_, _ = w.Write(a.head)
 	_, _ = w.Write(id)
 	_, _ = w.Write(a.tail)
+	countKept(req, start)
 	return true
 }
 
@@ -494,7 +497,7 @@ func (rd *rendition) mcpAnswer(ctx context.Context, key fixedMCPRequest) *mcpAns
 		store.mu.Unlock()
 	}
 	a.once.Do(func() {
-		head, tail, cacheControl, ok := rd.askSDK(context.WithoutCancel(ctx), key)
+		head, tail, cacheControl, ok := rd.askSDK(context.WithValue(context.WithoutCancel(ctx), uncounted{}, true), key)
 		rd.keep(key, a, head, tail, cacheControl, ok)
 	})
 	if !a.ok {

@@ -528,7 +528,7 @@ func (s *Service) redeemCode(w http.ResponseWriter, r *http.Request, rd *renditi
 		fail("invalid_grant", "The authorization code has already been used; a code is good for one token. Start the authorization again.")
 		return
 	}
-	s.issueToken(w, r, rd)
+	s.issueToken(w, r, rd, grantAuthorizationCode)
 }
 
 // validVerifier checks RFC 7636's code_verifier grammar.

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"bytes"
 	"io"
 	"net/http"
 	"net/url"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/agents"
 )
 
 // The site's own pages that the content names (home, about, the list of
@@ -245,7 +245,7 @@ func (c *Config) wantsMarkdown(r *http.Request) bool {
 	if prefersMarkdown(accept) {
 		return true
 	}
-	return c.MarkdownByUserAgent && isAIAgent(r.Header.Get("User-Agent")) && !namesHTML(accept)
+	return c.MarkdownByUserAgent && agents.IsAI(agents.Classify(r.Header.Get("User-Agent"))) && !namesHTML(accept)
 }
 
 // pageVary is the Vary value of every answer at a page with a twin: the
@@ -261,45 +261,6 @@ const (
 	varyAccept          = "Accept"
 	varyAcceptUserAgent = "Accept, User-Agent"
 )
-
-// aiAgents are the User-Agent product tokens, in lower case, of the AI
-// agents and crawlers that get Markdown by default: the assistants that
-// fetch a page for a user, the AI search indexers and the training
-// crawlers. Search engines' own crawlers (Googlebot, Bingbot) are not
-// among them: they index the HTML.
-var aiAgents = [][]byte{
-	[]byte("claudebot"), []byte("claude-user"), []byte("claude-searchbot"), []byte("anthropic-ai"),
-	[]byte("gptbot"), []byte("chatgpt-user"), []byte("oai-searchbot"),
-	[]byte("perplexitybot"), []byte("perplexity-user"),
-	[]byte("google-cloudvertexbot"), []byte("gemini-deep-research"),
-	[]byte("mistralai-user"), []byte("cohere-ai"), []byte("ccbot"), []byte("meta-externalagent"), []byte("meta-externalfetcher"),
-	[]byte("amazonbot"), []byte("bytespider"), []byte("duckassistbot"), []byte("youbot"), []byte("ai2bot"), []byte("deepseekbot"),
-}
-
-// maxUserAgent is how much of a User-Agent isAIAgent reads: product tokens
-// come first, and the work stays bounded whatever a client sends.
-const maxUserAgent = 512
-
-// isAIAgent reports whether ua names one of aiAgents, ignoring case. It
-// lowers at most maxUserAgent bytes into a buffer on the stack.
-func isAIAgent(ua string) bool {
-	if ua == "" {
-		return false
-	}
-	var buf [maxUserAgent]byte
-	n := copy(buf[:], ua)
-	for i, c := range buf[:n] {
-		if 'A' <= c && c <= 'Z' {
-			buf[i] = c + 'a' - 'A'
-		}
-	}
-	for _, token := range aiAgents {
-		if bytes.Contains(buf[:n], token) {
-			return true
-		}
-	}
-	return false
-}
 
 // namesHTML reports whether the Accept fields name text/html or
 // application/xhtml+xml with a quality above 0. Past maxAcceptRanges

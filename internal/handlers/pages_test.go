@@ -178,29 +178,6 @@ func TestAddPageHeaders(t *testing.T) {
 	}
 }
 
-func TestIsAIAgent(t *testing.T) {
-	for ua, want := range map[string]bool{
-		"ClaudeBot/1.0": true,
-		"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)": true,
-		"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; GPTBot/1.2; +https://openai.com/gptbot":  true,
-		"Mozilla/5.0 (compatible; ChatGPT-User/1.0; +https://openai.com/bot)":                                     true,
-		"PERPLEXITYBOT/1.0": true,
-		"Claude-User/1.0":   true,
-		"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36": false,
-		"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)":                                    false,
-		"Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)":                                     false,
-		"curl/8.5.0": false,
-		"":           false,
-		// Only the first maxUserAgent bytes are read.
-		strings.Repeat("x", maxUserAgent) + "ClaudeBot/1.0":   false,
-		strings.Repeat("x", maxUserAgent-9) + "ClaudeBot/1.0": true,
-	} {
-		if got := isAIAgent(ua); got != want {
-			t.Errorf("isAIAgent(%.60q): %v, want %v", ua, got, want)
-		}
-	}
-}
-
 func TestWantsMarkdown(t *testing.T) {
 	claude := "Mozilla/5.0 (compatible; ClaudeBot/1.0; +claudebot@anthropic.com)"
 	chrome := "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36"

@@ -97,6 +97,8 @@ type Route struct {
 	// twin is the path of the route's own Markdown twin, which the route
 	// answers for Accept: text/markdown.
 	twin string
+	// surface is the route's metrics surface (see surfaceOf).
+	surface string
 }
 
 // placeholder reports whether the route's path stands for the twins of

@@ -119,6 +119,9 @@ type Config struct {
 	// guardedPages and guardedNames are the pages of the posts the owner
 	// keeps off every surface, by path and by folded slug (see guarded).
 	guardedPages, guardedNames map[string]bool
+	// toolNames are the MCP server's tools, the names calls are counted
+	// under.
+	toolNames map[string]bool
 	// loaded is when the Service was built from the content, when it
 	// serves security.txt.
 	loaded time.Time
@@ -214,6 +217,7 @@ func New(cfg Config) (*Service, error) {
 			cfg.guardedPages[path] = true
 		}
 	}
+	cfg.toolNames = make(map[string]bool)
 	cfg.topics = cfg.Site.Topics()
 	cfg.searchIndex = newSearchIndex(cfg.Site.Insights)
 	s := &Service{cfg: cfg, hosted: newRenditionCache(renditionBudget), byPath: make(map[string]*Route)}
@@ -230,9 +234,15 @@ func New(cfg Config) (*Service, error) {
 	}
 	s.placeAgentRoutes()
 	for i := range s.routes {
+		s.routes[i].surface = surfaceOf(&s.routes[i])
+	}
+	for i := range s.routes {
 		s.byPath[s.routes[i].Path] = &s.routes[i]
 	}
 	s.insightRoute = s.byPath[pathInsight]
+	for _, t := range (links{cfg: &s.cfg, routes: s.routes}).tools() {
+		s.cfg.toolNames[t.Name] = true
+	}
 	if cfg.Markdown {
 		s.converted = newConvertCache(convertBudget)
 		s.convertSlots = make(chan struct{}, convertSlots())
@@ -541,4 +551,52 @@ func preflight(f *fields, w http.ResponseWriter, rt *Route) {
 	f.set(headerAllowHeaders, valueAllowed)
 	f.set(headerMaxAge, valuePreflightMax)
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// surfaceOf is the metrics surface of a route (see metrics.Surfaces).
+func surfaceOf(rt *Route) string {
+	switch p := rt.Path; {
+	case p == pathDevelopers || p == pathDevelopersTwin:
+		return "portal"
+	case rt.twinOf != nil:
+		return "markdown"
+	case p == pathToken || p == pathRegister || strings.HasPrefix(p, pathIdentity):
+		return "tokens"
+	case strings.HasPrefix(p, "/oauth/") || p == pathPRM || p == pathASM || p == pathJWKS || p == pathPRMMCP:
+		return "oauth"
+	case isAPIPath(p):
+		return "api"
+	case p == pathMCP:
+		return "mcp"
+	case p == pathLLMs || p == pathLLMsFull:
+		return "llms"
+	case p == pathSitemap || p == pathSitemapOwn || p == pathSitemapMD:
+		return "sitemap"
+	case p == pathRobots:
+		return "robots"
+	case strings.HasPrefix(p, "/cli/"):
+		return "cli"
+	}
+	return "documents"
+}
+
+// Surface is the metrics surface of r: the route's when the service
+// answers r's path, "markdown" for a page of the site asked for as
+// Markdown, "pages" for a page the content names that the site answers,
+// and "" for every other request, which is the site's alone.
+func (s *Service) Surface(r *http.Request) string {
+	path := r.URL.Path
+	if rt, _ := s.route(path); rt != nil {
+		return rt.surface
+	}
+	if isAPIPath(path) || strings.HasPrefix(path, mcpPrefix) {
+		return "api"
+	}
+	if s.ServesMarkdown(r) || s.ConvertsPage(r) {
+		return "markdown"
+	}
+	if s.cfg.pages[path] != nil {
+		return "pages"
+	}
+	return ""
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/metrics"
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
 )
 
@@ -64,14 +65,17 @@ func (s *Service) serveRegister(w http.ResponseWriter, r *http.Request, rd *rend
 	if _, ok := s.readBody(w, r, rd, ""); !ok {
 		return
 	}
-	s.issueToken(w, r, rd)
+	s.issueToken(w, r, rd, "register")
 }
 
-func (s *Service) issueToken(w http.ResponseWriter, r *http.Request, rd *rendition) {
+// issueToken answers with a new access token, counted under grant (an
+// OAuth grant type, or "register" for /agent/register).
+func (s *Service) issueToken(w http.ResponseWriter, r *http.Request, rd *rendition, grant string) {
 	tok, expiresIn, err := rd.tokens.IssueAccessToken()
 	if err != nil {
 		panic(err) // the system's random source failed
 	}
+	metrics.TokenIssued(grant)
 	writeJSON(w, r, http.StatusOK, tokenResponse{tok, "Bearer", expiresIn, token.Scope})
 }
 
@@ -187,7 +191,7 @@ func (s *Service) serveToken(w http.ResponseWriter, r *http.Request, rd *renditi
 	case grantAuthorizationCode:
 		s.redeemCode(w, r, rd, form, fail)
 	case grantClientCredentials:
-		s.issueToken(w, r, rd)
+		s.issueToken(w, r, rd, grant)
 	case grantJWTBearer:
 		assertion := form.Get("assertion")
 		if assertion == "" {
@@ -198,7 +202,7 @@ func (s *Service) serveToken(w http.ResponseWriter, r *http.Request, rd *renditi
 			fail("invalid_grant", assertionError(err))
 			return
 		}
-		s.issueToken(w, r, rd)
+		s.issueToken(w, r, rd, grant)
 	default:
 		fail("unsupported_grant_type", "The grant type "+quote(grant)+" is not supported; use "+grantAuthorizationCode+", "+grantClientCredentials+" or "+grantJWTBearer+".")
 	}

@@ -1,0 +1,68 @@
+package handlers
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/metrics"
+)
+
+// uncounted marks the context of a request the service makes of its own
+// MCP server, to keep an answer: the client's request is counted where it
+// is answered.
+type uncounted struct{}
+
+// countCalls is the MCP server's middleware that counts each tool call
+// and resource read, with how long it took and whether it failed.
+func (l links) countCalls(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "tools/call" && method != "resources/read" || ctx.Value(uncounted{}) != nil {
+			return next(ctx, method, req)
+		}
+		start := time.Now()
+		result, err := next(ctx, method, req)
+		kind, name := l.callName(method, req.GetParams())
+		failed := err != nil
+		if r, ok := result.(*mcp.CallToolResult); ok && r.IsError {
+			failed = true
+		}
+		metrics.MCPCall(kind, name, failed, time.Since(start))
+		return result, err
+	}
+}
+
+// callName is the kind and the name a call is counted under: a tool of
+// the server's, a resource's kind, else "other", so that no client can
+// add a series.
+func (l links) callName(method string, params mcp.Params) (kind, name string) {
+	switch p := params.(type) {
+	case *mcp.CallToolParamsRaw:
+		if p != nil && l.cfg.toolNames[p.Name] {
+			return "tool", p.Name
+		}
+		return "tool", "other"
+	case *mcp.ReadResourceParams:
+		if p != nil && strings.HasPrefix(p.URI, "http") {
+			return "resource", "insight"
+		}
+		return "resource", "other"
+	}
+	if method == "tools/call" {
+		return "tool", "other"
+	}
+	return "resource", "other"
+}
+
+// countKept counts a request answered from a kept answer (see
+// mcp_answers.go), made by the SDK once and counted here every time.
+func countKept(req fixedMCPRequest, start time.Time) {
+	switch req.method {
+	case "tools/call":
+		metrics.MCPCall("tool", req.tool, false, time.Since(start))
+	case "resources/read":
+		metrics.MCPCall("resource", "insight", false, time.Since(start))
+	}
+}

@@ -1,0 +1,212 @@
+// Package metrics counts what agents do with the site, as Prometheus
+// metrics named caddy_discovery_*: requests by surface, agent and
+// outcome; MCP tool calls and resource reads; Markdown served; tokens
+// issued; rate-limit refusals; content loads.
+//
+// The collectors are the process's, made once, and registered into each
+// registry Caddy gives a config (as Caddy's own admin and config metrics
+// are), so that a `caddy reload` keeps counting. Every label takes its
+// value from a fixed, documented list (an agent is one of agents.Labels,
+// a tool one of the module's), never from a raw User-Agent, path, Host or
+// address: no client can add a series.
+package metrics
+
+import (
+	"errors"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/agents"
+)
+
+const namespace = "caddy_discovery"
+
+// Surfaces are the values of the surface label: what part of the module
+// answered.
+var Surfaces = []string{"api", "mcp", "markdown", "llms", "sitemap", "robots", "documents", "oauth", "tokens", "portal", "cli", "pages"}
+
+// Outcomes are the values of the outcome label.
+var Outcomes = []string{"ok", "not_modified", "rate_limited", "refused", "client_error", "server_error"}
+
+// Outcome is the outcome of an answer with the HTTP status: a 304 is
+// not_modified, a 429 rate_limited, a 401 or 403 refused, another 4xx a
+// client_error, a 5xx a server_error, anything else ok.
+func Outcome(status int) string {
+	switch {
+	case status == 304:
+		return "not_modified"
+	case status == 429:
+		return "rate_limited"
+	case status == 401 || status == 403:
+		return "refused"
+	case status >= 500:
+		return "server_error"
+	case status >= 400:
+		return "client_error"
+	}
+	return "ok"
+}
+
+var (
+	requests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "requests_total",
+		Help: "Requests the module answered (or, for the site's pages the content names, passed on), by surface, agent, whether the agent proved who it is with a Web Bot Auth signature, and outcome.",
+	}, []string{"surface", "agent", "verified", "outcome"})
+	markdownBytes = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "markdown_bytes_total",
+		Help: "Bytes of Markdown served (twins, pages asked for as Markdown, pages converted from their HTML), by agent.",
+	}, []string{"agent"})
+	markdownTokens = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "markdown_tokens_total",
+		Help: "Estimated tokens of Markdown served (the X-Markdown-Tokens of each answer), by agent.",
+	}, []string{"agent"})
+	conversions = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "markdown_conversions_total",
+		Help: "Site pages asked for as Markdown, by result: converted from their HTML, reused (the Markdown kept for the page's current version), failed (served as HTML).",
+	}, []string{"result"})
+	mcpCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "mcp_calls_total",
+		Help: "MCP tool calls and resource reads, by kind (tool or resource), name (the tool, or the resource's kind) and outcome (ok or error).",
+	}, []string{"kind", "name", "outcome"})
+	mcpDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: namespace, Name: "mcp_call_duration_seconds",
+		Help:    "Time to answer an MCP tool call or resource read, by kind and name.",
+		Buckets: []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1},
+	}, []string{"kind", "name"})
+	tokensIssued = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "tokens_issued_total",
+		Help: "Access tokens issued, by grant.",
+	}, []string{"grant"})
+	rateLimited = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "rate_limit_refusals_total",
+		Help: "Requests refused by the rate limit (429), by agent.",
+	}, []string{"agent"})
+	contentLoads = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "content_loads_total",
+		Help: "Loads of the content (at start, on reload, on a watched change), by result (ok or failed).",
+	}, []string{"result"})
+	insights = prometheus.NewGauge(prometheus.GaugeOpts{
+		Namespace: namespace, Name: "insights",
+		Help: "Insights published by the content last loaded.",
+	})
+
+	collectors = []prometheus.Collector{requests, markdownBytes, markdownTokens, conversions, mcpCalls, mcpDuration,
+		tokensIssued, rateLimited, contentLoads, insights}
+)
+
+// Register adds the collectors to reg; registering them again (the same
+// registry, or one where they are already) is not an error.
+func Register(reg prometheus.Registerer) error {
+	for _, c := range collectors {
+		if err := reg.Register(c); err != nil {
+			var already prometheus.AlreadyRegisteredError
+			if !errors.As(err, &already) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// The request counters, resolved once per label set and kept: the hot
+// path is an index and an atomic add.
+var (
+	agentIndex = func() map[string]int {
+		m := make(map[string]int)
+		for i, l := range agents.Labels() {
+			m[l] = i
+		}
+		return m
+	}()
+	surfaceIndex = indexOf(Surfaces)
+	outcomeIndex = indexOf(Outcomes)
+	counters     = make([]atomic.Pointer[prometheus.Counter], len(Surfaces)*len(agentIndex)*2*len(Outcomes))
+)
+
+func indexOf(values []string) map[string]int {
+	m := make(map[string]int, len(values))
+	for i, v := range values {
+		m[v] = i
+	}
+	return m
+}
+
+// Request counts one request of surface from agent (a label of
+// agents.Labels), verified or not, with the status of its answer. A
+// surface or agent outside the lists counts under "documents" and
+// "other".
+func Request(surface, agent string, verified bool, status int) {
+	s, ok := surfaceIndex[surface]
+	if !ok {
+		s = surfaceIndex["documents"]
+	}
+	a, ok := agentIndex[agent]
+	if !ok {
+		agent, a = agents.Other, agentIndex[agents.Other]
+	}
+	outcome := Outcome(status)
+	v := 0
+	if verified {
+		v = 1
+	}
+	i := ((s*len(agentIndex)+a)*2+v)*len(Outcomes) + outcomeIndex[outcome]
+	c := counters[i].Load()
+	if c == nil {
+		counter := requests.WithLabelValues(Surfaces[s], agent, boolLabel(verified), outcome)
+		counters[i].CompareAndSwap(nil, &counter)
+		c = counters[i].Load()
+	}
+	(*c).Inc()
+	if status == 429 {
+		rateLimited.WithLabelValues(agent).Inc()
+	}
+}
+
+func boolLabel(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+// Markdown counts Markdown served to agent: its bytes and estimated
+// tokens.
+func Markdown(agent string, bytes, tokens int) {
+	if _, ok := agentIndex[agent]; !ok {
+		agent = agents.Other
+	}
+	markdownBytes.WithLabelValues(agent).Add(float64(bytes))
+	markdownTokens.WithLabelValues(agent).Add(float64(tokens))
+}
+
+// Conversion counts a site page asked for as Markdown by result:
+// "converted", "reused" or "failed".
+func Conversion(result string) { conversions.WithLabelValues(result).Inc() }
+
+// MCPCall counts one MCP tool call or resource read (kind "tool" or
+// "resource") named name (one of the module's tools or resource kinds,
+// else "other"), failed or not, and how long it took.
+func MCPCall(kind, name string, failed bool, took time.Duration) {
+	outcome := "ok"
+	if failed {
+		outcome = "error"
+	}
+	mcpCalls.WithLabelValues(kind, name, outcome).Inc()
+	mcpDuration.WithLabelValues(kind, name).Observe(took.Seconds())
+}
+
+// TokenIssued counts an access token issued with grant.
+func TokenIssued(grant string) { tokensIssued.WithLabelValues(grant).Inc() }
+
+// ContentLoad counts a load of the content and, when it succeeded, sets
+// the number of insights published.
+func ContentLoad(ok bool, published int) {
+	if !ok {
+		contentLoads.WithLabelValues("failed").Inc()
+		return
+	}
+	contentLoads.WithLabelValues("ok").Inc()
+	insights.Set(float64(published))
+}
