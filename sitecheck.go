@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -222,7 +224,8 @@ func (h *Handler) matchSitemap(fetch func(string, int) siteAnswer, robots []byte
 		queue = append(sm.Sitemaps, queue...)
 	}
 	if len(pages) == 0 {
-		h.logger.Debug("the site has no sitemap to match insights to: their pages follow pages.insight in profile.yaml and their front matter")
+		h.logger.Info("the site has no sitemap to match insights to: their pages follow their front matter and pages.insight in profile.yaml",
+			zap.Strings("asked", slices.Sorted(maps.Keys(seen))))
 		return service
 	}
 	h.site.sitemap.Store(&pages)

@@ -268,10 +268,15 @@ func TestJekyllBlog(t *testing.T) {
 	}
 	waitForLog(t, p, `"msg":"every page address the module publishes answers 200","pages":5,"checked":5,"ok":5`)
 	checkConverted(t, p, "/uses/", "# What I use", "[static site generator](https://jekyllrb.com/)")
+	// A link to another post by Jekyll's post_url is that post's address.
+	resp, body, err := p.send(http.MethodGet, "/notes/own-address/index.md", "reader", nil)
+	if err != nil || resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "[first post]("+p.url+"/meta/2023/11/20/hello-world/)") {
+		t.Errorf("the twin's post_url link: %v %v\n%s", resp, err, body)
+	}
 	checkNotConverted(t, p, site, "/2023/06/15/Private-Thoughts/")
 	waitForLog(t, p, `"msg":"the site's robots.txt shuts out AI crawlers that the content signals invite to train (ai-train=yes)`)
 	waitForLog(t, p, `"crawlers":["GPTBot"]`)
-	resp, body, err := p.send(http.MethodGet, "/robots.txt", "reader", nil)
+	resp, body, err = p.send(http.MethodGet, "/robots.txt", "reader", nil)
 	if err != nil || resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "User-agent: GPTBot\nDisallow: /") {
 		t.Errorf("robots.txt: the site's rules are kept: %v %v\n%s", resp, err, body)
 	}
@@ -307,7 +312,8 @@ func TestJekyllBlogWithoutSitemap(t *testing.T) {
 
 // TestHugoBlog: a Hugo blog with taxonomies (topics among them), a second
 // section, a page bundle, a post whose file name has capitals, posts with
-// their own slug and url, a post with no paragraph, a post with TOML
+// their own slug and url (one without its trailing slash), a post with no
+// paragraph, a post with TOML
 // front matter, a draft and a post scheduled for later. Hugo always writes a sitemap: no configuration.
 func TestHugoBlog(t *testing.T) {
 	src, site := buildBlog(t, "hugo", "hugo", "--quiet")
@@ -322,13 +328,14 @@ func TestHugoBlog(t *testing.T) {
 		"bundle-post":     "/posts/bundle-post/",
 		"no-paragraph":    "/posts/no-paragraph/",
 		"toml-post":       "/posts/toml-post/",
+		"no-slash":        "/2023/06/06/no-slash/",
 	})
 	for _, in := range insights {
 		if in.Slug == "no-paragraph" && in.Description != "Only A Heading" {
 			t.Errorf("a post with no paragraph is described as %q, want its title", in.Description)
 		}
 	}
-	waitForLog(t, p, `"msg":"every page address the module publishes answers 200","pages":9,"checked":9,"ok":9`)
+	waitForLog(t, p, `"msg":"every page address the module publishes answers 200","pages":10,"checked":10,"ok":10`)
 	checkConverted(t, p, "/notes/elsewhere/", "A Note In Another Section", "other sections are pages the module")
 }
 

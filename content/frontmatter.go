@@ -3,6 +3,7 @@ package content
 import (
 	"bytes"
 	"errors"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -529,6 +530,11 @@ func (b *insightBuilder) page(slug, dateISO string) (string, bool) {
 	for _, key := range []string{"permalink", "url"} {
 		if f := b.fm.valid(key); f != nil {
 			if page, ok := givenPage(f.text, slug, dateISO, categories); ok {
+				if key == "url" && !strings.HasSuffix(page, "/") && path.Ext(page) == "" {
+					// Hugo writes a url without an extension as a folder
+					// (its index.html), which the site serves with a slash.
+					page += "/"
+				}
 				return page, true
 			}
 		}

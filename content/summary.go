@@ -54,7 +54,8 @@ var (
 )
 
 // leadText returns the plain text of the body's first paragraph that has
-// any, or of every paragraph before a more divider when the body has one
+// any (with the next ones while it is shorter than minLeadText), or of
+// every paragraph before a more divider when the body has one
 // outside code and comments and there is text before it.
 func leadText(body string) string {
 	divider := moreDivider.MatchString(body)
@@ -66,7 +67,7 @@ func leadText(body string) string {
 			paras = append(paras, text)
 		}
 		para = nil
-		return len(paras) > 0 && !divider
+		return len(paras) > 0 && !divider && len(strings.Join(paras, " ")) >= minLeadText
 	}
 	fence, inComment, skipBlock, inTemplate, inKramdown := "", false, false, false, false
 	for _, line := range strings.Split(body, "\n") {
@@ -106,7 +107,7 @@ func leadText(body string) string {
 			switch {
 			case trimmed == "":
 				if endPara() {
-					return paras[0]
+					return strings.Join(paras, " ")
 				}
 				continue
 			case setextLine.MatchString(trimmed):
@@ -116,7 +117,7 @@ func leadText(body string) string {
 				continue // an attribute list of the paragraph
 			case strings.HasPrefix(trimmed, "#"), strings.HasPrefix(trimmed, "```"), strings.HasPrefix(trimmed, "~~~"):
 				if endPara() {
-					return paras[0]
+					return strings.Join(paras, " ")
 				}
 			default:
 				para = append(para, trimmed)
@@ -152,11 +153,18 @@ func leadText(body string) string {
 		}
 	}
 	endPara()
-	if len(paras) == 0 {
-		return ""
+	// A divider only in code: the lead, as without one.
+	for i := range paras {
+		if lead := strings.Join(paras[:i+1], " "); len(lead) >= minLeadText {
+			return lead
+		}
 	}
-	return paras[0]
+	return strings.Join(paras, " ")
 }
+
+// minLeadText is the length below which the lead text runs on into the
+// next paragraph: a first paragraph such as "Hi!" describes nothing.
+const minLeadText = 20
 
 func isHTMLBlock(line string) bool {
 	m := htmlTagName.FindStringSubmatch(line)
@@ -174,9 +182,9 @@ var inlineMarkup = []struct {
 	{regexp.MustCompile(`\{\{[<%].*?[%>]\}\}|\{%.*?%\}|\{\{.*?\}\}`), ""},
 	{regexp.MustCompile(`<!--.*?(-->|$)`), ""},
 	{regexp.MustCompile(`\{:[^{}]*\}`), ""},
-	{regexp.MustCompile(`!\[[^\]]*\](\([^)]*\)|\[[^\]]*\])`), ""},
+	{regexp.MustCompile(`!\[[^\]]*\](\((?:[^()]|\([^()]*\))*\)|\[[^\]]*\])`), ""},
 	{regexp.MustCompile(`\[\^[^\]]*\]`), ""},
-	{regexp.MustCompile(`\[([^\]]*)\](\([^)]*\)|\[[^\]]*\])`), "$1"},
+	{regexp.MustCompile(`\[([^\]]*)\](\((?:[^()]|\([^()]*\))*\)|\[[^\]]*\])`), "$1"},
 	{regexp.MustCompile(`<((?:https?|mailto):[^>\s]+)>`), "$1"},
 	{regexp.MustCompile(`</?[A-Za-z][^>]*>`), ""},
 	{regexp.MustCompile(`\*\*|__`), ""},

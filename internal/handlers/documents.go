@@ -232,7 +232,7 @@ func (l links) llmsFullTxt() []byte {
 		fmt.Fprintf(&b, "\n---\n\n## %s\n\nURL: %s\nPublished: %s (%s)\nUpdated: %s\nTopic: %s\nRead time: %s\n\n%s\n\n",
 			oneLine(in.Title), l.insight(in.Slug), in.Date, in.DateISO, in.DateModifiedISO, in.Topic, in.ReadTime,
 			oneLine(in.Description))
-		b.WriteString(absoluteLinks(l.cfg.fullBodies[i], l.insight(in.Slug), l.base))
+		b.WriteString(absoluteLinks(l.cfg.fullBodies[i], l.insight(in.Slug), l.base, l.postURL))
 		b.WriteByte('\n')
 	}
 	return b.Bytes()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"path"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -106,6 +107,22 @@ func (l links) newestUpdate() string {
 func (l links) insightItem(b *bytes.Buffer, i int) {
 	in := l.cfg.Site.Insights[i]
 	llmsLink(b, in.Title, l.pageLink(l.insightLink(in.Slug)), in.Description+" ("+in.Topic+", "+in.Date+")")
+}
+
+// postURL is the address of the insight a Jekyll tag names by its file
+// ("2024-05-01-name", "_posts/2024-05-01-name.md", "/drafts/name"): the
+// insight whose slug is the name without its folders, extension and
+// date.
+func (l links) postURL(name string) (string, bool) {
+	name = path.Base(name)
+	name = strings.TrimSuffix(name, path.Ext(name))
+	if len(name) > len("2006-01-02-") && name[4] == '-' && name[7] == '-' && name[10] == '-' {
+		name = name[len("2006-01-02-"):]
+	}
+	if _, ok := l.cfg.bySlug[name]; !ok {
+		return "", false
+	}
+	return l.insight(name), true
 }
 
 // insightLink is the content's link of an insight's page, before it is
@@ -228,7 +245,7 @@ func (l links) insightMarkdown(slug string) ([]byte, error) {
 	fmt.Fprintf(&b, "%s\n\n- Author: %s\n- Published: %s (%s)\n- Updated: %s\n- Topic: %s\n- Read time: %s\n- JSON: %s\n\n",
 		oneLine(in.Description), oneLine(l.cfg.Site.Profile.Name), in.Date, in.DateISO, in.DateModifiedISO, in.Topic,
 		in.ReadTime, l.base+insightPath(slug))
-	b.WriteString(absoluteLinks(strings.TrimSpace(in.Body), l.insight(slug), l.base))
+	b.WriteString(absoluteLinks(strings.TrimSpace(in.Body), l.insight(slug), l.base, l.postURL))
 	b.WriteByte('\n')
 	return b.Bytes(), nil
 }

@@ -17,10 +17,12 @@ import (
 // (an absolute URL), with the destinations of its inline links and images
 // and of its link reference definitions, and the href and src attributes
 // of its HTML, made absolute: a path that begins with "/" on base, any
-// other relative reference against page. Its <script> and <style>
-// elements are dropped. Code spans and fenced code blocks are left as
-// written.
-func absoluteLinks(md, page, base string) string {
+// other relative reference against page. A Jekyll tag that names another
+// post ({% post_url 2024-05-01-name %}, {% link _posts/….md %}) becomes
+// that post's address, found by post (nil finds none). Its <script> and
+// <style> elements are dropped. Code spans and fenced code blocks are
+// left as written.
+func absoluteLinks(md, page, base string, post func(name string) (string, bool)) string {
 	if !strings.ContainsAny(md, "]<") {
 		return md // nothing to rewrite: the common case of plain prose
 	}
@@ -28,13 +30,13 @@ func absoluteLinks(md, page, base string) string {
 	if err != nil || !pageURL.IsAbs() {
 		return md
 	}
-	lr := linkResolver{page: pageURL, base: base}
+	lr := linkResolver{page: pageURL, base: base, post: post}
 	var b strings.Builder
 	b.Grow(len(md) + len(md)/8)
 	var text strings.Builder // the lines since the last fence
 	var fence string         // the open fence, "" outside one
 	flush := func() {
-		lr.rewrite(&b, text.String())
+		lr.rewrite(&b, lr.postTags(text.String()))
 		text.Reset()
 	}
 	for line := range strings.SplitAfterSeq(md, "\n") {
@@ -81,6 +83,27 @@ func closesFence(line, fence string) bool {
 type linkResolver struct {
 	page *url.URL
 	base string
+	post func(name string) (string, bool)
+}
+
+// postTag is a Jekyll tag that gives another post's address, with the
+// site's base URL before it or not: {% post_url 2024-05-01-name %},
+// {{ site.baseurl }}{% link _posts/2024-05-01-name.md %}.
+var postTag = regexp.MustCompile(`(?:\{\{\s*site\.(?:base)?url\s*\}\})?\{%-?\s*(?:post_url|link)\s+([^%\s]+)\s*-?%\}`)
+
+// postTags replaces the tags that name a post the content has with its
+// address; any other tag is left as written.
+func (lr linkResolver) postTags(text string) string {
+	if lr.post == nil || !strings.Contains(text, "{%") {
+		return text
+	}
+	return postTag.ReplaceAllStringFunc(text, func(tag string) string {
+		name := postTag.FindStringSubmatch(tag)[1]
+		if address, ok := lr.post(name); ok {
+			return address
+		}
+		return tag
+	})
 }
 
 // resolve is ref made absolute; an absolute ref, or one that does not

@@ -48,7 +48,7 @@ func TestAbsoluteLinks(t *testing.T) {
 		{"an unclosed fence runs to the end", "```\n[x](y)\n", "```\n[x](y)\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := absoluteLinks(tt.md, page, base); got != tt.want {
+			if got := absoluteLinks(tt.md, page, base, nil); got != tt.want {
 				t.Errorf("\n got %q\nwant %q", got, tt.want)
 			}
 		})
@@ -108,9 +108,43 @@ func FuzzAbsoluteLinks(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, md string) {
-		got := absoluteLinks(md, "https://example.com/a/b", "https://example.com")
+		got := absoluteLinks(md, "https://example.com/a/b", "https://example.com", nil)
 		if !strings.ContainsAny(md, "]<") && got != md {
 			t.Errorf("%q became %q", md, got)
 		}
 	})
+}
+
+// TestPostTags: a Jekyll tag naming another post becomes that post's
+// address; one naming no post the content has stays as written.
+func TestPostTags(t *testing.T) {
+	post := func(name string) (string, bool) {
+		if name == "2015-05-21-late-night" || name == "_posts/2015-05-21-late-night.md" {
+			return "https://example.com/2015/05/22/late-night/", true
+		}
+		return "", false
+	}
+	for md, want := range map[string]string{
+		"See the [earlier note]({% post_url 2015-05-21-late-night %}) for context.": "See the [earlier note](https://example.com/2015/05/22/late-night/) for context.",
+		"See [it]({{ site.baseurl }}{% post_url 2015-05-21-late-night %}).":         "See [it](https://example.com/2015/05/22/late-night/).",
+		"See [it]({% link _posts/2015-05-21-late-night.md %}).":                     "See [it](https://example.com/2015/05/22/late-night/).",
+		"See [it]({%- post_url 2015-05-21-late-night -%}).":                         "See [it](https://example.com/2015/05/22/late-night/).",
+		"See [gone]({% post_url 2001-01-01-gone %}).":                               "See [gone]({% post_url 2001-01-01-gone %}).",
+		"[a](x)\n```\n[it]({% post_url 2015-05-21-late-night %})\n```\n":            "[a](https://example.com/2015/06/linker/x)\n```\n[it]({% post_url 2015-05-21-late-night %})\n```\n",
+	} {
+		if got := absoluteLinks(md, "https://example.com/2015/06/linker/", "https://example.com", post); got != want {
+			t.Errorf("%q:\n got %q\nwant %q", md, got, want)
+		}
+	}
+	s := newTestService(t, Config{BaseURL: "https://example.com"})
+	in := s.cfg.Site.Insights[0]
+	l := links{base: "https://example.com", cfg: &s.cfg}
+	for _, name := range []string{"2024-01-01-" + in.Slug, in.Slug, "_posts/2024-01-01-" + in.Slug + ".md"} {
+		if got, ok := l.postURL(name); !ok || got != l.insight(in.Slug) {
+			t.Errorf("postURL(%q) = %q, %v", name, got, ok)
+		}
+	}
+	if _, ok := l.postURL("2024-01-01-no-such-post"); ok {
+		t.Error("a post the content lacks was found")
+	}
 }

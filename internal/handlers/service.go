@@ -305,12 +305,16 @@ func (s *Service) SiteFirst(path string) bool {
 
 // Unmetered reports whether requests for path are left out of the rate
 // limit: the developer portal and its Markdown twin, so that a client
-// told to wait can still read why and for how long. They are precomputed
-// documents, as cheap to serve as the site's own static pages, which are
-// not counted either.
+// told to wait can still read why and for how long; and the site's pages
+// the content names, asked for as Markdown at their own address, so that
+// a crawler reading the site gets every page as it would without the
+// module rather than a 429. They are precomputed documents, as cheap to
+// serve as the site's own static pages, which are not counted either.
 func (s *Service) Unmetered(path string) bool {
-	rt := s.byPath[path]
-	return rt != nil && rt.Unmetered
+	if rt := s.byPath[path]; rt != nil {
+		return rt.Unmetered
+	}
+	return s.cfg.pages[path] != nil
 }
 
 // ValidCLIName reports whether name can name the CLI script: 1 to 64

@@ -149,7 +149,10 @@ func Pages(site *content.Site, pages []string) Match {
 	m := Match{Site: site}
 	var insights []content.Insight
 	for i, in := range site.Insights {
-		if in.PageGiven || !strings.HasPrefix(in.Page, "/") {
+		if in.PageGiven && !paths[in.Page] && paths[in.Page+"/"] {
+			// The owner's address, as the site serves it: a folder.
+			in.Page += "/"
+		} else if in.PageGiven || !strings.HasPrefix(in.Page, "/") {
 			continue // the owner's word, or a page on another site
 		}
 		page := ""
@@ -163,7 +166,7 @@ func Pages(site *content.Site, pages []string) Match {
 			continue
 		}
 		m.Matched++
-		if page == in.Page {
+		if page == site.Insights[i].Page {
 			continue
 		}
 		if insights == nil {

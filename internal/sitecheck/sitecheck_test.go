@@ -68,6 +68,7 @@ func TestPages(t *testing.T) {
 		insight("elsewhere", "2020-01-01", "https://other.example/elsewhere", false), // another site
 		insight("café", "2020-01-01", "/insights/caf%C3%A9", false),                  // non-ASCII
 		insight("dated-name", "2024-06-03", "/insights/dated-name", false),           // Eleventy keeps the date
+		insight("no-slash", "2020-01-02", "/2020/01/02/no-slash", true),              // the owner\'s, as a folder
 	}}
 	m := Pages(site, []string{
 		"https://blog.example/2024/03/05/Javascript-Tips/",
@@ -81,6 +82,7 @@ func TestPages(t *testing.T) {
 		"https://blog.example/posts/elsewhere/",
 		"https://blog.example/posts/caf%C3%A9/",
 		"https://blog.example/posts/2024-06-03-dated-name/",
+		"https://blog.example/2020/01/02/no-slash/",
 		"https://blog.example/", "::not a url",
 	})
 	want := map[string]string{
@@ -88,15 +90,15 @@ func TestPages(t *testing.T) {
 		"Hello World": "/2023/01/01/Hello-World.html", "own": "/notes/own/", "go": "/posts/go/",
 		"twice": "/2021/twice/", "ambiguous": "/insights/ambiguous", "already": "/already/",
 		"absent": "/insights/absent", "elsewhere": "https://other.example/elsewhere", "café": "/posts/caf%C3%A9/",
-		"dated-name": "/posts/2024-06-03-dated-name/",
+		"dated-name": "/posts/2024-06-03-dated-name/", "no-slash": "/2020/01/02/no-slash/",
 	}
 	for _, in := range m.Site.Insights {
 		if in.Page != want[in.Slug] {
 			t.Errorf("%s: %q, want %q", in.Slug, in.Page, want[in.Slug])
 		}
 	}
-	if m.Matched != 8 || m.Unmatched != 2 || m.Changed != 7 {
-		t.Errorf("matched %d, unmatched %d, changed %d; want 8, 2, 7", m.Matched, m.Unmatched, m.Changed)
+	if m.Matched != 9 || m.Unmatched != 2 || m.Changed != 8 {
+		t.Errorf("matched %d, unmatched %d, changed %d; want 9, 2, 8", m.Matched, m.Unmatched, m.Changed)
 	}
 	if site.Insights[0].Page != "/insights/Javascript-Tips" {
 		t.Error("the site given was modified")
