@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -20,7 +21,25 @@ import (
 type process struct {
 	url string
 	cmd *exec.Cmd
-	log *bytes.Buffer
+	log *processLog
+}
+
+// processLog is a process's output, read while the process writes it.
+type processLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *processLog) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(b)
+}
+
+func (l *processLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }
 
 // startProcess runs Caddy with caddyfile in a new process and waits until
@@ -35,7 +54,7 @@ func startProcess(t *testing.T, name, url, caddyfile string) *process {
 	if err := os.WriteFile(config, []byte(caddyfile), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p := &process{url: url, log: new(bytes.Buffer)}
+	p := &process{url: url, log: new(processLog)}
 	p.cmd = exec.Command(testBinary, "run", "--config", config, "--adapter", "caddyfile")
 	p.cmd.Env = append(os.Environ(),
 		runAsCaddy+"=1",
