@@ -26,7 +26,7 @@ func (l links) countCalls(next mcp.MethodHandler) mcp.MethodHandler {
 		result, err := next(ctx, method, req)
 		kind, name := l.callName(method, req.GetParams())
 		failed := err != nil
-		if r, ok := result.(*mcp.CallToolResult); ok && r.IsError {
+		if r, ok := result.(*mcp.CallToolResult); ok && r != nil && r.IsError {
 			failed = true
 		}
 		metrics.MCPCall(kind, name, failed, time.Since(start))

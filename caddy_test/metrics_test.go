@@ -1,0 +1,264 @@
+package caddytest
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// metricsCaddyfile serves the sample content with a small quota per
+// X-Client, so that a client can be refused, and an admin endpoint to
+// scrape.
+func metricsCaddyfile(storage string) string {
+	return fmt.Sprintf(`{
+	admin localhost:9284
+	auto_https off
+	persist_config off
+	http_port 9283
+	storage file_system %s
+}
+
+http://localhost:9283 {
+	discovery {
+		rate_limit 3 60s
+		rate_limit_key {http.request.header.X-Client}
+	}
+}
+`, storage)
+}
+
+// scrape reads the admin endpoint's /metrics, checks it with promtool,
+// and returns the families by name.
+func scrape(t *testing.T) map[string]*dto.MetricFamily {
+	t.Helper()
+	resp, err := http.Get("http://localhost:9284/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("/metrics: %d %v", resp.StatusCode, err)
+	}
+	cmd := exec.Command("promtool", "check", "metrics")
+	cmd.Stdin = bytes.NewReader(body)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		// promtool finds nothing to say about a well-formed exposition;
+		// anything it prints about the module's series is a defect.
+		var ours []string
+		for _, line := range strings.Split(string(out), "\n") {
+			if strings.Contains(line, "caddy_discovery_") {
+				ours = append(ours, line)
+			}
+		}
+		if len(ours) > 0 || !strings.Contains(string(out), "caddy_") && err != nil {
+			t.Errorf("promtool check metrics: %v\n%s", err, out)
+		}
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return families
+}
+
+// value is the value of the series of family with the labels given as
+// name, value pairs (other labels free), summed; 0 when there is none.
+func value(families map[string]*dto.MetricFamily, family string, labels ...string) float64 {
+	f := families[family]
+	if f == nil {
+		return 0
+	}
+	sum := 0.0
+	for _, m := range f.Metric {
+		match := true
+		for i := 0; i+1 < len(labels); i += 2 {
+			found := false
+			for _, l := range m.Label {
+				found = found || l.GetName() == labels[i] && l.GetValue() == labels[i+1]
+			}
+			match = match && found
+		}
+		if !match {
+			continue
+		}
+		switch {
+		case m.Counter != nil:
+			sum += m.Counter.GetValue()
+		case m.Gauge != nil:
+			sum += m.Gauge.GetValue()
+		case m.Histogram != nil:
+			sum += float64(m.Histogram.GetSampleCount())
+		}
+	}
+	return sum
+}
+
+// TestMetrics: after a known sequence of requests, as several agents, the
+// scraped counters equal it per surface, agent and outcome; promtool finds
+// nothing; a thousand made-up User-Agents add no series; a reload keeps
+// counting.
+func TestMetrics(t *testing.T) {
+	p := startProcess(t, "Caddy", "http://localhost:9283", metricsCaddyfile(t.TempDir()))
+	const (
+		gptBot  = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; GPTBot/1.2; +https://openai.com/gptbot"
+		claude  = "Claude-User/1.0 (+https://www.anthropic.com)"
+		browser = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36"
+	)
+	before := scrape(t)
+	do := func(method, path, client, ua string, want int, headers ...string) *http.Response {
+		t.Helper()
+		headers = append(headers, "User-Agent", ua)
+		resp, _, err := p.send(method, path, client, nil, headers...)
+		if err != nil || resp.StatusCode != want {
+			t.Fatalf("%s %s as %s: %v %v, want %d", method, path, ua, resp, err, want)
+		}
+		return resp
+	}
+	// GPTBot reads llms.txt, then again on its ETag, then a path that is not there.
+	llms := do(http.MethodGet, "/llms.txt", "gpt", gptBot, http.StatusOK)
+	do(http.MethodGet, "/llms.txt", "gpt", gptBot, http.StatusNotModified, "If-None-Match", llms.Header.Get("ETag"))
+	do(http.MethodGet, "/api/v1/nope", "gpt", gptBot, http.StatusNotFound)
+	// It is refused on its fourth request in the minute.
+	do(http.MethodGet, "/api/v1/profile", "gpt", gptBot, http.StatusTooManyRequests)
+	// Claude asks for the home page as Markdown (its twin) and registers.
+	home := do(http.MethodGet, "/", "claude", claude, http.StatusOK, "Accept", "text/markdown")
+	do(http.MethodPost, "/agent/register", "claude", claude, http.StatusOK)
+	// A browser reads the profile; a client without a User-Agent the
+	// OpenAPI description.
+	do(http.MethodGet, "/api/v1/profile", "browser", browser, http.StatusOK)
+	resp, _, err := p.send(http.MethodGet, "/openapi.json", "none", nil, "User-Agent", "") // Go's client then sends none
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatal(resp, err)
+	}
+	// MCP: a tool call twice (the second from the answer kept), and an
+	// unknown tool.
+	mcpCall := func(tool string) {
+		t.Helper()
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + tool + `","arguments":{}}}`
+		resp, _, err := p.send(http.MethodPost, "/mcp", "mcp"+tool, strings.NewReader(body), "User-Agent", claude,
+			"Content-Type", "application/json", "Accept", "application/json, text/event-stream", "Mcp-Protocol-Version", "2025-06-18")
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("tools/call %s: %v %v", tool, resp, err)
+		}
+	}
+	mcpCall("get_profile")
+	mcpCall("get_profile")
+	mcpCall("made_up_tool")
+
+	after := scrape(t)
+	delta := func(family string, labels ...string) float64 {
+		return value(after, family, labels...) - value(before, family, labels...)
+	}
+	for _, c := range []struct {
+		family string
+		labels []string
+		want   float64
+	}{
+		{"caddy_discovery_requests_total", []string{"surface", "llms", "agent", "gptbot", "verified", "false", "outcome", "ok"}, 1},
+		{"caddy_discovery_requests_total", []string{"surface", "llms", "agent", "gptbot", "outcome", "not_modified"}, 1},
+		{"caddy_discovery_requests_total", []string{"surface", "api", "agent", "gptbot", "outcome", "client_error"}, 1},
+		{"caddy_discovery_requests_total", []string{"surface", "api", "agent", "gptbot", "outcome", "rate_limited"}, 1},
+		{"caddy_discovery_requests_total", []string{"agent", "gptbot"}, 4},
+		{"caddy_discovery_requests_total", []string{"surface", "markdown", "agent", "claude-user", "outcome", "ok"}, 1},
+		{"caddy_discovery_requests_total", []string{"surface", "tokens", "agent", "claude-user", "outcome", "ok"}, 1},
+		{"caddy_discovery_requests_total", []string{"surface", "mcp", "agent", "claude-user", "outcome", "ok"}, 3},
+		{"caddy_discovery_requests_total", []string{"surface", "api", "agent", "browser", "outcome", "ok"}, 1},
+		{"caddy_discovery_requests_total", []string{"surface", "documents", "agent", "none", "outcome", "ok"}, 1},
+		{"caddy_discovery_requests_total", nil, 11},
+		{"caddy_discovery_rate_limit_refusals_total", []string{"agent", "gptbot"}, 1},
+		{"caddy_discovery_tokens_issued_total", []string{"grant", "register"}, 1},
+		{"caddy_discovery_markdown_tokens_total", []string{"agent", "claude-user"}, mustAtof(t, home.Header.Get("X-Markdown-Tokens"))},
+		{"caddy_discovery_mcp_calls_total", []string{"kind", "tool", "name", "get_profile", "outcome", "ok"}, 2},
+		{"caddy_discovery_mcp_calls_total", []string{"kind", "tool", "name", "other", "outcome", "error"}, 1},
+		{"caddy_discovery_mcp_call_duration_seconds", []string{"kind", "tool", "name", "get_profile"}, 2},
+	} {
+		if got := delta(c.family, c.labels...); got != c.want {
+			t.Errorf("%s%v: %v more, want %v", c.family, c.labels, got, c.want)
+		}
+	}
+	if value(after, "caddy_discovery_markdown_bytes_total", "agent", "claude-user") == 0 {
+		t.Error("no Markdown bytes counted")
+	}
+	if value(after, "caddy_discovery_content_loads_total", "result", "ok") < 1 || value(after, "caddy_discovery_insights") != 8 {
+		t.Errorf("content loads %v, insights %v", value(after, "caddy_discovery_content_loads_total", "result", "ok"), value(after, "caddy_discovery_insights"))
+	}
+
+	// A thousand made-up User-Agents, on the site's home page: no new series.
+	series := len(after["caddy_discovery_requests_total"].Metric)
+	r := rand.New(rand.NewPCG(7, 7))
+	for i := range 1000 {
+		ua := fmt.Sprintf("Mozilla/5.0 (compatible; Crawler%d/%d.0; +https://bot%d.example)", r.Int(), i, i)
+		if i%2 == 0 {
+			ua = fmt.Sprintf("agent-%x/%d", r.Uint64(), i)
+		}
+		do(http.MethodGet, "/", fmt.Sprint("flood", i), ua, http.StatusOK)
+	}
+	flooded := scrape(t)
+	if got := len(flooded["caddy_discovery_requests_total"].Metric); got > series+1 {
+		t.Errorf("1 000 User-Agents added %d series", got-series)
+	}
+	if got := value(flooded, "caddy_discovery_requests_total", "surface", "pages", "agent", "other") -
+		value(after, "caddy_discovery_requests_total", "surface", "pages", "agent", "other"); got != 1000 {
+		t.Errorf("the flood counted %v, want 1000", got)
+	}
+
+	// A reload keeps counting.
+	reload, err := http.NewRequest(http.MethodPost, "http://localhost:9284/load", strings.NewReader(metricsCaddyfile(t.TempDir())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reload.Header.Set("Content-Type", "text/caddyfile")
+	if resp, err := http.DefaultClient.Do(reload); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("reload: %v %v", resp, err)
+	}
+	do(http.MethodGet, "/api/v1/profile", "after-reload", browser, http.StatusOK)
+	reloaded := scrape(t)
+	if got, want := value(reloaded, "caddy_discovery_requests_total", "surface", "api", "agent", "browser", "outcome", "ok"),
+		value(flooded, "caddy_discovery_requests_total", "surface", "api", "agent", "browser", "outcome", "ok")+1; got != want {
+		t.Errorf("after a reload: %v, want %v", got, want)
+	}
+	if got := value(reloaded, "caddy_discovery_content_loads_total", "result", "ok"); got < 2 {
+		t.Errorf("content loads after a reload: %v", got)
+	}
+	agentLabels := map[string]bool{}
+	for _, m := range reloaded["caddy_discovery_requests_total"].Metric {
+		for _, l := range m.Label {
+			if l.GetName() == "agent" {
+				agentLabels[l.GetValue()] = true
+			}
+		}
+	}
+	if want := []string{"browser", "claude-user", "gptbot", "none", "other"}; !slices.Equal(sortedKeys(agentLabels), want) {
+		t.Errorf("agent labels %v, want %v", sortedKeys(agentLabels), want)
+	}
+}
+
+func sortedKeys(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func mustAtof(t *testing.T, s string) float64 {
+	t.Helper()
+	var f float64
+	if _, err := fmt.Sscan(s, &f); err != nil {
+		t.Fatalf("%q: %v", s, err)
+	}
+	return f
+}
