@@ -246,7 +246,8 @@ func (v *Verifier) verifyOne(r *http.Request, label string, covered item, sigs d
 	if err != nil {
 		return fail("%v", err)
 	}
-	now := v.now().Unix()
+	nowTime := v.now()
+	now := nowTime.Unix()
 	skew := int64(v.clockSkew / time.Second)
 	switch {
 	case p.created > now+skew:
@@ -288,7 +289,7 @@ func (v *Verifier) verifyOne(r *http.Request, label string, covered item, sigs d
 	if !ok {
 		return fail("key not in the agent's directory")
 	}
-	if !key.validAt(v.now()) {
+	if !key.validAt(nowTime) {
 		return fail("key not valid now")
 	}
 	if !ed25519.Verify(key.key, base, sig.value.b) {
@@ -349,3 +350,6 @@ func (v *Verifier) directory(dirURL string) (map[string]publicKey, error) {
 	v.mu.Unlock()
 	return d.keys, d.err
 }
+
+// The fetcher is the directory source in production.
+var _ directorySource = (*fetch.Fetcher)(nil)
