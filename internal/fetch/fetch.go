@@ -321,7 +321,8 @@ func (f *Fetcher) Get(ctx context.Context, rawURL string) (*Document, error) {
 // Cached returns the document held for rawURL without touching the network:
 // a fresh one, or a stale one within MaxStale, in which case a background
 // fetch to replace it starts (as Prefetch). It reports false when nothing
-// usable is held, including after a failed fetch.
+// usable is held: the URL was never fetched, every fetch failed, or its
+// document is past MaxStale.
 func (f *Fetcher) Cached(rawURL string) (*Document, bool) {
 	key, err := f.normalize(rawURL)
 	if err != nil {
