@@ -1,0 +1,286 @@
+package webbotauth
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+)
+
+// The signature base of RFC 9421, section 2.5: one line per covered
+// component, its identifier and its value taken from the request, and the
+// signature parameters last. Every derived component a request can have is
+// supported (@method, @target-uri, @authority, @scheme, @request-target,
+// @path, @query, @query-param), and header fields whole or as one member of
+// a Dictionary (the key parameter), which is how a signature covers its
+// Signature-Agent member. What the request lacks, and the parameters this
+// package does not implement (sf, bs, tr, req), make the base fail rather
+// than be guessed.
+
+// signatureBase returns the signature base for r of the signature whose
+// Signature-Input member is covered: an Inner List of component
+// identifiers, with the signature parameters as its parameters.
+func signatureBase(r *http.Request, covered item) ([]byte, error) {
+	if !covered.inner {
+		return nil, errors.New("signature-input member is not an inner list")
+	}
+	if len(covered.list) > MaxComponents {
+		return nil, fmt.Errorf("more than %d covered components", MaxComponents)
+	}
+	t := newTarget(r)
+	b := make([]byte, 0, 512)
+	for i, c := range covered.list {
+		if c.value.kind != sfString {
+			return nil, errors.New("component identifier is not a string")
+		}
+		for _, prev := range covered.list[:i] {
+			if sameComponent(prev, c) {
+				return nil, fmt.Errorf("component %q covered twice", c.value.s)
+			}
+		}
+		v, err := componentValue(r, &t, c)
+		if err != nil {
+			return nil, err
+		}
+		b = c.appendTo(b)
+		b = append(b, ": "...)
+		b = append(b, v...)
+		b = append(b, '\n')
+	}
+	b = append(b, `"@signature-params": `...)
+	return covered.appendTo(b), nil
+}
+
+func sameComponent(a, b item) bool {
+	if a.value.s != b.value.s || len(a.params) != len(b.params) {
+		return false
+	}
+	return string(a.params.appendTo(nil)) == string(b.params.appendTo(nil))
+}
+
+// componentValue is the value of one covered component in r.
+func componentValue(r *http.Request, t *target, c item) (string, error) {
+	name := c.value.s
+	if name == "" || name != strings.ToLower(name) {
+		return "", fmt.Errorf("component name %q is not lowercase", name)
+	}
+	if strings.HasPrefix(name, "@") {
+		return derivedValue(r, t, name, c.params)
+	}
+	var key string
+	for _, p := range c.params {
+		if p.key != "key" || p.value.kind != sfString {
+			return "", fmt.Errorf("component %q: parameter %q not supported", name, p.key)
+		}
+		key = p.value.s
+	}
+	value, ok := fieldValue(r.Header, name)
+	if !ok {
+		return "", fmt.Errorf("covered field %s is missing", name)
+	}
+	if _, hasKey := c.params.get("key"); !hasKey {
+		return value, nil
+	}
+	if len(value) > MaxFieldLen {
+		return "", fmt.Errorf("field %s is longer than %d bytes", name, MaxFieldLen)
+	}
+	d, err := parseDictionary(value)
+	if err != nil {
+		return "", fmt.Errorf("field %s is not a dictionary", name)
+	}
+	m, ok := d.get(key)
+	if !ok {
+		return "", fmt.Errorf("field %s has no member %q", name, key)
+	}
+	return string(m.appendTo(nil)), nil
+}
+
+// fieldValue combines the field's lines as RFC 9421, 2.1, says: each value
+// trimmed, joined with a comma and a space.
+func fieldValue(h http.Header, name string) (string, bool) {
+	lines := h.Values(name)
+	switch len(lines) {
+	case 0:
+		return "", false
+	case 1:
+		return strings.Trim(lines[0], " \t"), true
+	}
+	var b strings.Builder
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strings.Trim(l, " \t"))
+	}
+	return b.String(), true
+}
+
+func derivedValue(r *http.Request, t *target, name string, ps params) (string, error) {
+	if name == "@query-param" {
+		if len(ps) != 1 || ps[0].key != "name" || ps[0].value.kind != sfString {
+			return "", errors.New("@query-param needs exactly a name parameter")
+		}
+		return queryParam(t.rawQuery, ps[0].value.s)
+	}
+	if len(ps) > 0 {
+		return "", fmt.Errorf("component %s: parameter %q not supported", name, ps[0].key)
+	}
+	switch name {
+	case "@method":
+		return r.Method, nil
+	case "@authority":
+		return t.authority, nil
+	case "@scheme":
+		return t.scheme, nil
+	case "@target-uri":
+		return t.scheme + "://" + t.authority + t.pathAndQuery(), nil
+	case "@request-target":
+		return t.requestTarget, nil
+	case "@path":
+		return t.path, nil
+	case "@query":
+		return "?" + t.rawQuery, nil
+	}
+	return "", fmt.Errorf("component %s not supported for requests", name)
+}
+
+// target is the request's target URI, in the parts the derived components
+// take from it, as the client sent them (not decoded).
+type target struct {
+	scheme        string
+	authority     string // normalized: lowercase host, no default port
+	requestTarget string
+	path          string // "/" when empty
+	rawQuery      string
+	hasQuery      bool
+}
+
+func newTarget(r *http.Request) target {
+	t := target{scheme: "http"}
+	if r.TLS != nil {
+		t.scheme = "https"
+	}
+	t.authority = normalizeAuthority(r.Host, t.scheme)
+	t.requestTarget = r.RequestURI
+	if t.requestTarget == "" { // a request built in-process, not read from the wire
+		t.requestTarget = r.URL.RequestURI()
+	}
+	if strings.HasPrefix(t.requestTarget, "/") {
+		t.path, t.rawQuery, t.hasQuery = strings.Cut(t.requestTarget, "?")
+	} else if r.URL != nil {
+		t.path, t.rawQuery, t.hasQuery = r.URL.EscapedPath(), r.URL.RawQuery, r.URL.ForceQuery || r.URL.RawQuery != ""
+	}
+	if t.path == "" {
+		t.path = "/"
+	}
+	return t
+}
+
+func (t *target) pathAndQuery() string {
+	if t.hasQuery {
+		return t.path + "?" + t.rawQuery
+	}
+	return t.path
+}
+
+// normalizeAuthority lowercases the host and drops the scheme's default
+// port (RFC 9110, 4.2.3).
+func normalizeAuthority(host, scheme string) string {
+	host = strings.ToLower(host)
+	i := strings.LastIndexByte(host, ':')
+	if i < 0 || i < strings.LastIndexByte(host, ']') {
+		return host
+	}
+	switch port := host[i+1:]; {
+	case port == "", scheme == "https" && port == "443", scheme == "http" && port == "80":
+		return host[:i]
+	}
+	return host
+}
+
+// queryParam is the value of the @query-param component named name (RFC
+// 9421, 2.2.8): the parameter's value, form-decoded and re-encoded. A name
+// that is absent or appears more than once fails, as the RFC requires.
+func queryParam(rawQuery, name string) (string, error) {
+	want := formEncode(formDecode(name))
+	value, found := "", false
+	for pair := range strings.SplitSeq(rawQuery, "&") {
+		if pair == "" {
+			continue
+		}
+		n, v, _ := strings.Cut(pair, "=")
+		if formEncode(formDecode(n)) != want {
+			continue
+		}
+		if found {
+			return "", fmt.Errorf("query parameter %q appears more than once", name)
+		}
+		value, found = formEncode(formDecode(v)), true
+	}
+	if !found {
+		return "", fmt.Errorf("query parameter %q is missing", name)
+	}
+	return value, nil
+}
+
+// formDecode is application/x-www-form-urlencoded parsing of one name or
+// value (WHATWG URL, 5.1): plus is a space, valid percent escapes are
+// decoded, and the bytes are read as UTF-8.
+func formDecode(s string) string {
+	if !strings.ContainsAny(s, "+%") {
+		return s
+	}
+	s = strings.ReplaceAll(s, "+", " ")
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+			i += 2
+			continue
+		}
+		b = append(b, s[i])
+	}
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	var out strings.Builder
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		out.WriteRune(r) // utf8.RuneError for invalid bytes
+		b = b[size:]
+	}
+	return out.String()
+}
+
+// formEncode is the percent-encoding of application/x-www-form-urlencoded
+// serializing, with spaces as %20 as RFC 9421's examples show.
+func formEncode(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if isAlpha(c) || isDigit(c) || c == '*' || c == '-' || c == '.' || c == '_' {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&0xf])
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return isDigit(c) || ('a' <= c && c <= 'f') || ('A' <= c && c <= 'F')
+}
+
+func unhex(c byte) byte {
+	switch {
+	case isDigit(c):
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}
