@@ -2,9 +2,11 @@ package discovery
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
@@ -17,9 +19,14 @@ import (
 // answered, and the Markdown served.
 func (h *Handler) observe(w http.ResponseWriter, r *http.Request, surface string, serve func(http.ResponseWriter) error) error {
 	agent, verified := h.identify(r)
-	rec := caddyhttp.NewResponseRecorder(w, nil, nil)
-	err := serve(rec)
-	status := rec.Status()
+	o := observedPool.Get().(*observed)
+	o.ResponseWriterWrapper.ResponseWriter, o.status, o.size = w, 0, 0
+	defer func() {
+		o.ResponseWriterWrapper.ResponseWriter = nil
+		observedPool.Put(o)
+	}()
+	err := serve(o)
+	status := o.status
 	var he caddyhttp.HandlerError
 	switch {
 	case errors.As(err, &he):
@@ -30,11 +37,46 @@ func (h *Handler) observe(w http.ResponseWriter, r *http.Request, surface string
 		status = http.StatusOK // what Caddy answers when nothing was written
 	}
 	metrics.Request(surface, agent, verified, status)
-	if status == http.StatusOK && strings.HasPrefix(rec.Header().Get("Content-Type"), "text/markdown") {
-		tokens, _ := strconv.Atoi(rec.Header().Get("X-Markdown-Tokens"))
-		metrics.Markdown(agent, rec.Size(), tokens)
+	if status == http.StatusOK && strings.HasPrefix(w.Header().Get("Content-Type"), "text/markdown") {
+		tokens, _ := strconv.Atoi(w.Header().Get("X-Markdown-Tokens"))
+		metrics.Markdown(agent, o.size, tokens)
 	}
 	return err
+}
+
+// observed is a ResponseWriter that notes the status and the size of an
+// answer as it passes through; one is reused for many requests, as every
+// request would otherwise leave one behind.
+type observed struct {
+	caddyhttp.ResponseWriterWrapper
+	status, size int
+}
+
+var observedPool = sync.Pool{New: func() any { return new(observed) }}
+
+func (o *observed) WriteHeader(status int) {
+	if o.status == 0 && status >= 200 {
+		o.status = status
+	}
+	o.ResponseWriterWrapper.WriteHeader(status)
+}
+
+func (o *observed) Write(b []byte) (int, error) {
+	if o.status == 0 {
+		o.status = http.StatusOK
+	}
+	n, err := o.ResponseWriterWrapper.Write(b)
+	o.size += n
+	return n, err
+}
+
+func (o *observed) ReadFrom(src io.Reader) (int64, error) {
+	if o.status == 0 {
+		o.status = http.StatusOK
+	}
+	n, err := o.ResponseWriterWrapper.ReadFrom(src)
+	o.size += int(n)
+	return n, err
 }
 
 // identify names the agent of r: the family its User-Agent names (see
