@@ -337,7 +337,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	h.service = new(atomic.Pointer[handlers.Service])
 	h.service.Store(service)
-	h.site = new(siteState)
+	h.site = &siteState{done: make(chan struct{})}
 	if limited {
 		if err := h.provisionRateLimit(ctx, limit); err != nil {
 			return err
@@ -503,6 +503,9 @@ func (h *Handler) Validate() error {
 // Cleanup stops the content watcher and releases the rate-limit zone and
 // its mirror.
 func (h *Handler) Cleanup() error {
+	if h.site != nil && !h.site.stopped() {
+		close(h.site.done)
+	}
 	if h.watcher != nil {
 		h.watcher.stop()
 	}

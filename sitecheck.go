@@ -52,6 +52,19 @@ type siteState struct {
 	// sitemap holds the page addresses of the site's sitemap last read,
 	// which a reload of the content is matched to at once.
 	sitemap atomic.Pointer[[]string]
+	// done is closed when the handler is cleaned up: a check under way
+	// stops asking the site (a reload must not leave one running).
+	done chan struct{}
+}
+
+// stopped reports whether the handler was cleaned up.
+func (s *siteState) stopped() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // checkSiteOnce starts the site check when the service has not had one,
@@ -171,6 +184,10 @@ func (h *Handler) checkSite(fetch func(string, int) siteAnswer, service *handler
 			h.logger.Error("site check failed", zap.Any("panic", v))
 		}
 	}()
+	if h.site.stopped() {
+		close(matched)
+		return
+	}
 	robots := fetch("/robots.txt", handlers.MaxSiteRobots)
 	if robots.status != http.StatusOK || !textual(robots.header) {
 		robots.body = nil
@@ -203,7 +220,7 @@ func (h *Handler) matchSitemap(fetch func(string, int) siteAnswer, robots []byte
 	queue = append(queue, "/sitemap.xml", "/sitemap_index.xml", "/sitemap-index.xml")
 	seen := make(map[string]bool)
 	var pages []string
-	for fetched := 0; len(queue) > 0 && fetched < sitecheck.MaxSitemaps; {
+	for fetched := 0; len(queue) > 0 && fetched < sitecheck.MaxSitemaps && !h.site.stopped(); {
 		link := queue[0]
 		queue = queue[1:]
 		path, ok := sitecheck.SameOrigin(link)
@@ -269,7 +286,7 @@ func (h *Handler) checkLinks(fetch func(string, int) siteAnswer, service *handle
 	var missing, redirected, guarded []string
 	pages := service.SitePages()
 	for _, p := range pages {
-		if time.Now().After(deadline) {
+		if time.Now().After(deadline) || h.site.stopped() {
 			break
 		}
 		checked++
