@@ -54,6 +54,9 @@ func init() {
 //		security_txt   on|off
 //		site_check     on|off
 //		metrics        on|off
+//		web_bot_auth   on|off|private
+//		refuse_agents  <agent>...
+//		verified_agent_quota [on|off]
 //		cli_name       <name>
 //		deprecation    <date>
 //		sunset         <date>
@@ -129,6 +132,32 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "site_sitemaps":
 			h.SiteSitemaps = d.RemainingArgs()
 			if len(h.SiteSitemaps) == 0 {
+				return d.ArgErr()
+			}
+		case "refuse_agents":
+			h.RefuseAgents = d.RemainingArgs()
+			if len(h.RefuseAgents) == 0 {
+				return d.ArgErr()
+			}
+		case "web_bot_auth":
+			if !d.AllArgs(&h.WebBotAuth) {
+				return d.ArgErr()
+			}
+			if h.WebBotAuth != "on" && h.WebBotAuth != "off" && h.WebBotAuth != "private" {
+				return d.Errf("web_bot_auth: must be on, off or private, got '%s'", h.WebBotAuth)
+			}
+		case "verified_agent_quota":
+			args := d.RemainingArgs()
+			switch {
+			case len(args) == 0:
+				h.VerifiedAgentQuota = true
+			case len(args) == 1:
+				on, err := parseSwitch(d, name, args[0])
+				if err != nil {
+					return err
+				}
+				h.VerifiedAgentQuota = on
+			default:
 				return d.ArgErr()
 			}
 		case "token_ttl":

@@ -23,8 +23,11 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/agents"
+	"github.com/caddy-discovery/caddy-discovery/internal/fetch"
 	"github.com/caddy-discovery/caddy-discovery/internal/handlers"
 	"github.com/caddy-discovery/caddy-discovery/internal/metrics"
+	"github.com/caddy-discovery/caddy-discovery/internal/webbotauth"
 )
 
 func init() {
@@ -195,6 +198,35 @@ type Handler struct {
 	// nothing.
 	Metrics *bool `json:"metrics,omitempty"`
 
+	// WebBotAuth verifies the Web Bot Auth signatures of agents that sign
+	// their requests (HTTP Message Signatures, RFC 9421, with
+	// Signature-Agent): "on" (the default) checks a signature against
+	// the key directory the agent publishes at its origin, fetched over
+	// https from public addresses only, bounded and cached (the request
+	// never waits for it: until the directory is at hand, the request
+	// counts as unverified); "private" also accepts agents on loopback
+	// and private addresses and over plain http, for an agent on the
+	// operator's own network or a test, at the cost that anyone who can
+	// send a request can make the server fetch from that network;
+	// "off" verifies nothing. A verified request is labelled
+	// verified="true" in the metrics.
+	WebBotAuth string `json:"web_bot_auth,omitempty"`
+
+	// RefuseAgents are agents (labels of the agent list, such as gptbot
+	// or bytespider; see docs/metrics.md) refused with a 403 problem on
+	// the module's own addresses. Off by default. A User-Agent can be
+	// forged, so this keeps out only agents that say who they are; the
+	// site's own pages stay the site's (use robots.txt for those).
+	RefuseAgents []string `json:"refuse_agents,omitempty"`
+
+	// VerifiedAgentQuota gives an agent whose Web Bot Auth signature is
+	// verified a rate-limit quota of its own, keyed by its identity (its
+	// Signature-Agent origin) rather than by the address it calls from:
+	// it is not held back by others behind the same address, nor does it
+	// get one quota per address. Off by default; needs the default
+	// rate_limit_key.
+	VerifiedAgentQuota bool `json:"verified_agent_quota,omitempty"`
+
 	// TokenSecret authenticates the anonymous access tokens and identity
 	// assertions (HMAC-SHA256), at least 32 bytes; use a placeholder such as
 	// {env.DISCOVERY_TOKEN_SECRET} rather than writing it into the config.
@@ -252,6 +284,9 @@ type Handler struct {
 	watcher       *contentWatcher
 	limiter       *rateLimiter
 	site          *siteState
+	fetcher       *fetch.Fetcher
+	verifier      *webbotauth.Verifier
+	refused       map[string]bool
 	logger        *zap.Logger
 }
 
@@ -284,6 +319,20 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 
+	if h.WebBotAuth != "off" {
+		private := h.WebBotAuth == "private"
+		f, err := fetch.New(fetch.Options{AllowPrivate: private, AllowHTTP: private})
+		if err != nil {
+			return fmt.Errorf("web_bot_auth: %w", err)
+		}
+		h.fetcher, h.verifier = f, webbotauth.New(f, nil)
+	}
+	if len(h.RefuseAgents) > 0 {
+		h.refused = make(map[string]bool, len(h.RefuseAgents))
+		for _, a := range h.RefuseAgents {
+			h.refused[a] = true
+		}
+	}
 	if h.Metrics == nil || *h.Metrics {
 		if reg := ctx.GetMetricsRegistry(); reg != nil {
 			if err := metrics.Register(reg); err != nil {
@@ -485,6 +534,19 @@ func (h *Handler) Validate() error {
 			check(fmt.Errorf("ipv6_prefix: has no effect, as rate_limit_key %q does not use %s", h.RateLimitKey, defaultRateLimitKey))
 		}
 	}
+	switch h.WebBotAuth {
+	case "", "on", "off", "private":
+	default:
+		check(fmt.Errorf("web_bot_auth: must be on, off or private, got %q", h.WebBotAuth))
+	}
+	for _, agent := range h.RefuseAgents {
+		if !agents.IsAI(agent) {
+			check(fmt.Errorf("refuse_agents: %q is not an agent of the list (%s)", agent, strings.Join(agents.Labels()[:len(agents.Families)], ", ")))
+		}
+	}
+	if h.VerifiedAgentQuota && (h.WebBotAuth == "off" || h.RateLimitKey != "" && h.RateLimitKey != defaultRateLimitKey) {
+		check(fmt.Errorf("verified_agent_quota: needs web_bot_auth on and the default rate_limit_key"))
+	}
 	if h.TokenTTL != 0 && h.TokenTTL < caddy.Duration(time.Second) {
 		check(fmt.Errorf("token_ttl: must be at least 1s, got %s", time.Duration(h.TokenTTL)))
 	}
@@ -505,6 +567,9 @@ func (h *Handler) Validate() error {
 func (h *Handler) Cleanup() error {
 	if h.site != nil && !h.site.stopped() {
 		close(h.site.done)
+	}
+	if h.fetcher != nil {
+		h.fetcher.Close()
 	}
 	if h.watcher != nil {
 		h.watcher.stop()

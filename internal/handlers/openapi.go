@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -65,8 +66,8 @@ func (l links) openAPI31() object {
 	for i := range l.routes {
 		rt := &l.routes[i]
 		metered := rateLimited && !rt.Unmetered
-		paths[rt.Path] = object{strings.ToLower(rt.Method): operation(rt, metered, rateLimited)}
-		for _, status := range rt.problems(metered) {
+		paths[rt.Path] = object{strings.ToLower(rt.Method): operation(rt, metered, rateLimited, l.cfg.RefusesAgents)}
+		for _, status := range rt.problems(metered, l.cfg.RefusesAgents) {
 			used[problemUse{status, metered}] = true
 		}
 	}
@@ -204,7 +205,7 @@ func (l links) openAPIContact() object {
 
 // operation describes one route; metered says whether the route is counted
 // against the deployment's rate limit, rateLimited whether it has one.
-func operation(rt *Route, metered, rateLimited bool) object {
+func operation(rt *Route, metered, rateLimited, refusing bool) object {
 	headers := object{}
 	if rt.Versioned() {
 		headers["API-Version"] = ref("headers", "API-Version")
@@ -268,7 +269,7 @@ func operation(rt *Route, metered, rateLimited bool) object {
 	if cached {
 		responses["304"] = object{"description": "Not Modified: the If-None-Match header named the current ETag."}
 	}
-	for _, status := range rt.problems(metered) {
+	for _, status := range rt.problems(metered, refusing) {
 		responses[strconv.Itoa(status)] = ref("responses", problemResponse(status, metered, rateLimited))
 	}
 	if rt.twinOf != nil && rt.hasSlug() {
@@ -420,7 +421,7 @@ func queryParameters(t reflect.Type) []object {
 
 // problems are the statuses of the route's problem responses; 429 only
 // when the deployment enforces a rate limit.
-func (rt *Route) problems(rateLimited bool) []int {
+func (rt *Route) problems(rateLimited, refusing bool) []int {
 	var problems []int
 	for _, status := range commonProblems {
 		if status != http.StatusTooManyRequests || rateLimited {
@@ -428,6 +429,9 @@ func (rt *Route) problems(rateLimited bool) []int {
 		}
 	}
 	problems = append(problems, rt.Problems...)
+	if refusing && !slices.Contains(problems, http.StatusForbidden) {
+		problems = append(problems, http.StatusForbidden) // an agent the owner refuses
+	}
 	if rt.Bearer {
 		problems = append(problems, http.StatusUnauthorized) // a bad bearer token
 	}

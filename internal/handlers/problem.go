@@ -51,7 +51,7 @@ var (
 		"An Authorization header was sent, but its bearer token is malformed, expired or was not issued by this service.",
 		"Omit the Authorization header (no token is needed), or obtain a fresh token with POST /agent/register."}
 	codeForbidden = problemCode{"forbidden", http.StatusForbidden, "Forbidden",
-		"The MCP endpoint refused a browser request from another site's origin, or a Host header that is not this server's name.",
+		"The MCP endpoint refused a browser request from another site's origin, or a Host header that is not this server's name; or the site's owner refuses the agent that sent the request (by its User-Agent).",
 		"Call the MCP endpoint from an MCP client or a server (they send no Origin header), at the site's own address."}
 	codeNotFound = problemCode{"not_found", http.StatusNotFound, "Not Found",
 		"The requested API endpoint does not exist, or the insight with that slug does not exist.",

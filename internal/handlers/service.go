@@ -92,6 +92,9 @@ type Config struct {
 	OnConvertFailure func(page string, err error)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// RefusesAgents says that the owner refuses some agents a 403 problem
+	// (see Service.RefuseAgent), which every operation then documents.
+	RefusesAgents bool
 	// OnPanic, if set, is told of a recovered panic and of the request it
 	// happened in (nil for one in an MCP tool, which runs apart from the
 	// request); the client gets a 500 problem or a tool error either way.
@@ -603,4 +606,16 @@ func (s *Service) Surface(r *http.Request) string {
 		return "pages"
 	}
 	return ""
+}
+
+// RefuseAgent answers r, from an agent the site's owner refuses, with a
+// 403 problem naming it.
+func (s *Service) RefuseAgent(w http.ResponseWriter, r *http.Request, agent string) {
+	base, ok := s.base(r)
+	if !ok {
+		base = s.trustedBase(r)
+	}
+	p := newProblem(base, codeForbidden, r, "This site's owner does not serve "+agent+" here.")
+	p.Hint = "The site's own pages and robots.txt say what " + agent + " may read."
+	writeProblem(w, r, p)
 }
