@@ -50,51 +50,83 @@ func Outcome(status int) string {
 }
 
 var (
-	requests = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: namespace, Name: "requests_total",
-		Help: "Requests the module answered (or, for the site's pages the content names, passed on), by surface, agent, whether the agent proved who it is with a Web Bot Auth signature, and outcome.",
-	}, []string{"surface", "agent", "verified", "outcome"})
-	markdownBytes = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: namespace, Name: "markdown_bytes_total",
-		Help: "Bytes of Markdown served (twins, pages asked for as Markdown, pages converted from their HTML), by agent.",
-	}, []string{"agent"})
-	markdownTokens = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: namespace, Name: "markdown_tokens_total",
-		Help: "Estimated tokens of Markdown served (the X-Markdown-Tokens of each answer), by agent.",
-	}, []string{"agent"})
-	conversions = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: namespace, Name: "markdown_conversions_total",
-		Help: "Site pages asked for as Markdown, by result: converted from their HTML, reused (the Markdown kept for the page's current version), failed (served as HTML).",
-	}, []string{"result"})
-	mcpCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: namespace, Name: "mcp_calls_total",
-		Help: "MCP tool calls and resource reads, by kind (tool or resource), name (the tool, or the resource's kind) and outcome (ok or error).",
-	}, []string{"kind", "name", "outcome"})
-	mcpDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Namespace: namespace, Name: "mcp_call_duration_seconds",
-		Help:    "Time to answer an MCP tool call or resource read, by kind and name.",
-		Buckets: []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1},
-	}, []string{"kind", "name"})
-	tokensIssued = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: namespace, Name: "tokens_issued_total",
-		Help: "Access tokens issued, by grant.",
-	}, []string{"grant"})
-	rateLimited = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: namespace, Name: "rate_limit_refusals_total",
-		Help: "Requests refused by the rate limit (429), by agent.",
-	}, []string{"agent"})
-	contentLoads = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: namespace, Name: "content_loads_total",
-		Help: "Loads of the content (at start, on reload, on a watched change), by result (ok or failed).",
-	}, []string{"result"})
-	insights = prometheus.NewGauge(prometheus.GaugeOpts{
-		Namespace: namespace, Name: "insights",
-		Help: "Insights published by the content last loaded.",
-	})
+	requests = counterVec("requests_total",
+		"Requests the module answered (or, for the site's pages the content names, passed on), by surface, agent, whether the agent proved who it is with a Web Bot Auth signature, and outcome.",
+		"surface", "agent", "verified", "outcome")
+	markdownBytes = counterVec("markdown_bytes_total",
+		"Bytes of Markdown served (twins, pages asked for as Markdown, pages converted from their HTML), by agent.",
+		"agent")
+	markdownTokens = counterVec("markdown_tokens_total",
+		"Estimated tokens of Markdown served (the X-Markdown-Tokens of each answer), by agent.",
+		"agent")
+	conversions = counterVec("markdown_conversions_total",
+		"Site pages asked for as Markdown, by result: converted from their HTML, reused (the Markdown kept for the page's current version), failed (served as HTML).",
+		"result")
+	mcpCalls = counterVec("mcp_calls_total",
+		"MCP tool calls and resource reads, by kind (tool or resource), name (the tool, or the resource's kind) and outcome (ok or error).",
+		"kind", "name", "outcome")
+	mcpDuration = histogramVec("mcp_call_duration_seconds",
+		"Time to answer an MCP tool call or resource read, by kind and name.",
+		[]float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1},
+		"kind", "name")
+	tokensIssued = counterVec("tokens_issued_total",
+		"Access tokens issued, by grant.",
+		"grant")
+	rateLimited = counterVec("rate_limit_refusals_total",
+		"Requests refused by the rate limit (429), by agent.",
+		"agent")
+	contentLoads = counterVec("content_loads_total",
+		"Loads of the content (at start, on reload, on a watched change), by result (ok or failed).",
+		"result")
+	insights = gauge("insights",
+		"Insights published by the content last loaded.")
 
 	collectors = []prometheus.Collector{requests, markdownBytes, markdownTokens, conversions, mcpCalls, mcpDuration,
 		tokensIssued, rateLimited, contentLoads, insights}
 )
+
+// Series is one metric the module exports, as a scrape names it.
+type Series struct {
+	// Name is the metric's name, caddy_discovery_*. A histogram's
+	// samples are Name_bucket (with the label le), Name_sum and
+	// Name_count.
+	Name string
+	// Type is "counter", "gauge" or "histogram".
+	Type string
+	// Help is the help text.
+	Help string
+	// Labels are the label names, in order.
+	Labels []string
+}
+
+// exported are the series, in the order the collectors are made.
+var exported []Series
+
+// Exported lists every metric the module exports, with its label names:
+// what dashboards, alerts and the documentation may name.
+func Exported() []Series {
+	out := make([]Series, len(exported))
+	for i, s := range exported {
+		s.Labels = append([]string(nil), s.Labels...)
+		out[i] = s
+	}
+	return out
+}
+
+func counterVec(name, help string, labels ...string) *prometheus.CounterVec {
+	exported = append(exported, Series{namespace + "_" + name, "counter", help, labels})
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: name, Help: help}, labels)
+}
+
+func histogramVec(name, help string, buckets []float64, labels ...string) *prometheus.HistogramVec {
+	exported = append(exported, Series{namespace + "_" + name, "histogram", help, labels})
+	return prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: namespace, Name: name, Help: help, Buckets: buckets}, labels)
+}
+
+func gauge(name, help string) prometheus.Gauge {
+	exported = append(exported, Series{namespace + "_" + name, "gauge", help, nil})
+	return prometheus.NewGauge(prometheus.GaugeOpts{Namespace: namespace, Name: name, Help: help})
+}
 
 // Register adds the collectors to reg; registering them again (the same
 // registry, or one where they are already) is not an error.
