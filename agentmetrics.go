@@ -17,8 +17,7 @@ import (
 // observe serves r with serve and counts it under surface: who asked
 // (the agent, and whether it proved it), the outcome by the status
 // answered, and the Markdown served.
-func (h *Handler) observe(w http.ResponseWriter, r *http.Request, surface string, serve func(http.ResponseWriter) error) error {
-	agent, verified := h.identify(r)
+func (h *Handler) observe(w http.ResponseWriter, r *http.Request, surface string, who agent, serve func(http.ResponseWriter) error) error {
 	o := observedPool.Get().(*observed)
 	o.ResponseWriterWrapper.ResponseWriter, o.status, o.size = w, 0, 0
 	defer func() {
@@ -36,10 +35,10 @@ func (h *Handler) observe(w http.ResponseWriter, r *http.Request, surface string
 	case status == 0:
 		status = http.StatusOK // what Caddy answers when nothing was written
 	}
-	metrics.Request(surface, agent, verified, status)
+	metrics.Request(surface, who.agent, who.verified, status)
 	if status == http.StatusOK && strings.HasPrefix(w.Header().Get("Content-Type"), "text/markdown") {
 		tokens, _ := strconv.Atoi(w.Header().Get("X-Markdown-Tokens"))
-		metrics.Markdown(agent, o.size, tokens)
+		metrics.Markdown(who.agent, o.size, tokens)
 	}
 	return err
 }
@@ -79,8 +78,35 @@ func (o *observed) ReadFrom(src io.Reader) (int64, error) {
 	return n, err
 }
 
-// identify names the agent of r: the family its User-Agent names (see
-// agents.Classify), and whether it proved who it is.
-func (h *Handler) identify(r *http.Request) (agent string, verified bool) {
-	return agents.Classify(r.Header.Get("User-Agent")), false
+// agent is who sent a request, as far as the module can tell.
+type agent struct {
+	// agent is a label of agents.Labels.
+	agent string
+	// verified reports a valid Web Bot Auth signature, made by the agent
+	// named; origin is then the signer's (its Signature-Agent host).
+	verified bool
+	origin   string
+}
+
+// identify names the agent of r. Its User-Agent names a family (see
+// agents.Classify), which anyone can claim. A valid Web Bot Auth signature
+// proves the signer's origin: when that origin is the one a family signs
+// as, the request is that family's, verified; a verified signer the list
+// does not know is "other", verified. A User-Agent that claims a family
+// without its signature is counted as claimed: that family, unverified.
+func (h *Handler) identify(r *http.Request) agent {
+	claimed := agents.Classify(r.Header.Get("User-Agent"))
+	if h.verifier == nil || r.Header.Get("Signature-Input") == "" {
+		return agent{agent: claimed}
+	}
+	res := h.verifier.Verify(r)
+	if !res.Verified {
+		return agent{agent: claimed}
+	}
+	host, _, _ := strings.Cut(res.Agent, ":")
+	signer := agents.OfDomain(host)
+	if signer == "" {
+		signer = agents.Other
+	}
+	return agent{agent: signer, verified: true, origin: res.Agent}
 }

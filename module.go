@@ -326,6 +326,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 			return fmt.Errorf("web_bot_auth: %w", err)
 		}
 		h.fetcher, h.verifier = f, webbotauth.New(f, nil)
+		h.verifier.AllowHTTP = private
 	}
 	if len(h.RefuseAgents) > 0 {
 		h.refused = make(map[string]bool, len(h.RefuseAgents))
@@ -591,14 +592,32 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		h.checkSiteOnce(r, next, service)
 		service = h.service.Load()
 	}
-	if h.Metrics != nil && !*h.Metrics {
+	counting := h.Metrics == nil || *h.Metrics
+	if !counting && h.refused == nil && !h.VerifiedAgentQuota {
 		return h.serve(w, r, service, next)
 	}
 	surface := service.Surface(r)
 	if surface == "" {
 		return next.ServeHTTP(w, r) // the site's alone: not counted
 	}
-	return h.observe(w, r, surface, func(w http.ResponseWriter) error { return h.serve(w, r, service, next) })
+	who := h.identify(r)
+	serve := func(w http.ResponseWriter) error {
+		switch {
+		case h.refused[who.agent] && service.Owns(r.URL.Path):
+			service.RefuseAgent(w, r, who.agent)
+			return nil
+		case h.refused[who.agent]:
+			return next.ServeHTTP(w, r) // the site's page, as without the module
+		}
+		if who.verified && h.VerifiedAgentQuota {
+			caddyhttp.SetVar(r.Context(), verifiedAgentVar, "agent:"+who.origin)
+		}
+		return h.serve(w, r, service, next)
+	}
+	if !counting {
+		return serve(w)
+	}
+	return h.observe(w, r, surface, who, serve)
 }
 
 // serve answers r: the module's own paths and the site's pages asked for

@@ -47,7 +47,10 @@ const (
 	defaultIPv6Prefix = 64
 	// clientVar holds the client's address with an IPv6 address cut to
 	// its prefix, set for the keys that use it.
-	clientVar           = "discovery_client"
+	clientVar = "discovery_client"
+	// verifiedAgentVar holds the identity of a verified agent that has a
+	// quota of its own (verified_agent_quota).
+	verifiedAgentVar    = "discovery_verified_agent"
 	defaultRateLimitKey = "{http.vars." + clientVar + "}"
 	// minRotateInterval is the shortest time between two rotations of a
 	// mirror, which rotates once a window: an idle client is forgotten one
@@ -379,6 +382,9 @@ func (rl *rateLimiter) refused(r *http.Request, err error) bool {
 func (rl *rateLimiter) clientKey(r *http.Request) string {
 	if rl.setsClient {
 		client := clientAddress(caddyhttp.GetVar(r.Context(), caddyhttp.ClientIPVarKey), rl.ipv6Prefix)
+		if identity := caddyhttp.GetVar(r.Context(), verifiedAgentVar); identity != nil {
+			client = identity // a verified agent's own quota (verified_agent_quota)
+		}
 		caddyhttp.SetVar(r.Context(), clientVar, client)
 		if rl.key == defaultRateLimitKey {
 			s, _ := client.(string)

@@ -245,15 +245,6 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
-func sortedKeys(m map[string]bool) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 func mustAtof(t *testing.T, s string) float64 {
 	t.Helper()
 	var f float64

@@ -23,10 +23,12 @@ import (
 // is at the well-known path, or that well-known URL itself. Other URLs,
 // which draft-ietf-webbotauth-httpsig-protocol-01 would fetch as a JWK Set
 // directly, are refused: only the well-known path binds a key set to the
-// host, and the host is what a verified request is attributed to.
-func directoryURL(agent string) (dir, host string, err error) {
+// host, and the host is what a verified request is attributed to. With
+// allowHTTP, an http origin is taken too (an agent on the operator's own
+// network; see Verifier.AllowHTTP).
+func directoryURL(agent string, allowHTTP bool) (dir, host string, err error) {
 	u, err := url.Parse(agent)
-	if err != nil || u.Scheme != "https" || u.Host == "" || u.Opaque != "" {
+	if err != nil || !(u.Scheme == "https" || allowHTTP && u.Scheme == "http") || u.Host == "" || u.Opaque != "" {
 		return "", "", errors.New("signature-agent is not an https URL")
 	}
 	if u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.Contains(agent, "#") {
@@ -37,8 +39,8 @@ func directoryURL(agent string) (dir, host string, err error) {
 	default:
 		return "", "", errors.New("signature-agent is neither an origin nor its key directory")
 	}
-	host = normalizeAuthority(u.Host, "https")
-	return "https://" + host + DirectoryPath, host, nil
+	host = normalizeAuthority(u.Host, u.Scheme)
+	return u.Scheme + "://" + host + DirectoryPath, host, nil
 }
 
 // signatureAgent returns the Signature-Agent value the signature covers.

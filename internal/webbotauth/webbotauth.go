@@ -87,6 +87,11 @@ type Result struct {
 // Verifier verifies requests against the key directories a Fetcher brings
 // in. It is safe for concurrent use.
 type Verifier struct {
+	// AllowHTTP accepts agents whose Signature-Agent is a plain http
+	// origin, for agents on the operator's own network and for tests;
+	// the fetcher must allow http too. Set it before the first Verify.
+	AllowHTTP bool
+
 	source      directorySource
 	now         func() time.Time
 	clockSkew   time.Duration
@@ -266,7 +271,7 @@ func (v *Verifier) verifyOne(r *http.Request, label string, covered item, sigs d
 	if err != nil {
 		return fail("%v", err)
 	}
-	dirURL, host, err := directoryURL(agent)
+	dirURL, host, err := directoryURL(agent, v.AllowHTTP)
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -372,7 +372,7 @@ func TestDirectoryURL(t *testing.T) {
 		{"", "", ""},
 	}
 	for _, tt := range tests {
-		dir, host, err := directoryURL(tt.agent)
+		dir, host, err := directoryURL(tt.agent, false)
 		if dir != tt.dir || host != tt.host || (err == nil) != (tt.dir != "") {
 			t.Errorf("directoryURL(%q) = %q, %q, %v; want %q, %q", tt.agent, dir, host, err, tt.dir, tt.host)
 		}
