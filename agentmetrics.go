@@ -11,27 +11,28 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/agents"
+	"github.com/caddy-discovery/caddy-discovery/internal/handlers"
 	"github.com/caddy-discovery/caddy-discovery/internal/metrics"
 )
 
 // observe serves r with serve and counts it under surface: who asked
 // (the agent, and whether it proved it), the outcome by the status
 // answered, and the Markdown served.
-func (h *Handler) observe(w http.ResponseWriter, r *http.Request, surface string, who agent, serve func(http.ResponseWriter) error) error {
+func (h *Handler) observe(w http.ResponseWriter, r *http.Request, surface string, service *handlers.Service, next caddyhttp.Handler, who agent) error {
 	o := observedPool.Get().(*observed)
 	o.ResponseWriterWrapper.ResponseWriter, o.status, o.size = w, 0, 0
 	defer func() {
 		o.ResponseWriterWrapper.ResponseWriter = nil
 		observedPool.Put(o)
 	}()
-	err := serve(o)
+	err := h.serveAgent(o, r, service, next, who)
 	status := o.status
-	var he caddyhttp.HandlerError
 	switch {
-	case errors.As(err, &he):
-		status = he.StatusCode
 	case err != nil:
 		status = http.StatusInternalServerError
+		if he := (caddyhttp.HandlerError{}); errors.As(err, &he) {
+			status = he.StatusCode
+		}
 	case status == 0:
 		status = http.StatusOK // what Caddy answers when nothing was written
 	}

@@ -601,23 +601,27 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return next.ServeHTTP(w, r) // the site's alone: not counted
 	}
 	who := h.identify(r)
-	serve := func(w http.ResponseWriter) error {
-		switch {
-		case h.refused[who.agent] && service.Owns(r.URL.Path):
-			service.RefuseAgent(w, r, who.agent)
-			return nil
-		case h.refused[who.agent]:
-			return next.ServeHTTP(w, r) // the site's page, as without the module
-		}
-		if who.verified && h.VerifiedAgentQuota {
-			caddyhttp.SetVar(r.Context(), verifiedAgentVar, "agent:"+who.origin)
-		}
-		return h.serve(w, r, service, next)
-	}
 	if !counting {
-		return serve(w)
+		return h.serveAgent(w, r, service, next, who)
 	}
-	return h.observe(w, r, surface, who, serve)
+	return h.observe(w, r, surface, service, next, who)
+}
+
+// serveAgent serves r from the agent who, as the owner's policy says: a
+// refused agent gets a 403 problem from the module and the site's page
+// from the site; a verified agent may have a quota of its own.
+func (h *Handler) serveAgent(w http.ResponseWriter, r *http.Request, service *handlers.Service, next caddyhttp.Handler, who agent) error {
+	switch {
+	case h.refused[who.agent] && service.Owns(r.URL.Path):
+		service.RefuseAgent(w, r, who.agent)
+		return nil
+	case h.refused[who.agent]:
+		return next.ServeHTTP(w, r) // the site's page, as without the module
+	}
+	if who.verified && h.VerifiedAgentQuota {
+		caddyhttp.SetVar(r.Context(), verifiedAgentVar, "agent:"+who.origin)
+	}
+	return h.serve(w, r, service, next)
 }
 
 // serve answers r: the module's own paths and the site's pages asked for

@@ -45,7 +45,8 @@
 #   BENCH_KEEP             if 1: keep the temp dir (configs, bodies, logs, raw
 #                          wrk output) and print where it is
 #   BENCH_ONLY             if "convert": measure only the site page as
-#                          Markdown against its HTML (the last comparison)
+#                          Markdown against its HTML; if "metrics": only the
+#                          REST document with metrics on against off
 #
 # Ports: 8101-8104 for the servers, 8198-8199 for the optional admin endpoints.
 set -euo pipefail
@@ -63,12 +64,13 @@ CONNECTIONS=${BENCH_CONNECTIONS:-64}
 THREADS=${BENCH_THREADS:-2}
 PROFILE_DIR=${BENCH_PROFILE_DIR:-}
 ONLY=${BENCH_ONLY:-}
-case $ONLY in "" | convert) ;; *) echo "bench: BENCH_ONLY must be empty or convert, not '$ONLY'" >&2 && exit 1 ;; esac
+case $ONLY in "" | convert | metrics) ;; *) echo "bench: BENCH_ONLY must be empty, convert or metrics, not '$ONLY'" >&2 && exit 1 ;; esac
 
 PORT_DISCOVERY=8101
 PORT_RESPOND=8102
 PORT_FILES=8103
 PORT_LIMITED=8104
+PORT_NO_METRICS=8105
 PORT_ADMIN_DISCOVERY=8199
 PORT_ADMIN_LIMITED=8198
 
@@ -108,8 +110,12 @@ MCP_TARGETED=("tools/call get_profile" "resources/read (insight)")
 SITE_PAGE=/docs/guide.html
 MARKDOWN_ACCEPT='Accept: text/markdown'
 
+# The REST document measured with metrics on (the default) and off.
+METRICS_DOC=/api/v1/profile
+
 # Targets.
 TARGET_CONVERTED=0.8
+TARGET_METRICS=0.97
 TARGET_VS_RESPOND=1.0
 TARGET_VS_FILES=1.5
 TARGET_LIMITED=1.0
@@ -229,6 +235,7 @@ port_of() {
 	respond) echo "$PORT_RESPOND" ;;
 	file_server | page_html) echo "$PORT_FILES" ;;
 	limited) echo "$PORT_LIMITED" ;;
+	metrics_off) echo "$PORT_NO_METRICS" ;;
 	esac
 }
 
@@ -277,6 +284,13 @@ start_discovery() {
 	} >"$TMP/discovery.Caddyfile"
 	start_caddy discovery "$PORT_DISCOVERY" "$TMP/discovery.Caddyfile"
 	[ "$ONLY" = convert ] && return
+
+	# The same instance without counting: what the metrics cost.
+	sed -e "s/:$PORT_DISCOVERY/:$PORT_NO_METRICS/g" -e 's/^\([[:space:]]*\)rate_limit 1500 1s/\1rate_limit 1500 1s\n\1metrics off/' \
+		"$TMP/discovery.Caddyfile" >"$TMP/metrics_off.Caddyfile"
+	grep -q 'metrics off' "$TMP/metrics_off.Caddyfile" || die "could not write the metrics-off config"
+	start_caddy metrics_off "$PORT_NO_METRICS" "$TMP/metrics_off.Caddyfile"
+	[ "$ONLY" = metrics ] && return
 
 	{
 		global_options "$(admin_for "$PORT_ADMIN_LIMITED")"
@@ -374,11 +388,11 @@ write_file_root() {
 # are off so that the directory document is served at its path, without a
 # trailing slash, like the other variants.
 start_file_server() {
-	[ "$ONLY" = convert ] || write_file_root
+	[ "$ONLY" != "" ] || write_file_root
 	{
 		global_options off
 		echo "http://:$PORT_FILES {"
-		[ "$ONLY" = convert ] || header_lines
+		[ "$ONLY" != "" ] || header_lines
 		cat <<-EOF
 			file_server {
 				root $TMP/www
@@ -478,6 +492,11 @@ measure() {
 # path it is compared with.
 run_round() {
 	local round=$1 seconds=$2
+	if [ "$ONLY" != convert ]; then
+		measure "$round" discovery "$METRICS_DOC" "$seconds" 200 "metrics on $METRICS_DOC"
+		measure "$round" metrics_off "$METRICS_DOC" "$seconds" 200 "metrics off $METRICS_DOC"
+	fi
+	[ "$ONLY" = metrics ] && return
 	if [ "$ONLY" != convert ]; then
 		run_documents "$round" "$seconds"
 	fi
@@ -623,7 +642,24 @@ print_report() {
 	echo
 	printf '  %-28s %8s %5s %8s %8s %7s\n' "" "req/s" "+-" "p50 us" "p99 us" "head B"
 	if [ "$ONLY" != convert ]; then
+		echo "Metrics: $METRICS_DOC from the same config with metrics on (the default) and off, measured in turn"
+		printf '  %-28s %8s %4s%% %8s %8s\n' "metrics on" "$(stat discovery "metrics on $METRICS_DOC" 4)" \
+			"$(stat discovery "metrics on $METRICS_DOC" 4 spread)" "$(stat discovery "metrics on $METRICS_DOC" 5)" "$(stat discovery "metrics on $METRICS_DOC" 6)"
+		printf '  %-28s %8s %4s%% %8s %8s\n' "metrics off" "$(stat metrics_off "metrics off $METRICS_DOC" 4)" \
+			"$(stat metrics_off "metrics off $METRICS_DOC" 4 spread)" "$(stat metrics_off "metrics off $METRICS_DOC" 5)" "$(stat metrics_off "metrics off $METRICS_DOC" 6)"
+		local vs_m
+		vs_m=$(ratio "$(stat discovery "metrics on $METRICS_DOC" 4)" "$(stat metrics_off "metrics off $METRICS_DOC" 4)")
+		echo "  on/off $vs_m"
+		targets+=("$(target "$METRICS_DOC with metrics" "on/off" "$vs_m" ">=" "$TARGET_METRICS" "$(verdict at_least "$vs_m" "$TARGET_METRICS")")")
+	fi
+	if [ "$ONLY" = "" ]; then
 		report_documents
+	fi
+	if [ "$ONLY" = metrics ]; then
+		echo
+		echo "Targets:"
+		printf '%s\n' "${targets[@]}"
+		return
 	fi
 	echo "A site page as Markdown: $SITE_PAGE, $(wc -c <"$TMP/check/page_html.body") B of HTML, $(wc -c <"$TMP/check/converted.body") B of"
 	echo "Markdown, converted on the first request, then answered from the Markdown kept (file_server asked on the ETag)"
@@ -711,7 +747,7 @@ main() {
 	# same global options.
 	write_site_page
 	start_discovery
-	if [ "$ONLY" != convert ]; then
+	if [ "$ONLY" = "" ]; then
 		capture_documents
 		check_mcp
 		start_respond

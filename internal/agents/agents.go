@@ -6,7 +6,12 @@
 // series by making up a User-Agent.
 package agents
 
-import "bytes"
+import (
+	"bytes"
+	"hash/maphash"
+	"strings"
+	"sync/atomic"
+)
 
 // Family is one AI crawler or agent as its User-Agent names it.
 type Family struct {
@@ -114,13 +119,41 @@ var (
 )
 
 // Classify returns the label of the User-Agent ua: a family's, Browser,
-// Other or None. It reads at most MaxUserAgent bytes, lowered into a
-// buffer on the stack, looks each word (a run of letters, digits and
-// hyphens) up once, and allocates nothing.
+// Other or None. A client sends the same User-Agent on every request, so
+// the labels of recent ones are kept (a fixed number of slots, each
+// holding one User-Agent of at most cachedUserAgent bytes, whatever
+// clients send); otherwise it reads at most MaxUserAgent bytes, lowered
+// into a buffer on the stack, and looks each word (a run of letters,
+// digits and hyphens) up once.
 func Classify(ua string) string {
 	if ua == "" {
 		return None
 	}
+	if len(ua) > cachedUserAgent {
+		return classify(ua)
+	}
+	slot := &recent[maphash.String(seed, ua)%uint64(len(recent))]
+	if c := slot.Load(); c != nil && c.ua == ua {
+		return c.label
+	}
+	label := classify(ua)
+	slot.Store(&classified{ua: strings.Clone(ua), label: label})
+	return label
+}
+
+// The labels of recent User-Agents: a direct-mapped cache of a bounded
+// size, where a new User-Agent takes the slot of an older one.
+const cachedUserAgent = 256
+
+type classified struct{ ua, label string }
+
+var (
+	recent [1024]atomic.Pointer[classified]
+	seed   = maphash.MakeSeed()
+)
+
+// classify is Classify without the cache.
+func classify(ua string) string {
 	var buf [MaxUserAgent]byte
 	n := copy(buf[:], ua)
 	lower := buf[:n]
