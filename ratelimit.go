@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/agents"
 	"github.com/caddy-discovery/caddy-discovery/internal/handlers"
 )
 
@@ -441,7 +442,8 @@ func (rl *rateLimiter) logRefusal(r *http.Request, key string, refusal handlers.
 }
 
 // refusalFields are caddy-ratelimit's fields of a refusal (zone, wait,
-// remote_ip), and the client.
+// remote_ip), the client, and the agent its User-Agent names (a label of
+// agents.Labels, as the metrics count it).
 func (rl *rateLimiter) refusalFields(r *http.Request, key string, wait time.Duration) []zap.Field {
 	remoteIP, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
@@ -450,7 +452,8 @@ func (rl *rateLimiter) refusalFields(r *http.Request, key string, wait time.Dura
 	clientIP, _ := caddyhttp.GetVar(r.Context(), caddyhttp.ClientIPVarKey).(string)
 	return append(rl.keyFields(key),
 		zap.String("zone", rl.zone), zap.Duration("wait", wait),
-		zap.String("remote_ip", remoteIP), zap.String("client_ip", clientIP))
+		zap.String("remote_ip", remoteIP), zap.String("client_ip", clientIP),
+		zap.String("agent", agents.Classify(r.Header.Get("User-Agent"))))
 }
 
 // keyFields logs the key when it is the default, the client's address or

@@ -164,7 +164,8 @@ func TestRefusalsAreLoggedOncePerWindow(t *testing.T) {
 	}
 	fields := info[0].ContextMap()
 	if fields["key"] != "2001:db8:aa:1::/64" || !strings.HasPrefix(fmt.Sprint(fields["zone"]), "discovery 3/1m0s") ||
-		fields["client_ip"] != client || fields["remote_ip"] != "192.0.2.1" || fields["suppressed"] != int64(0) {
+		fields["client_ip"] != client || fields["remote_ip"] != "192.0.2.1" || fields["suppressed"] != int64(0) ||
+		fields["agent"] != "none" {
 		t.Errorf("INFO line %v", fields)
 	}
 	if n := refusals.FilterLevelExact(zapcore.DebugLevel).Len(); n != 99 {
