@@ -491,9 +491,6 @@ func TestServeConvertedFailureLoggedOnce(t *testing.T) {
 }
 
 func TestServeConvertedBusy(t *testing.T) {
-	if testing.Short() {
-		t.Skip("waits for the conversion time limit")
-	}
 	s := newTestService(t, agentConfig(Config{BaseURL: "https://example.com"}))
 	for range cap(s.convertSlots) {
 		s.convertSlots <- struct{}{}
