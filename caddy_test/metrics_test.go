@@ -16,10 +16,10 @@ import (
 	"github.com/prometheus/common/model"
 )
 
-// metricsCaddyfile serves the sample content with a small quota per
-// X-Client, so that a client can be refused, and an admin endpoint to
+// metricsCaddyfile serves the sample content with the discovery
+// subdirectives given, then the site lines, and an admin endpoint to
 // scrape.
-func metricsCaddyfile(storage string) string {
+func metricsCaddyfile(storage, discovery, site string) string {
 	return fmt.Sprintf(`{
 	admin localhost:9284
 	auto_https off
@@ -30,12 +30,16 @@ func metricsCaddyfile(storage string) string {
 
 http://localhost:9283 {
 	discovery {
-		rate_limit 3 60s
-		rate_limit_key {http.request.header.X-Client}
+		%s
 	}
+	%s
 }
-`, storage)
+`, storage, discovery, site)
 }
+
+// quotaPerClient is a small quota per X-Client, so that a client can be
+// refused.
+const quotaPerClient = "rate_limit 3 60s\n\t\trate_limit_key {http.request.header.X-Client}"
 
 // scrape reads the admin endpoint's /metrics, checks it with promtool,
 // and returns the families by name.
@@ -110,7 +114,7 @@ func value(families map[string]*dto.MetricFamily, family string, labels ...strin
 // nothing; a thousand made-up User-Agents add no series; a reload keeps
 // counting.
 func TestMetrics(t *testing.T) {
-	p := startProcess(t, "Caddy", "http://localhost:9283", metricsCaddyfile(t.TempDir()))
+	p := startProcess(t, "Caddy", "http://localhost:9283", metricsCaddyfile(t.TempDir(), quotaPerClient, ""))
 	const (
 		gptBot  = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; GPTBot/1.2; +https://openai.com/gptbot"
 		claude  = "Claude-User/1.0 (+https://www.anthropic.com)"
@@ -215,7 +219,7 @@ func TestMetrics(t *testing.T) {
 	}
 
 	// A reload keeps counting.
-	reload, err := http.NewRequest(http.MethodPost, "http://localhost:9284/load", strings.NewReader(metricsCaddyfile(t.TempDir())))
+	reload, err := http.NewRequest(http.MethodPost, "http://localhost:9284/load", strings.NewReader(metricsCaddyfile(t.TempDir(), quotaPerClient, "")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -94,24 +94,9 @@ func (a *signingAgent) sign(t *testing.T, url string) []string {
 func TestVerifiedAgents(t *testing.T) {
 	agent := newSigningAgent(t, true)
 	forger := newSigningAgent(t, false) // publishes no key
-	caddyfile := fmt.Sprintf(`{
-	admin localhost:9284
-	auto_https off
-	persist_config off
-	http_port 9283
-	storage file_system %s
-}
-
-http://localhost:9283 {
-	discovery {
-		web_bot_auth private
-		verified_agent_quota
-		refuse_agents bytespider
-		rate_limit 3 60s
-	}
-	respond "the site's page"
-}
-`, t.TempDir())
+	caddyfile := metricsCaddyfile(t.TempDir(),
+		"web_bot_auth private\n\t\tverified_agent_quota\n\t\trefuse_agents bytespider\n\t\trate_limit 3 60s",
+		`respond "the site's page"`)
 	p := startProcess(t, "Caddy", "http://localhost:9283", caddyfile)
 	const gptBot = "Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)"
 	get := func(path string, headers ...string) *http.Response {

@@ -52,7 +52,7 @@ func (s *Service) ConvertsPage(r *http.Request) bool {
 	}
 	path := r.URL.Path
 	// A protocol upgrade (a WebSocket) is no page to read.
-	return s.cfg.pages[path] == nil && !s.Owns(path) && r.Header.Get("Upgrade") == "" && !s.cfg.guarded(path) && s.cfg.wantsMarkdown(r)
+	return s.cfg.pages[path] == nil && !s.Owns(path) && r.Header.Get("Upgrade") == "" && s.cfg.wantsMarkdown(r) && !s.cfg.guarded(path)
 }
 
 // ServeConverted answers r, for which ConvertsPage holds, with the site's
@@ -94,27 +94,24 @@ func (s *Service) ServeConverted(w http.ResponseWriter, r *http.Request, site fu
 	html := sw.held.Bytes()
 	var sum [sha256.Size]byte
 	h := w.Header()
+	var md *convertedPage
+	result := "converted"
 	if h.Get(headerETag) == "" && h.Get(headerLastModified) == "" {
 		sum = sha256.Sum256(html)
 		if kept != nil && kept.etag == "" && kept.lastModified == "" && kept.sum == sum {
-			if kept.failed() {
-				metrics.Conversion("failed")
-				sw.release()
-				return false, nil
-			}
-			metrics.Conversion("reused")
-			s.writeMarkdown(w, r, page, kept)
-			return false, nil
+			md, result = kept, "reused"
 		}
 	}
-	converted := s.convert(r, h, page, html, sum)
-	if converted == nil || converted.failed() {
+	if md == nil {
+		md = s.convert(r, h, page, html, sum)
+	}
+	if md == nil || md.failed() {
 		metrics.Conversion("failed")
 		sw.release()
 		return false, nil
 	}
-	metrics.Conversion("converted")
-	s.writeMarkdown(w, r, page, converted)
+	metrics.Conversion(result)
+	s.writeMarkdown(w, r, page, md)
 	return false, nil
 }
 
