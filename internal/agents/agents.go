@@ -26,43 +26,46 @@ type Family struct {
 	// Domains are the origins it signs Web Bot Auth requests as, when it
 	// does (the host of its Signature-Agent).
 	Domains []string
+	// Name is its User-Agent token as its operator writes it, the name a
+	// robots.txt group gives it: GPTBot.
+	Name string
 }
 
 // Families are the AI crawlers and agents the module knows. A User-Agent
 // is matched by its words: "GPTBot/1.2" names gptbot; when it names two
 // families, the one listed first wins.
 var Families = []Family{
-	{"gptbot", "OpenAI", "training", nil},
-	{"chatgpt-user", "OpenAI", "user", []string{"chatgpt.com"}},
-	{"oai-searchbot", "OpenAI", "search", nil},
-	{"claudebot", "Anthropic", "training", nil},
-	{"claude-user", "Anthropic", "user", []string{"claude.ai", "anthropic.com"}},
-	{"claude-searchbot", "Anthropic", "search", nil},
-	{"anthropic-ai", "Anthropic", "training", nil},
-	{"perplexitybot", "Perplexity", "search", nil},
-	{"perplexity-user", "Perplexity", "user", []string{"perplexity.ai"}},
-	{"google-cloudvertexbot", "Google", "user", nil},
-	{"gemini-deep-research", "Google", "user", nil},
-	{"google-extended", "Google", "training", nil},
-	{"applebot-extended", "Apple", "training", nil},
-	{"bytespider", "ByteDance", "training", nil},
-	{"ccbot", "Common Crawl", "training", nil},
-	{"meta-externalagent", "Meta", "training", nil},
-	{"meta-externalfetcher", "Meta", "user", nil},
-	{"facebookbot", "Meta", "training", nil},
-	{"amazonbot", "Amazon", "search", nil},
-	{"novaact", "Amazon", "user", nil},
-	{"mistralai-user", "Mistral AI", "user", nil},
-	{"cohere-ai", "Cohere", "training", nil},
-	{"duckassistbot", "DuckDuckGo", "search", nil},
-	{"youbot", "You.com", "search", nil},
-	{"ai2bot", "Allen Institute for AI", "training", nil},
-	{"deepseekbot", "DeepSeek", "training", nil},
-	{"diffbot", "Diffbot", "training", nil},
-	{"timpibot", "Timpi", "training", nil},
-	{"imagesiftbot", "ImageSift", "training", nil},
-	{"omgili", "Webz.io", "training", nil},
-	{"kagi-fetcher", "Kagi", "user", nil},
+	{"gptbot", "OpenAI", "training", nil, "GPTBot"},
+	{"chatgpt-user", "OpenAI", "user", []string{"chatgpt.com"}, "ChatGPT-User"},
+	{"oai-searchbot", "OpenAI", "search", nil, "OAI-SearchBot"},
+	{"claudebot", "Anthropic", "training", nil, "ClaudeBot"},
+	{"claude-user", "Anthropic", "user", []string{"claude.ai", "anthropic.com"}, "Claude-User"},
+	{"claude-searchbot", "Anthropic", "search", nil, "Claude-SearchBot"},
+	{"anthropic-ai", "Anthropic", "training", nil, "anthropic-ai"},
+	{"perplexitybot", "Perplexity", "search", nil, "PerplexityBot"},
+	{"perplexity-user", "Perplexity", "user", []string{"perplexity.ai"}, "Perplexity-User"},
+	{"google-cloudvertexbot", "Google", "user", nil, "Google-CloudVertexBot"},
+	{"gemini-deep-research", "Google", "user", nil, "Gemini-Deep-Research"},
+	{"google-extended", "Google", "training", nil, "Google-Extended"},
+	{"applebot-extended", "Apple", "training", nil, "Applebot-Extended"},
+	{"bytespider", "ByteDance", "training", nil, "Bytespider"},
+	{"ccbot", "Common Crawl", "training", nil, "CCBot"},
+	{"meta-externalagent", "Meta", "training", nil, "meta-externalagent"},
+	{"meta-externalfetcher", "Meta", "user", nil, "meta-externalfetcher"},
+	{"facebookbot", "Meta", "training", nil, "FacebookBot"},
+	{"amazonbot", "Amazon", "search", nil, "Amazonbot"},
+	{"novaact", "Amazon", "user", nil, "NovaAct"},
+	{"mistralai-user", "Mistral AI", "user", nil, "MistralAI-User"},
+	{"cohere-ai", "Cohere", "training", nil, "cohere-ai"},
+	{"duckassistbot", "DuckDuckGo", "search", nil, "DuckAssistBot"},
+	{"youbot", "You.com", "search", nil, "YouBot"},
+	{"ai2bot", "Allen Institute for AI", "training", nil, "AI2Bot"},
+	{"deepseekbot", "DeepSeek", "training", nil, "DeepSeekBot"},
+	{"diffbot", "Diffbot", "training", nil, "Diffbot"},
+	{"timpibot", "Timpi", "training", nil, "Timpibot"},
+	{"imagesiftbot", "ImageSift", "training", nil, "ImagesiftBot"},
+	{"omgili", "Webz.io", "training", nil, "omgili"},
+	{"kagi-fetcher", "Kagi", "user", nil, "Kagi-Fetcher"},
 }
 
 // The labels of requests that name no family.

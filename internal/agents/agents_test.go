@@ -70,7 +70,10 @@ func TestIsAIAndDomains(t *testing.T) {
 		if f.Label != strings.ToLower(f.Label) || Of(f.Label) != &Families[i] {
 			t.Errorf("family %q", f.Label)
 		}
-		if got := Classify("Mozilla/5.0 (compatible; " + f.Label + "/1.0)"); got != f.Label {
+		if !strings.EqualFold(f.Name, f.Label) {
+			t.Errorf("family %q is named %q", f.Label, f.Name)
+		}
+		if got := Classify("Mozilla/5.0 (compatible; " + f.Name + "/1.0)"); got != f.Label {
 			t.Errorf("the User-Agent of %q is classified %q", f.Label, got)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/agents"
 )
 
 // Limits of what is read of the site.
@@ -230,12 +231,17 @@ func SameOrigin(link string) (string, bool) {
 	return path.Clean("/" + u.EscapedPath()), true
 }
 
-// aiTrainingCrawlers are the crawlers that gather text to train models,
-// as robots.txt names them.
-var aiTrainingCrawlers = []string{
-	"GPTBot", "ClaudeBot", "anthropic-ai", "CCBot", "Google-Extended", "Applebot-Extended",
-	"Bytespider", "meta-externalagent", "Amazonbot", "cohere-ai", "AI2Bot", "PerplexityBot",
-}
+// aiTrainingCrawlers are the crawlers that gather text to train models
+// (agents.Families whose purpose is training), as robots.txt names them.
+var aiTrainingCrawlers = func() []string {
+	var names []string
+	for _, f := range agents.Families {
+		if f.Purpose == "training" {
+			names = append(names, f.Name)
+		}
+	}
+	return names
+}()
 
 // ShutOut returns the AI training crawlers the robots.txt keeps from the
 // whole site: a group that names the crawler (or, when none does, the
