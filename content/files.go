@@ -237,10 +237,7 @@ func (w *walker) walk(name, dir string, depth int) {
 			if !e.IsDir() && isMarkdown(e.Name()) {
 				// An excluded post stays off every surface, its page too.
 				s := &w.skipped[len(w.skipped)-1]
-				s.Slug = strings.TrimSuffix(e.Name(), path.Ext(e.Name()))
-				if m := jekyllName.FindStringSubmatch(s.Slug); m != nil {
-					s.Slug, s.dateISO = m[2], m[1]
-				}
+				s.Slug, s.dateISO = NameSlug(strings.TrimSuffix(e.Name(), path.Ext(e.Name())))
 				if !ValidSlug(s.Slug) {
 					s.Slug, s.dateISO = "", ""
 				}

@@ -495,13 +495,20 @@ func (b *insightBuilder) line(key string) int {
 	return 0
 }
 
-func (b *insightBuilder) slug(pf postFile) string {
-	slug := pf.base
-	if m := jekyllName.FindStringSubmatch(pf.base); m != nil {
+// NameSlug splits a post's file name (without its extension) as Jekyll
+// does: 2024-01-15-my-post is the post my-post of 2024-01-15. A name
+// without a valid date is all slug, with no date.
+func NameSlug(base string) (slug, dateISO string) {
+	if m := jekyllName.FindStringSubmatch(base); m != nil {
 		if _, err := time.Parse(time.DateOnly, m[1]); err == nil {
-			slug = m[2]
+			return m[2], m[1]
 		}
 	}
+	return base, ""
+}
+
+func (b *insightBuilder) slug(pf postFile) string {
+	slug, _ := NameSlug(pf.base)
 	if f := b.fm.valid("slug"); f != nil && strings.TrimSpace(f.text) != "" {
 		if !ValidSlug(f.text) {
 			b.errorf(f, "%q is not a slug (%s)", f.text, SlugGrammar)
@@ -593,10 +600,9 @@ func (b *insightBuilder) dates(base string) (display, published, modified string
 	if len(pub) == 0 && b.publish != nil {
 		pub = append(pub, *b.publish)
 	}
-	if m := jekyllName.FindStringSubmatch(base); len(pub) == 0 && m != nil {
-		if t, err := time.Parse(time.DateOnly, m[1]); err == nil {
-			pub = append(pub, day{"the date in the file name", m[1], 0, t})
-		}
+	if _, date := NameSlug(base); len(pub) == 0 && date != "" {
+		t, _ := time.Parse(time.DateOnly, date) // NameSlug checked it
+		pub = append(pub, day{"the date in the file name", date, 0, t})
 	}
 	if len(pub) == 0 {
 		switch {

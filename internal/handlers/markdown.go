@@ -115,10 +115,7 @@ func (l links) insightItem(b *bytes.Buffer, i int) {
 // date.
 func (l links) postURL(name string) (string, bool) {
 	name = path.Base(name)
-	name = strings.TrimSuffix(name, path.Ext(name))
-	if len(name) > len("2006-01-02-") && name[4] == '-' && name[7] == '-' && name[10] == '-' {
-		name = name[len("2006-01-02-"):]
-	}
+	name, _ = content.NameSlug(strings.TrimSuffix(name, path.Ext(name)))
 	if _, ok := l.cfg.bySlug[name]; !ok {
 		return "", false
 	}
