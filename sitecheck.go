@@ -147,7 +147,10 @@ type siteAnswer struct {
 }
 
 // capture is a ResponseWriter that keeps up to limit bytes of a body and
-// refuses the rest, so that a large answer costs no more than that.
+// refuses the rest, so that a large answer costs no more than that; with
+// a negative limit it keeps nothing and refuses nothing (a page whose
+// status alone is wanted is read to its end, as a visitor reads it, and
+// its handler sees no failed write to log).
 type capture struct {
 	header http.Header
 	status int
@@ -166,6 +169,9 @@ func (c *capture) WriteHeader(status int) {
 
 func (c *capture) Write(p []byte) (int, error) {
 	c.WriteHeader(http.StatusOK)
+	if c.limit < 0 {
+		return len(p), nil
+	}
 	if c.body.Len()+len(p) > c.limit {
 		c.over = true
 		return 0, errTooLarge
@@ -290,7 +296,7 @@ func (h *Handler) checkLinks(fetch func(string, int) siteAnswer, service *handle
 			break
 		}
 		checked++
-		a := fetch(p, 0)
+		a := fetch(p, -1)
 		switch {
 		case a.status == http.StatusOK:
 			ok++
