@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -399,4 +401,66 @@ func checkNotConverted(t *testing.T, p *process, site, path string) {
 			t.Errorf("%s with %s: %v %v %s, want the site's HTML", path, headers, resp, err, resp.Header.Get("Content-Type"))
 		}
 	}
+}
+
+// TestSiteCheckBehindReverseProxy: in front of an app behind
+// reverse_proxy, the check reads the app's sitemap and pages as a visitor
+// would: posts get the app's addresses, every one answers 200, and the
+// proxy logs no error for the pages read.
+func TestSiteCheckBehindReverseProxy(t *testing.T) {
+	var asked sync.Map
+	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Store(r.URL.Path, true)
+		switch r.URL.Path {
+		case "/sitemap.xml":
+			w.Header().Set("Content-Type", "application/xml")
+			fmt.Fprint(w, `<urlset><url><loc>https://app.example/blog/2023/first-steps/</loc></url></urlset>`)
+		case "/", "/about/", "/blog/2023/first-steps/":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, "<html><body><main><h1>Page</h1><p>"+strings.Repeat("A long page of the app. ", 4000)+"</p></main></body></html>")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(app.Close)
+	content := t.TempDir()
+	writeFile(t, filepath.Join(content, "profile.yaml"), mustRead(t, filepath.Join("testdata", "blogs", "profile", "profile.yaml")))
+	writeFile(t, filepath.Join(content, "insights", "first-steps.md"), "---\ntitle: First Steps\ndate: 2023-02-14\n---\nThe app's first post.\n")
+	caddyfile := fmt.Sprintf(`{
+	admin off
+	auto_https off
+	persist_config off
+	http_port 9268
+}
+
+http://localhost:9268 {
+	discovery {
+		content %s
+	}
+	reverse_proxy %s
+}
+`, content, strings.TrimPrefix(app.URL, "http://"))
+	p := startProcess(t, "Caddy", "http://localhost:9268", caddyfile)
+	waitForLog(t, p, `"msg":"insights matched to the site's sitemap","matched":1,"not_in_sitemap":0,"addresses_changed":1`)
+	log := waitForLog(t, p, `"msg":"every page address the module publishes answers 200","pages":3,"checked":3,"ok":3`)
+	if strings.Contains(log, `"level":"error"`) {
+		t.Errorf("the proxy logged an error:\n%s", log)
+	}
+	for _, in := range blogInsights(t, p) {
+		if in.URL != p.url+"/blog/2023/first-steps/" {
+			t.Errorf("%s is published at %s", in.Slug, in.URL)
+		}
+	}
+	if _, ok := asked.Load("/blog/2023/first-steps/"); !ok {
+		t.Error("the app was not asked for the post's page")
+	}
+}
+
+func mustRead(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
