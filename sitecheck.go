@@ -129,7 +129,7 @@ func (h *Handler) siteFetcher(r *http.Request, next caddyhttp.Handler) func(path
 		case errors.As(err, &he):
 			a.status = he.StatusCode
 		case err != nil && !w.over:
-			a.status, a.err = 0, err
+			a.status = 0 // the site failed: no answer to count as a page
 		case a.status == 0:
 			a.status = http.StatusOK // what Caddy answers when no handler writes
 		}
@@ -137,13 +137,13 @@ func (h *Handler) siteFetcher(r *http.Request, next caddyhttp.Handler) func(path
 	}
 }
 
-// siteAnswer is the site's answer to one request of the check.
+// siteAnswer is the site's answer to one request of the check; status 0
+// when the site failed without one.
 type siteAnswer struct {
 	status   int
 	header   http.Header
 	body     []byte
 	tooLarge bool
-	err      error
 }
 
 // capture is a ResponseWriter that keeps up to limit bytes of a body and
