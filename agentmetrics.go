@@ -37,8 +37,8 @@ func (h *Handler) observe(w http.ResponseWriter, r *http.Request, surface string
 		status = http.StatusOK // what Caddy answers when nothing was written
 	}
 	metrics.Request(surface, who.agent, who.verified, status)
-	if status == http.StatusOK && strings.HasPrefix(w.Header().Get("Content-Type"), "text/markdown") {
-		tokens, _ := strconv.Atoi(w.Header().Get("X-Markdown-Tokens"))
+	if status == http.StatusOK && strings.HasPrefix(first(w.Header(), "Content-Type"), "text/markdown") {
+		tokens, _ := strconv.Atoi(first(w.Header(), "X-Markdown-Tokens"))
 		metrics.Markdown(who.agent, o.size, tokens)
 	}
 	return err
@@ -81,8 +81,8 @@ func (o *observed) ReadFrom(src io.Reader) (int64, error) {
 
 // agent is who sent a request, as far as the module can tell.
 type agent struct {
-	// agent is a label of agents.Labels.
-	agent string
+	// agent is one of agents.Labels.
+	agent agents.ID
 	// verified reports a valid Web Bot Auth signature, made by the agent
 	// named; origin is then the signer's (its Signature-Agent host).
 	verified bool
@@ -96,8 +96,8 @@ type agent struct {
 // does not know is "other", verified. A User-Agent that claims a family
 // without its signature is counted as claimed: that family, unverified.
 func (h *Handler) identify(r *http.Request) agent {
-	claimed := agents.Classify(r.Header.Get("User-Agent"))
-	if h.verifier == nil || r.Header.Get("Signature-Input") == "" {
+	claimed := agents.Identify(first(r.Header, "User-Agent"))
+	if h.verifier == nil || first(r.Header, "Signature-Input") == "" {
 		return agent{agent: claimed}
 	}
 	res := h.verifier.Verify(r)
@@ -105,9 +105,16 @@ func (h *Handler) identify(r *http.Request) agent {
 		return agent{agent: claimed}
 	}
 	host, _, _ := strings.Cut(res.Agent, ":")
-	signer := agents.OfDomain(host)
-	if signer == "" {
-		signer = agents.Other
-	}
+	signer, _ := agents.IDOf(agents.OfDomain(host)) // Other for a signer the list does not know
 	return agent{agent: signer, verified: true, origin: res.Agent}
+}
+
+// first is the first value of the header key, which must be in canonical
+// form: Header.Get without canonicalizing a key that already is, which
+// costs every counted request a scan of the key.
+func first(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }

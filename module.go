@@ -286,7 +286,7 @@ type Handler struct {
 	site          *siteState
 	fetcher       *fetch.Fetcher
 	verifier      *webbotauth.Verifier
-	refused       map[string]bool
+	refused       []bool // by agents.ID; nil when no agent is refused
 	logger        *zap.Logger
 }
 
@@ -329,9 +329,11 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		h.verifier.AllowHTTP = private
 	}
 	if len(h.RefuseAgents) > 0 {
-		h.refused = make(map[string]bool, len(h.RefuseAgents))
+		h.refused = make([]bool, len(agents.Labels()))
 		for _, a := range h.RefuseAgents {
-			h.refused[a] = true
+			if id, ok := agents.IDOf(a); ok {
+				h.refused[id] = true // Validate names any other
+			}
 		}
 	}
 	if h.Metrics == nil || *h.Metrics {
@@ -611,11 +613,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 // refused agent gets a 403 problem from the module and the site's page
 // from the site; a verified agent may have a quota of its own.
 func (h *Handler) serveAgent(w http.ResponseWriter, r *http.Request, service *handlers.Service, next caddyhttp.Handler, who agent) error {
+	refused := h.refused != nil && h.refused[who.agent]
 	switch {
-	case h.refused[who.agent] && service.Owns(r.URL.Path):
-		service.RefuseAgent(w, r, who.agent)
+	case refused && service.Owns(r.URL.Path):
+		service.RefuseAgent(w, r, who.agent.Label())
 		return nil
-	case h.refused[who.agent]:
+	case refused:
 		return next.ServeHTTP(w, r) // the site's page, as without the module
 	}
 	if who.verified && h.VerifiedAgentQuota {

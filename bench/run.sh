@@ -47,6 +47,8 @@
 #   BENCH_ONLY             if "convert": measure only the site page as
 #                          Markdown against its HTML; if "metrics": only the
 #                          REST document with metrics on against off
+#   BENCH_METRICS_PAIRS    pairs of runs, metrics on and off (default: 10)
+#   BENCH_METRICS_DURATION seconds per run of a pair      (default: 3)
 #
 # Ports: 8101-8104 for the servers, 8198-8199 for the optional admin endpoints.
 set -euo pipefail
@@ -64,6 +66,8 @@ CONNECTIONS=${BENCH_CONNECTIONS:-64}
 THREADS=${BENCH_THREADS:-2}
 PROFILE_DIR=${BENCH_PROFILE_DIR:-}
 ONLY=${BENCH_ONLY:-}
+METRICS_PAIRS=${BENCH_METRICS_PAIRS:-10}
+METRICS_DURATION=${BENCH_METRICS_DURATION:-3}
 case $ONLY in "" | convert | metrics) ;; *) echo "bench: BENCH_ONLY must be empty, convert or metrics, not '$ONLY'" >&2 && exit 1 ;; esac
 
 PORT_DISCOVERY=8101
@@ -126,8 +130,10 @@ TARGET_P99_US=5000
 ACCEPT_ENCODING='Accept-Encoding: identity'
 
 TMP=""
+CLK_TCK=100
 LOAD_START=""
 PIDS=()
+declare -A PID_OF=()
 
 die() {
 	echo "bench: $*" >&2
@@ -216,6 +222,7 @@ start_caddy() {
 		"$CADDY" run --adapter caddyfile --config "$config" >"$TMP/$name/caddy.log" 2>&1 &
 	pid=$!
 	PIDS+=("$pid")
+	PID_OF[$name]=$pid
 	for i in $(seq 100); do
 		if ! kill -0 "$pid" 2>/dev/null; then
 			die "$name exited at start:"$'\n'"$(tail -n 20 "$TMP/$name/caddy.log")"
@@ -493,16 +500,70 @@ measure() {
 run_round() {
 	local round=$1 seconds=$2
 	if [ "$ONLY" != convert ]; then
-		measure "$round" discovery "$METRICS_DOC" "$seconds" 200 "metrics on $METRICS_DOC"
-		measure "$round" metrics_off "$METRICS_DOC" "$seconds" 200 "metrics off $METRICS_DOC"
-	fi
-	[ "$ONLY" = metrics ] && return
-	if [ "$ONLY" != convert ]; then
 		run_documents "$round" "$seconds"
 	fi
 	check_converted
 	measure "$round" converted "$SITE_PAGE" "$seconds" 200 "$SITE_PAGE" "" "$MARKDOWN_ACCEPT"
 	measure "$round" page_html "$SITE_PAGE" "$seconds" 200
+}
+
+# cpu_ticks <variant>: the CPU time its Caddy has used, user and system,
+# in clock ticks.
+cpu_ticks() {
+	awk '{ print $14 + $15 }' "/proc/${PID_OF[$1]}/stat"
+}
+
+# measure_cpu <pair> <variant> <label>: one run of METRICS_DOC, recorded
+# in metrics.tsv with its req/s and the Caddy's CPU time per request.
+measure_cpu() {
+	local pair=$1 variant=$2 label=$3 before after out requests
+	before=$(cpu_ticks "$variant")
+	measure "$pair" "$variant" "$METRICS_DOC" "$METRICS_DURATION" 200 "$label"
+	after=$(cpu_ticks "$variant")
+	out="$TMP/wrk/$pair-$variant-$(slug_of "$label").txt"
+	requests=$(field requests "$(grep '^BENCH ' "$out")")
+	printf '%s\t%s\t%s\t%s\n' "$pair" "$variant" "$(field rps "$(grep '^BENCH ' "$out")")" \
+		"$(awk -v t=$((after - before)) -v hz="$CLK_TCK" -v n="$requests" 'BEGIN { printf "%.2f", t / hz * 1e6 / n }')" >>"$TMP/metrics.tsv"
+}
+
+# compare_metrics measures what counting costs: METRICS_PAIRS pairs of
+# runs of METRICS_DOC on the same config with metrics on and off, the
+# order alternating pair by pair so that a drift of the machine favours
+# neither. A pair's runs are seconds apart, so the median of the pairs'
+# ratios sees little of the load that other tenants of a shared machine
+# put on it; the Caddy's CPU time per request (from /proc) is reported
+# beside it, as a second view that such load moves even less.
+compare_metrics() {
+	local pair
+	log "metrics: a warm-up, then $METRICS_PAIRS pairs of ${METRICS_DURATION} s runs, on and off in turn"
+	measure 0 discovery "$METRICS_DOC" "$WARMUP" 200 "metrics on $METRICS_DOC"
+	measure 0 metrics_off "$METRICS_DOC" "$WARMUP" 200 "metrics off $METRICS_DOC"
+	for pair in $(seq "$METRICS_PAIRS"); do
+		if [ $((pair % 2)) = 1 ]; then
+			measure_cpu "$pair" discovery "metrics on $METRICS_DOC"
+			measure_cpu "$pair" metrics_off "metrics off $METRICS_DOC"
+		else
+			measure_cpu "$pair" metrics_off "metrics off $METRICS_DOC"
+			measure_cpu "$pair" discovery "metrics on $METRICS_DOC"
+		fi
+	done
+}
+
+# metrics_stat <column> [ratio]: the median over the pairs of a column of
+# metrics.tsv (3: req/s, 4: CPU us per request) with metrics on, off, or
+# (ratio) of on over off pair by pair.
+metrics_stat() {
+	awk -F'\t' -v c="$1" -v mode="$2" '
+		{ v[$1, $2] = $(c); pairs[$1] = 1 }
+		END {
+			for (p in pairs) {
+				if (mode == "ratio") x[n++] = v[p, "discovery"] / v[p, "metrics_off"]
+				else x[n++] = v[p, mode]
+			}
+			for (i = 1; i < n; i++) { t = x[i]; for (j = i - 1; j >= 0 && x[j] > t; j--) x[j+1] = x[j]; x[j+1] = t }
+			m = (n % 2) ? x[int(n/2)] : (x[n/2-1] + x[n/2]) / 2
+			printf (mode == "ratio" ? "%.3f" : "%.1f"), m
+		}' "$TMP/metrics.tsv"
 }
 
 # run_documents measures the documents, the 429 path and MCP.
@@ -640,26 +701,31 @@ print_report() {
 	echo "+- is half the range of req/s in % of the median; head B is the size of the response head."
 	echo "Machine: $(nproc) CPUs shared by wrk and Caddy ($("$CADDY" version | cut -d' ' -f1)); load average at start $LOAD_START, now $(cut -d' ' -f1-3 /proc/loadavg)."
 	echo
-	printf '  %-28s %8s %5s %8s %8s %7s\n' "" "req/s" "+-" "p50 us" "p99 us" "head B"
 	if [ "$ONLY" != convert ]; then
-		echo "Metrics: $METRICS_DOC from the same config with metrics on (the default) and off, measured in turn"
-		printf '  %-28s %8s %4s%% %8s %8s\n' "metrics on" "$(stat discovery "metrics on $METRICS_DOC" 4)" \
-			"$(stat discovery "metrics on $METRICS_DOC" 4 spread)" "$(stat discovery "metrics on $METRICS_DOC" 5)" "$(stat discovery "metrics on $METRICS_DOC" 6)"
-		printf '  %-28s %8s %4s%% %8s %8s\n' "metrics off" "$(stat metrics_off "metrics off $METRICS_DOC" 4)" \
-			"$(stat metrics_off "metrics off $METRICS_DOC" 4 spread)" "$(stat metrics_off "metrics off $METRICS_DOC" 5)" "$(stat metrics_off "metrics off $METRICS_DOC" 6)"
+		echo "Metrics: $METRICS_DOC from the same config with metrics on (the default) and off: $METRICS_PAIRS pairs"
+		echo "of ${METRICS_DURATION} s runs, the order alternating; medians over the pairs; CPU us/req is the Caddy's own CPU time"
+		printf '  %-28s %8s %5s %8s %8s %7s\n' "" "req/s" "+-" "p50 us" "p99 us" "CPU us/req"
+		printf '  %-28s %8s %4s%% %8s %8s %7s\n' "metrics on" "$(stat discovery "metrics on $METRICS_DOC" 4)" \
+			"$(stat discovery "metrics on $METRICS_DOC" 4 spread)" "$(stat discovery "metrics on $METRICS_DOC" 5)" "$(stat discovery "metrics on $METRICS_DOC" 6)" \
+			"$(metrics_stat 4 discovery)"
+		printf '  %-28s %8s %4s%% %8s %8s %7s\n' "metrics off" "$(stat metrics_off "metrics off $METRICS_DOC" 4)" \
+			"$(stat metrics_off "metrics off $METRICS_DOC" 4 spread)" "$(stat metrics_off "metrics off $METRICS_DOC" 5)" "$(stat metrics_off "metrics off $METRICS_DOC" 6)" \
+			"$(metrics_stat 4 metrics_off)"
 		local vs_m
-		vs_m=$(ratio "$(stat discovery "metrics on $METRICS_DOC" 4)" "$(stat metrics_off "metrics off $METRICS_DOC" 4)")
-		echo "  on/off $vs_m"
+		vs_m=$(metrics_stat 3 ratio)
+		echo "  on/off req/s $vs_m (median of the pairs' ratios); CPU per request on/off $(metrics_stat 4 ratio)"
 		targets+=("$(target "$METRICS_DOC with metrics" "on/off" "$vs_m" ">=" "$TARGET_METRICS" "$(verdict at_least "$vs_m" "$TARGET_METRICS")")")
-	fi
-	if [ "$ONLY" = "" ]; then
-		report_documents
 	fi
 	if [ "$ONLY" = metrics ]; then
 		echo
 		echo "Targets:"
 		printf '%s\n' "${targets[@]}"
 		return
+	fi
+	echo
+	printf '  %-28s %8s %5s %8s %8s %7s\n' "" "req/s" "+-" "p50 us" "p99 us" "head B"
+	if [ "$ONLY" = "" ]; then
+		report_documents
 	fi
 	echo "A site page as Markdown: $SITE_PAGE, $(wc -c <"$TMP/check/page_html.body") B of HTML, $(wc -c <"$TMP/check/converted.body") B of"
 	echo "Markdown, converted on the first request, then answered from the Markdown kept (file_server asked on the ETag)"
@@ -737,6 +803,8 @@ main() {
 	mkdir -p "$TMP/wrk" "$TMP/check"
 	[ -z "$PROFILE_DIR" ] || mkdir -p "$PROFILE_DIR"
 	: >"$TMP/results.tsv"
+	: >"$TMP/metrics.tsv"
+	CLK_TCK=$(getconf CLK_TCK)
 
 	# Separate processes, not three site blocks of one Caddy: each variant
 	# gets a Go runtime of its own, so the discovery instance's heap (the
@@ -756,11 +824,14 @@ main() {
 
 	local start=$SECONDS round
 	LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
-	log "warm-up: ${WARMUP} s per variant and document"
-	run_round 0 "$WARMUP"
-	for round in $(seq "$ROUNDS"); do
-		run_round "$round" "$DURATION"
-	done
+	[ "$ONLY" = convert ] || compare_metrics
+	if [ "$ONLY" != metrics ]; then
+		log "warm-up: ${WARMUP} s per variant and document"
+		run_round 0 "$WARMUP"
+		for round in $(seq "$ROUNDS"); do
+			run_round "$round" "$DURATION"
+		done
+	fi
 	print_report
 	echo "Run time: ${SECONDS} s (servers started in $start s)."
 	[ -z "$PROFILE_DIR" ] || echo "CPU profiles of round 1 (discovery instances): $PROFILE_DIR"

@@ -121,42 +121,81 @@ var (
 	notBrowsers = [][]byte{[]byte("bot"), []byte("crawl"), []byte("spider"), []byte("headless"), []byte("http"), []byte("fetch")}
 )
 
+// ID is a label's position in Labels: what the metrics count by, with no
+// lookup by name.
+type ID uint8
+
+// The IDs of the labels that name no family.
+var (
+	BrowserID = ID(len(Families))
+	OtherID   = BrowserID + 1
+	NoneID    = BrowserID + 2
+)
+
+// labels are Labels, by ID.
+var labels = Labels()
+
+// Label is the label of id; an ID outside Labels is Other's.
+func (id ID) Label() string {
+	if int(id) >= len(labels) {
+		return Other
+	}
+	return labels[id]
+}
+
+// IDOf returns the ID of label, and whether label is one of Labels.
+func IDOf(label string) (ID, bool) {
+	for i, l := range labels {
+		if l == label {
+			return ID(i), true
+		}
+	}
+	return OtherID, false
+}
+
 // Classify returns the label of the User-Agent ua: a family's, Browser,
-// Other or None. A client sends the same User-Agent on every request, so
+// Other or None (see Identify).
+func Classify(ua string) string { return Identify(ua).Label() }
+
+// Identify returns the ID of the label of the User-Agent ua. A client
+// sends the same User-Agent on every request, so
 // the labels of recent ones are kept (a fixed number of slots, each
 // holding one User-Agent of at most cachedUserAgent bytes, whatever
 // clients send); otherwise it reads at most MaxUserAgent bytes, lowered
 // into a buffer on the stack, and looks each word (a run of letters,
 // digits and hyphens) up once.
-func Classify(ua string) string {
+func Identify(ua string) ID {
 	if ua == "" {
-		return None
+		return NoneID
 	}
 	if len(ua) > cachedUserAgent {
 		return classify(ua)
 	}
 	slot := &recent[maphash.String(seed, ua)%uint64(len(recent))]
 	if c := slot.Load(); c != nil && c.ua == ua {
-		return c.label
+		return c.id
 	}
-	label := classify(ua)
-	slot.Store(&classified{ua: strings.Clone(ua), label: label})
-	return label
+	id := classify(ua)
+	slot.Store(&classified{ua: strings.Clone(ua), id: id})
+	return id
 }
 
 // The labels of recent User-Agents: a direct-mapped cache of a bounded
 // size, where a new User-Agent takes the slot of an older one.
 const cachedUserAgent = 256
 
-type classified struct{ ua, label string }
+type classified struct {
+	ua string
+	id ID
+}
 
 var (
 	recent [1024]atomic.Pointer[classified]
 	seed   = maphash.MakeSeed()
 )
 
-// classify is Classify without the cache.
-func classify(ua string) string {
+// classify is Identify without the cache.
+func classify(ua string) ID {
 	var buf [MaxUserAgent]byte
 	n := copy(buf[:], ua)
 	lower := buf[:n]
@@ -188,11 +227,11 @@ func classify(ua string) string {
 	}
 	switch {
 	case family >= 0:
-		return Families[family].Label
+		return ID(family)
 	case browser && bytes.HasPrefix(lower, []byte("mozilla/")) && !containsAny(lower, notBrowsers):
-		return Browser
+		return BrowserID
 	}
-	return Other
+	return OtherID
 }
 
 func wordByte(c byte) bool {

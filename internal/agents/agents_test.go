@@ -92,3 +92,26 @@ func BenchmarkClassify(b *testing.B) {
 		})
 	}
 }
+
+// Every label has an ID that names it back, and the IDs of the labels
+// that name no family are theirs.
+func TestIDs(t *testing.T) {
+	for i, l := range Labels() {
+		id, ok := IDOf(l)
+		if !ok || int(id) != i || id.Label() != l {
+			t.Errorf("IDOf(%q) = %d, %v; its label %q", l, id, ok, id.Label())
+		}
+	}
+	if BrowserID.Label() != Browser || OtherID.Label() != Other || NoneID.Label() != None {
+		t.Error("the IDs of browser, other and none")
+	}
+	if id, ok := IDOf("GPTBot"); ok || id != OtherID {
+		t.Errorf("IDOf of a name that is no label = %d, %v", id, ok)
+	}
+	if ID(250).Label() != Other {
+		t.Error("an ID outside the list is not other's")
+	}
+	if Identify("") != NoneID || Identify("curl/8.0") != OtherID {
+		t.Error("Identify")
+	}
+}

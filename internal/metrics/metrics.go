@@ -13,6 +13,7 @@ package metrics
 
 import (
 	"errors"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -34,19 +35,24 @@ var Outcomes = []string{"ok", "not_modified", "rate_limited", "refused", "client
 // not_modified, a 429 rate_limited, a 401 or 403 refused, another 4xx a
 // client_error, a 5xx a server_error, anything else ok.
 func Outcome(status int) string {
+	return Outcomes[outcomeOf(status)]
+}
+
+// outcomeOf is the index in Outcomes of the outcome of status.
+func outcomeOf(status int) int {
 	switch {
 	case status == 304:
-		return "not_modified"
+		return 1
 	case status == 429:
-		return "rate_limited"
+		return 2
 	case status == 401 || status == 403:
-		return "refused"
+		return 3
 	case status >= 500:
-		return "server_error"
+		return 5
 	case status >= 400:
-		return "client_error"
+		return 4
 	}
-	return "ok"
+	return 0
 }
 
 var (
@@ -145,54 +151,47 @@ func Register(reg prometheus.Registerer) error {
 // The request counters, resolved once per label set and kept: the hot
 // path is an index and an atomic add.
 var (
-	agentIndex = func() map[string]int {
-		m := make(map[string]int)
-		for i, l := range agents.Labels() {
-			m[l] = i
-		}
-		return m
-	}()
-	surfaceIndex = indexOf(Surfaces)
-	outcomeIndex = indexOf(Outcomes)
-	counters     = make([]atomic.Pointer[prometheus.Counter], len(Surfaces)*len(agentIndex)*2*len(Outcomes))
+	agentCount = len(agents.Labels())
+	counters   = make([]atomic.Pointer[prometheus.Counter], len(Surfaces)*agentCount*2*len(Outcomes))
+	documents  = slices.Index(Surfaces, "documents")
 )
 
-func indexOf(values []string) map[string]int {
-	m := make(map[string]int, len(values))
-	for i, v := range values {
-		m[v] = i
+// surfaceOf is the index of surface in Surfaces, that of "documents" for
+// a surface outside the list. The list is short: a scan of it costs less
+// than hashing the name.
+func surfaceOf(surface string) int {
+	for i, s := range Surfaces {
+		if s == surface {
+			return i
+		}
 	}
-	return m
+	return documents
 }
 
-// Request counts one request of surface from agent (a label of
-// agents.Labels), verified or not, with the status of its answer. A
-// surface or agent outside the lists counts under "documents" and
-// "other".
-func Request(surface, agent string, verified bool, status int) {
-	s, ok := surfaceIndex[surface]
-	if !ok {
-		s = surfaceIndex["documents"]
+// Request counts one request of surface from agent, verified or not,
+// with the status of its answer. A surface outside the list counts under
+// "documents"; an agent outside agents.Labels under "other".
+func Request(surface string, agent agents.ID, verified bool, status int) {
+	s := surfaceOf(surface)
+	a := int(agent)
+	if a >= agentCount {
+		agent, a = agents.OtherID, int(agents.OtherID)
 	}
-	a, ok := agentIndex[agent]
-	if !ok {
-		agent, a = agents.Other, agentIndex[agents.Other]
-	}
-	outcome := Outcome(status)
+	outcome := outcomeOf(status)
 	v := 0
 	if verified {
 		v = 1
 	}
-	i := ((s*len(agentIndex)+a)*2+v)*len(Outcomes) + outcomeIndex[outcome]
+	i := ((s*agentCount+a)*2+v)*len(Outcomes) + outcome
 	c := counters[i].Load()
 	if c == nil {
-		counter := requests.WithLabelValues(Surfaces[s], agent, boolLabel(verified), outcome)
+		counter := requests.WithLabelValues(Surfaces[s], agent.Label(), boolLabel(verified), Outcomes[outcome])
 		counters[i].CompareAndSwap(nil, &counter)
 		c = counters[i].Load()
 	}
 	(*c).Inc()
 	if status == 429 {
-		rateLimited.WithLabelValues(agent).Inc()
+		rateLimited.WithLabelValues(agent.Label()).Inc()
 	}
 }
 
@@ -205,12 +204,9 @@ func boolLabel(b bool) string {
 
 // Markdown counts Markdown served to agent: its bytes and estimated
 // tokens.
-func Markdown(agent string, bytes, tokens int) {
-	if _, ok := agentIndex[agent]; !ok {
-		agent = agents.Other
-	}
-	markdownBytes.WithLabelValues(agent).Add(float64(bytes))
-	markdownTokens.WithLabelValues(agent).Add(float64(tokens))
+func Markdown(agent agents.ID, bytes, tokens int) {
+	markdownBytes.WithLabelValues(agent.Label()).Add(float64(bytes))
+	markdownTokens.WithLabelValues(agent.Label()).Add(float64(tokens))
 }
 
 // Conversion counts a site page asked for as Markdown by result:
