@@ -15,17 +15,17 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/metrics"
 )
 
-// observe serves r with serve and counts it under surface: who asked
+// observe serves r with serve and counts it under its surface: who asked
 // (the agent, and whether it proved it), the outcome by the status
 // answered, and the Markdown served.
-func (h *Handler) observe(w http.ResponseWriter, r *http.Request, surface string, service *handlers.Service, next caddyhttp.Handler, who agent) error {
+func (h *Handler) observe(w http.ResponseWriter, r *http.Request, service *handlers.Service, m handlers.Match, next caddyhttp.Handler, who agent) error {
 	o := observedPool.Get().(*observed)
 	o.ResponseWriterWrapper.ResponseWriter, o.status, o.size = w, 0, 0
 	defer func() {
 		o.ResponseWriterWrapper.ResponseWriter = nil
 		observedPool.Put(o)
 	}()
-	err := h.serveAgent(o, r, service, next, who)
+	err := h.serveAgent(o, r, service, m, next, who)
 	status := o.status
 	switch {
 	case err != nil:
@@ -36,7 +36,7 @@ func (h *Handler) observe(w http.ResponseWriter, r *http.Request, surface string
 	case status == 0:
 		status = http.StatusOK // what Caddy answers when nothing was written
 	}
-	metrics.Request(surface, who.agent, who.verified, status)
+	metrics.Request(m.Surface(), who.agent, who.verified, status)
 	if status == http.StatusOK && strings.HasPrefix(first(w.Header(), "Content-Type"), "text/markdown") {
 		tokens, _ := strconv.Atoi(first(w.Header(), "X-Markdown-Tokens"))
 		metrics.Markdown(who.agent, o.size, tokens)

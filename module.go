@@ -594,28 +594,28 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		h.checkSiteOnce(r, next, service)
 		service = h.service.Load()
 	}
+	m := service.Match(r)
 	counting := h.Metrics == nil || *h.Metrics
 	if !counting && h.refused == nil && !h.VerifiedAgentQuota {
-		return h.serve(w, r, service, next)
+		return h.serve(w, r, service, m, next)
 	}
-	surface := service.Surface(r)
-	if surface == "" {
+	if m.Answer == handlers.AnswerSite {
 		return next.ServeHTTP(w, r) // the site's alone: not counted
 	}
 	who := h.identify(r)
 	if !counting {
-		return h.serveAgent(w, r, service, next, who)
+		return h.serveAgent(w, r, service, m, next, who)
 	}
-	return h.observe(w, r, surface, service, next, who)
+	return h.observe(w, r, service, m, next, who)
 }
 
 // serveAgent serves r from the agent who, as the owner's policy says: a
 // refused agent gets a 403 problem from the module and the site's page
 // from the site; a verified agent may have a quota of its own.
-func (h *Handler) serveAgent(w http.ResponseWriter, r *http.Request, service *handlers.Service, next caddyhttp.Handler, who agent) error {
+func (h *Handler) serveAgent(w http.ResponseWriter, r *http.Request, service *handlers.Service, m handlers.Match, next caddyhttp.Handler, who agent) error {
 	refused := h.refused != nil && h.refused[who.agent]
 	switch {
-	case refused && service.Owns(r.URL.Path):
+	case refused && m.ModulePath():
 		service.RefuseAgent(w, r, who.agent.Label())
 		return nil
 	case refused:
@@ -624,35 +624,38 @@ func (h *Handler) serveAgent(w http.ResponseWriter, r *http.Request, service *ha
 	if who.verified && h.VerifiedAgentQuota {
 		caddyhttp.SetVar(r.Context(), verifiedAgentVar, "agent:"+who.origin)
 	}
-	return h.serve(w, r, service, next)
+	return h.serve(w, r, service, m, next)
 }
 
-// serve answers r: the module's own paths and the site's pages asked for
-// as Markdown by the module, every other request by next, with the
-// module's Link and Vary values added to the pages the content names.
-func (h *Handler) serve(w http.ResponseWriter, r *http.Request, service *handlers.Service, next caddyhttp.Handler) error {
-	if !service.Owns(r.URL.Path) && !service.ServesMarkdown(r) {
-		if service.ConvertsPage(r) {
-			return h.serveConverted(w, r, service, next)
-		}
+// serve answers r, matched by m: the module's own paths and the site's
+// pages asked for as Markdown by the module, every other request by next,
+// with the module's Link and Vary values added to the pages the content
+// names.
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request, service *handlers.Service, m handlers.Match, next caddyhttp.Handler) error {
+	switch m.Answer {
+	case handlers.AnswerSite:
+		return next.ServeHTTP(w, r)
+	case handlers.AnswerPage:
 		return next.ServeHTTP(service.PageWriter(w, r), r)
+	case handlers.AnswerConverted:
+		return h.serveConverted(w, r, service, next)
 	}
-	if h.limiter != nil && !service.Unmetered(r.URL.Path) {
-		return h.serveLimited(w, r, service, next)
+	if h.limiter != nil && !m.Unmetered() {
+		return h.serveLimited(w, r, service, m, next)
 	}
-	return h.serveOwned(w, r, service, next)
+	return h.serveOwned(w, r, service, m, next)
 }
 
 // serveOwned answers a path the module owns; /robots.txt and the addresses
 // where a site's own file wins ask next for the site's own file first.
-func (h *Handler) serveOwned(w http.ResponseWriter, r *http.Request, service *handlers.Service, next caddyhttp.Handler) error {
-	if service.MergesRobots(r.URL.Path) && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-		return h.serveRobots(w, r, service, next)
+func (h *Handler) serveOwned(w http.ResponseWriter, r *http.Request, service *handlers.Service, m handlers.Match, next caddyhttp.Handler) error {
+	if m.MergesRobots() && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		return h.serveRobots(w, r, service, m, next)
 	}
-	if service.SiteFirst(r.URL.Path) && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-		return h.serveUnlessSiteHasOne(w, r, service, next)
+	if m.SiteFirst() && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		return h.serveUnlessSiteHasOne(w, r, service, m, next)
 	}
-	service.ServeHTTP(w, r)
+	service.Serve(w, r, m)
 	return nil
 }
 
@@ -661,7 +664,7 @@ func (h *Handler) serveOwned(w http.ResponseWriter, r *http.Request, service *ha
 // none (404 or 410). Any other answer of the site (a redirect, an error,
 // a file too large to merge) is passed on as the site gave it, so the
 // module never loosens the site's rules.
-func (h *Handler) serveRobots(w http.ResponseWriter, r *http.Request, service *handlers.Service, next caddyhttp.Handler) error {
+func (h *Handler) serveRobots(w http.ResponseWriter, r *http.Request, service *handlers.Service, m handlers.Match, next caddyhttp.Handler) error {
 	get := r.Clone(r.Context())
 	get.Method = http.MethodGet
 	get.Header.Del("If-None-Match")
@@ -703,7 +706,7 @@ func (h *Handler) serveRobots(w http.ResponseWriter, r *http.Request, service *h
 	if mergeable {
 		site = buf.Bytes()
 	}
-	service.ServeRobots(w, r, site)
+	service.ServeRobots(w, r, m, site)
 	return nil
 }
 

@@ -255,7 +255,7 @@ func (rl *rateLimiter) cleanup() error {
 // In distributed mode a request must also fit in the client's share on
 // this instance (see admit), which may make it wait for the next read of
 // the other instances' states, before caddy-ratelimit decides it.
-func (h *Handler) serveLimited(w http.ResponseWriter, r *http.Request, service *handlers.Service, next caddyhttp.Handler) error {
+func (h *Handler) serveLimited(w http.ResponseWriter, r *http.Request, service *handlers.Service, m handlers.Match, next caddyhttp.Handler) error {
 	rl := h.limiter
 	// Read before caddy-ratelimit reads its own, for every recorded time
 	// to be at or before the one it keeps.
@@ -269,7 +269,7 @@ func (h *Handler) serveLimited(w http.ResponseWriter, r *http.Request, service *
 	}
 	if refused {
 		rl.logRefusal(r, key, refusal)
-		service.RateLimited(w, r, rl.headers, max(handlers.CeilSeconds(refusal.Wait), 1))
+		service.RateLimited(w, r, m, rl.headers, max(handlers.CeilSeconds(refusal.Wait), 1))
 		return nil
 	}
 	err := rl.decider.ServeHTTP(w, r, caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
@@ -279,7 +279,7 @@ func (h *Handler) serveLimited(w http.ResponseWriter, r *http.Request, service *
 			admitted = false
 		}
 		rl.headers.Set(w.Header(), remaining, reset)
-		return h.serveOwned(w, r, service, next)
+		return h.serveOwned(w, r, service, m, next)
 	}))
 	if admitted {
 		rl.window.Settle(key)
@@ -305,7 +305,7 @@ func (h *Handler) serveLimited(w http.ResponseWriter, r *http.Request, service *
 		hold = time.Duration(retryAfter) * time.Second
 	}
 	rl.window.Refused(key, now, hold)
-	service.RateLimited(w, r, rl.headers, retryAfter)
+	service.RateLimited(w, r, m, rl.headers, retryAfter)
 	return nil
 }
 

@@ -18,7 +18,7 @@ import (
 // such file (a 404 or 410, no answer at all, or a single-page app's HTML
 // page), in which case the module's is served. The module's sitemap is
 // always at /sitemap-discovery.xml as well, which robots.txt names.
-func (h *Handler) serveUnlessSiteHasOne(w http.ResponseWriter, r *http.Request, service *handlers.Service, next caddyhttp.Handler) error {
+func (h *Handler) serveUnlessSiteHasOne(w http.ResponseWriter, r *http.Request, service *handlers.Service, m handlers.Match, next caddyhttp.Handler) error {
 	before := w.Header().Clone()
 	probe := &siteFileProbe{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}}
 	// A copy, as rewrites behind the module (a single-page app's
@@ -34,7 +34,7 @@ func (h *Handler) serveUnlessSiteHasOne(w http.ResponseWriter, r *http.Request, 
 		return nil // the site's own file, passed on
 	}
 	restoreHeader(w.Header(), before)
-	service.ServeHTTP(w, r)
+	service.Serve(w, r, m)
 	return nil
 }
 

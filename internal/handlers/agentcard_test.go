@@ -3,6 +3,8 @@ package handlers
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -71,7 +73,7 @@ func TestSecurityTxt(t *testing.T) {
 	loaded := time.Date(2026, 11, 26, 15, 4, 5, 0, time.UTC)
 	now := func() time.Time { return loaded }
 	s := newTestService(t, Config{BaseURL: "https://example.com", Now: now, Agents: AgentDocs{SecurityTxt: true}})
-	if !s.SiteFirst(pathSecurityTxt) {
+	if !s.Match(httptest.NewRequest(http.MethodGet, pathSecurityTxt, nil)).SiteFirst() {
 		t.Error("security.txt does not defer to the site's own")
 	}
 	rec := serve(t, s, pathSecurityTxt)

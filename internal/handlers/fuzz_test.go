@@ -82,7 +82,7 @@ func FuzzPageNegotiation(f *testing.F) {
 		r.Method = method
 		r.URL = &url.URL{Path: path}
 		r.Header.Set("Accept", accept)
-		if !s.ServesMarkdown(r) {
+		if !s.Match(r).negotiated {
 			return
 		}
 		if s.Owns(path) || method != http.MethodGet && method != http.MethodHead {

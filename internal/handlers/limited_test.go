@@ -76,7 +76,7 @@ func TestRateLimitedNegotiates(t *testing.T) {
 			r.Header.Set("Accept", tt.accept)
 		}
 		w := httptest.NewRecorder()
-		s.RateLimited(w, r, rh, 150)
+		s.RateLimited(w, r, s.Match(r), rh, 150)
 		h := w.Result().Header
 		if w.Code != http.StatusTooManyRequests || h.Get("Content-Type") != tt.contentType {
 			t.Errorf("%s Accept %q: %d %q, want 429 %q", tt.method, tt.accept, w.Code, h.Get("Content-Type"), tt.contentType)

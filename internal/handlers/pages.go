@@ -222,19 +222,6 @@ func (l links) pageLink(link string) string {
 	return l.abs(link)
 }
 
-// negotiated returns the page of r when r is a GET or HEAD of a page with
-// a Markdown twin whose Accept prefers Markdown.
-func (s *Service) negotiated(r *http.Request) *sitePage {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		return nil
-	}
-	p := s.cfg.pages[r.URL.Path]
-	if p == nil || p.route == nil || !s.cfg.wantsMarkdown(r) {
-		return nil
-	}
-	return p
-}
-
 // wantsMarkdown reports whether r, a request for a page with a twin, is
 // answered with the twin: its Accept prefers text/markdown to HTML, or,
 // with MarkdownByUserAgent, it comes from a known AI agent (by
@@ -291,12 +278,6 @@ func acceptRanges(accept []string, f func(mediaRange string, q float64) bool) bo
 		}
 	}
 	return true
-}
-
-// ServesMarkdown reports whether the service answers r, a request for one
-// of the site's pages, with the page's Markdown (Accept: text/markdown).
-func (s *Service) ServesMarkdown(r *http.Request) bool {
-	return s.negotiated(r) != nil
 }
 
 // maxAcceptRanges bounds the media ranges read from Accept: a client

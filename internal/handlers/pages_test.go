@@ -308,7 +308,7 @@ func TestNegotiatedMarkdown(t *testing.T) {
 		get := func(path, accept string) *httptest.ResponseRecorder {
 			req := httptest.NewRequest(http.MethodGet, path, nil)
 			req.Header.Set("Accept", accept)
-			if !s.Owns(path) && !s.ServesMarkdown(req) {
+			if s.Match(req).Answer != AnswerOwned {
 				return nil
 			}
 			rec := httptest.NewRecorder()

@@ -178,26 +178,20 @@ func groupHasSignal(lines []string) bool {
 
 // ServeRobots answers /robots.txt: site is the site's own file when it has
 // one (nil when it has none), merged with the module's lines.
-func (s *Service) ServeRobots(w http.ResponseWriter, r *http.Request, site []byte) {
+func (s *Service) ServeRobots(w http.ResponseWriter, r *http.Request, m Match, site []byte) {
 	if site == nil {
-		s.ServeHTTP(w, r)
+		s.Serve(w, r, m)
 		return
 	}
 	defer s.recoverPanic(w, r)
 	base, ok := s.base(r)
 	if !ok {
-		s.ServeHTTP(w, r) // the Host problem
+		s.Serve(w, r, m) // the Host problem
 		return
 	}
-	rt, _ := s.route(r.URL.Path)
+	rt := m.route
 	f := newFields(w.Header())
 	s.headersFor(base).setCommon(f, r, rt)
 	rd := s.renditionOf(r, base)
 	serveDocument(f, w, r, newDocument(rt, rd.mergeRobots(site), rd.eager == nil))
-}
-
-// MergesRobots reports whether the service merges its lines into the
-// site's robots.txt at path.
-func (s *Service) MergesRobots(path string) bool {
-	return path == pathRobots && s.byPath[pathRobots] != nil
 }

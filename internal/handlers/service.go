@@ -298,28 +298,6 @@ func (s *Service) Owns(path string) bool {
 	return ok || s.cfg.twins[path] != nil
 }
 
-// SiteFirst reports whether path is an address where the service answers
-// only when the site has no file of its own (/sitemap.xml, /sitemap.md,
-// /.well-known/security.txt): the caller asks the site first.
-func (s *Service) SiteFirst(path string) bool {
-	rt := s.byPath[path]
-	return rt != nil && rt.siteFirst
-}
-
-// Unmetered reports whether requests for path are left out of the rate
-// limit: the developer portal and its Markdown twin, so that a client
-// told to wait can still read why and for how long; and the site's pages
-// the content names, asked for as Markdown at their own address, so that
-// a crawler reading the site gets every page as it would without the
-// module rather than a 429. They are precomputed documents, as cheap to
-// serve as the site's own static pages, which are not counted either.
-func (s *Service) Unmetered(path string) bool {
-	if rt := s.byPath[path]; rt != nil {
-		return rt.Unmetered
-	}
-	return s.cfg.pages[path] != nil
-}
-
 // ValidCLIName reports whether name can name the CLI script: 1 to 64
 // letters, digits, hyphens and underscores.
 func ValidCLIName(name string) bool {
@@ -355,12 +333,17 @@ func (s *Service) route(path string) (rt *Route, slug string) {
 	return nil, ""
 }
 
-// ServeHTTP answers a request for a path the service owns, as its route
+// ServeHTTP answers r as Serve does, matching it first.
+func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.Serve(w, r, s.Match(r))
+}
+
+// Serve answers a request the module answers, matched by m, as its route
 // declares. Everything that can be answered without the documents (a bad
 // or refused Host, an unknown path, a method, a preflight, a bad bearer token, a
 // malformed or unknown slug) is answered before the rendition for the
 // request's base URL is looked up.
-func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (s *Service) Serve(w http.ResponseWriter, r *http.Request, m Match) {
 	w, linger := guardBody(w, r)
 	defer linger()
 	defer s.recoverPanic(w, r)
@@ -373,12 +356,10 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, p)
 		return
 	}
-	rt, slug := s.route(r.URL.Path)
-	if rt == nil {
-		if p := s.negotiated(r); p != nil {
-			// A site page asked for as Markdown: its twin, varying on Accept.
-			rt, slug, f.vary = p.route, p.slug, s.cfg.pageVary()
-		}
+	rt, slug := m.route, m.slug
+	if m.negotiated {
+		// A site page asked for as Markdown: its twin, varying on Accept.
+		f.vary = s.cfg.pageVary()
 	}
 	if rt != nil && rt.twin != "" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		// A module page with a Markdown twin: HTML unless the request
@@ -465,15 +446,14 @@ func (s *Service) serveHealth(w http.ResponseWriter, r *http.Request, rd *rendit
 // RateLimited answers a request the rate limiter refused: a 429 problem with
 // Retry-After and the RateLimit headers at zero remaining. It renders
 // nothing, so refusing stays cheap whatever the Host.
-func (s *Service) RateLimited(w http.ResponseWriter, r *http.Request, rh RateLimitHeaders, retryAfter int) {
+func (s *Service) RateLimited(w http.ResponseWriter, r *http.Request, m Match, rh RateLimitHeaders, retryAfter int) {
 	w, linger := guardBody(w, r)
 	defer linger()
 	defer s.recoverPanic(w, r)
 	base, ok := s.base(r)
 	f := newFields(w.Header())
 	if ok {
-		rt, _ := s.route(r.URL.Path)
-		s.headersFor(base).setCommon(f, r, rt)
+		s.headersFor(base).setCommon(f, r, m.route)
 	}
 	rh.Set(w.Header(), 0, time.Duration(retryAfter)*time.Second)
 	f.set(headerRetryAfter, strconv.Itoa(retryAfter))
@@ -585,27 +565,6 @@ func surfaceOf(rt *Route) string {
 		return "cli"
 	}
 	return "documents"
-}
-
-// Surface is the metrics surface of r: the route's when the service
-// answers r's path, "markdown" for a page of the site asked for as
-// Markdown, "pages" for a page the content names that the site answers,
-// and "" for every other request, which is the site's alone.
-func (s *Service) Surface(r *http.Request) string {
-	path := r.URL.Path
-	if rt, _ := s.route(path); rt != nil {
-		return rt.surface
-	}
-	if isAPIPath(path) || strings.HasPrefix(path, mcpPrefix) {
-		return "api"
-	}
-	if s.ServesMarkdown(r) || s.ConvertsPage(r) {
-		return "markdown"
-	}
-	if s.cfg.pages[path] != nil {
-		return "pages"
-	}
-	return ""
 }
 
 // RefuseAgent answers r, from an agent the site's owner refuses, with a
