@@ -18,12 +18,20 @@ help: ## list the targets
 build: ## compile bin/caddy: Caddy, the standard modules, caddy-ratelimit and this module
 	$(GO) build -o $(CADDY) ./cmd/caddy
 
-run: build ## serve the root Caddyfile with the sample content on http://localhost:8080
-	@echo "Serving the sample site on http://localhost:8080 - try:"
-	@echo "  curl http://localhost:8080/api/v1"
-	@echo "  curl http://localhost:8080/api/v1/insights"
-	@echo "  curl http://localhost:8080/openapi.json"
-	$(CADDY) run --config Caddyfile --adapter caddyfile
+# Where `make run` listens: this machine only, port 8080, unless the command
+# line or the environment says otherwise (the root Caddyfile reads both as
+# {$DISCOVERY_BIND} and {$DISCOVERY_PORT}).
+DISCOVERY_BIND ?= 127.0.0.1
+DISCOVERY_PORT ?= 8080
+RUN_HOST = $(if $(filter 127.0.0.1 0.0.0.0 localhost,$(DISCOVERY_BIND)),localhost,$(DISCOVERY_BIND))
+
+run: build ## serve the root Caddyfile with the sample content on http://localhost:8080 (DISCOVERY_BIND, DISCOVERY_PORT choose another address)
+	@echo "Serving the sample site on http://$(RUN_HOST):$(DISCOVERY_PORT) (listening on $(DISCOVERY_BIND) port $(DISCOVERY_PORT)) - try:"
+	@echo "  curl http://$(RUN_HOST):$(DISCOVERY_PORT)/api/v1"
+	@echo "  curl http://$(RUN_HOST):$(DISCOVERY_PORT)/api/v1/insights"
+	@echo "  curl http://$(RUN_HOST):$(DISCOVERY_PORT)/openapi.json"
+	@echo "Another address: make run DISCOVERY_BIND=0.0.0.0 DISCOVERY_PORT=9090 (0.0.0.0: every interface, reachable from other machines)"
+	DISCOVERY_BIND='$(DISCOVERY_BIND)' DISCOVERY_PORT='$(DISCOVERY_PORT)' $(CADDY) run --config Caddyfile --adapter caddyfile
 
 test: tools vet lint unit ## everything CI runs: vet, gofmt, staticcheck, all tests with -race (real Caddy, node, chromium), the OpenAPI lint
 
