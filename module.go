@@ -404,7 +404,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		zap.String("content", h.Content), zap.Int("insights", len(site.Insights)))
 	if h.BaseURL == "" {
 		// Each distinct Host then costs one rendering of every document.
-		h.logger.Warn("base_url is not set: published addresses follow each request's Host header, documents are rendered per host (bounded: see the README) and cached privately; set base_url in production")
+		h.logger.Warn("base_url is not set: published addresses follow each request's Host header, documents are rendered per host (bounded: see docs/performance.md) and cached privately; set base_url in production")
 	}
 	return nil
 }

@@ -314,7 +314,7 @@ func (w *discardWriter) WriteHeader(int)             {}
 // TestClientAtTheRateLimitCap measures what a client costs at the largest
 // quota Validate accepts, having used all of it: caddy-ratelimit's ring,
 // reserved whole at the first request, and the mirror's times. The
-// README's Limits promise at most 64 KiB.
+// Limits of docs/caddyfile.md promise at most 64 KiB.
 func TestClientAtTheRateLimitCap(t *testing.T) {
 	events := maxEvents
 	h := &Handler{

@@ -17,7 +17,7 @@
 #            (identity), and of the first and second request accepting zstd
 #            (the first makes the compressed form, which is then kept).
 #
-# It prints Markdown tables (the README's growth tables come from it) and
+# It prints Markdown tables (the growth tables of docs/performance.md come from it) and
 # exits non-zero only when something failed to run. Run it on an idle
 # machine: wrk shares the cores with Caddy.
 #

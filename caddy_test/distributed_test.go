@@ -95,5 +95,6 @@ func TestDistributedFirstStartLogsNoError(t *testing.T) {
 // the instances' folder that is no instance's state but the temporary file
 // of a write in progress: the file storage writes a new file under a
 // random numeric name and renames it into place, and caddy-ratelimit v0.1.0
-// reads every file of the folder. The README's distributed section says so.
+// reads every file of the folder. Distributed mode in docs/production.md
+// says so.
 var tempStateFile = regexp.MustCompile(`"key":"rate_limit/instances/[0-9]+"`)

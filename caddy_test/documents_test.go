@@ -21,8 +21,14 @@ func demoSite(t testing.TB) string {
 		t.Fatal(err)
 	}
 	site := string(raw)
-	site = site[strings.Index(site, "http://:8080"):]
-	site = strings.Replace(site, "http://:8080", "http://:9080", 1)
+	// From the site block on: the global options (the listener's interface
+	// among them) are the test harness's.
+	const address = "http://:{$DISCOVERY_PORT:8080}"
+	at := strings.Index(site, address)
+	if at < 0 {
+		t.Fatalf("the Caddyfile's site address is no longer %s: update demoSite", address)
+	}
+	site = strings.Replace(site[at:], address, "http://:9080", 1)
 	site = strings.Replace(site, "root * site", "root * ../site", 1)
 	// The templates' root: the directory that holds site/ and content/.
 	site = strings.ReplaceAll(site, "\t\troot .\n", "\t\troot ..\n")

@@ -58,7 +58,7 @@ var conformanceScenarios = []string{
 }
 
 // conformanceNotApplicable are the suite's other server scenarios, with the
-// reason they cannot apply; the README lists them too.
+// reason they cannot apply; docs/mcp.md lists them too.
 var conformanceNotApplicable = map[string]string{
 	"logging-set-level":             "the server sends no log messages",
 	"completion-complete":           "the server offers no prompts or resource templates to complete",

@@ -20,8 +20,8 @@ import (
 // The SDK's stateless handler builds a session for every POST: it connects
 // a server session, runs the message through its dispatch, validates the
 // arguments against the tool's schema and marshals the result, about a
-// millisecond of CPU for a request whose answer never changes (see the
-// README's Performance section). The read requests whose answer depends
+// millisecond of CPU for a request whose answer never changes (see
+// docs/performance.md). The read requests whose answer depends
 // only on the content are therefore answered from bytes the SDK itself
 // produced the first time they were asked: tools/list, the first page of
 // resources/list, tools/call of get_profile, list_insights, get_insight and
