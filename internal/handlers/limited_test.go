@@ -10,45 +10,6 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/content"
 )
 
-func TestPrefersHTML(t *testing.T) {
-	const chrome = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7"
-	const firefox = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
-	for _, tt := range []struct {
-		accept string
-		want   bool
-	}{
-		{chrome, true},
-		{firefox, true},
-		{"text/html", true},
-		{"application/xhtml+xml", true},
-		{"TEXT/HTML; charset=utf-8", true},
-		{"text/html, */*", true},
-		{"*/*, text/html", true},
-		{"application/json;q=0.5, text/html", true},
-		{"text/html, application/*", true},
-		{"", false},
-		{"*/*", false},
-		{"text/*", false},
-		{"application/json", false},
-		{"application/problem+json", false},
-		{"application/json, text/html", false},
-		{"text/html, application/problem+json", false},
-		{"text/html;q=0.5, application/json", false},
-		{"text/html;q=0.9, */*", false},
-		{"text/html;q=0", false},
-		{"text/html;q=x", false},
-		{"text/plain", false},
-		{strings.Repeat("text/plain, ", maxAcceptRanges) + "text/html", false},
-	} {
-		if got := prefersHTML([]string{tt.accept}); got != tt.want {
-			t.Errorf("Accept %q: HTML %v, want %v", tt.accept, got, tt.want)
-		}
-	}
-	if !prefersHTML([]string{"application/json;q=0.1", "text/html"}) {
-		t.Error("Accept spread over two fields was not read as one list")
-	}
-}
-
 // TestRateLimitedNegotiates drives RateLimited directly: the page for a
 // browser, the problem otherwise, the same headers and Vary either way.
 func TestRateLimitedNegotiates(t *testing.T) {

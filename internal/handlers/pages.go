@@ -5,11 +5,10 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
-	"github.com/caddy-discovery/caddy-discovery/internal/agents"
+	"github.com/caddy-discovery/caddy-discovery/internal/negotiate"
 )
 
 // The site's own pages that the content names (home, about, the list of
@@ -228,11 +227,7 @@ func (l links) pageLink(link string) string {
 // User-Agent) and its Accept names no HTML type. A browser, or an agent
 // that asks for HTML by name, gets the site's HTML.
 func (c *Config) wantsMarkdown(r *http.Request) bool {
-	accept := r.Header.Values("Accept")
-	if prefersMarkdown(accept) {
-		return true
-	}
-	return c.MarkdownByUserAgent && agents.IsAI(agents.Classify(r.Header.Get("User-Agent"))) && !namesHTML(accept)
+	return negotiate.WantsMarkdown(r, c.MarkdownByUserAgent)
 }
 
 // pageVary is the Vary value of every answer at a page with a twin: the
@@ -248,103 +243,6 @@ const (
 	varyAccept          = "Accept"
 	varyAcceptUserAgent = "Accept, User-Agent"
 )
-
-// namesHTML reports whether the Accept fields name text/html or
-// application/xhtml+xml with a quality above 0. Past maxAcceptRanges
-// ranges it answers true, so the site's HTML is served.
-func namesHTML(accept []string) bool {
-	named := false
-	read := acceptRanges(accept, func(mediaRange string, q float64) bool {
-		named = (mediaRange == "text/html" || mediaRange == "application/xhtml+xml") && q > 0
-		return !named
-	})
-	return named || !read
-}
-
-// acceptRanges calls f with each media range of the Accept fields, in
-// lower case, and its quality, until f returns false. It reads at most
-// maxAcceptRanges ranges and reports whether it stopped short of them.
-func acceptRanges(accept []string, f func(mediaRange string, q float64) bool) bool {
-	n := 0
-	for _, field := range accept {
-		for item := range strings.SplitSeq(field, ",") {
-			if n++; n > maxAcceptRanges {
-				return false
-			}
-			mediaRange, params, _ := strings.Cut(item, ";")
-			if !f(strings.ToLower(strings.TrimSpace(mediaRange)), acceptQuality(params)) {
-				return true
-			}
-		}
-	}
-	return true
-}
-
-// maxAcceptRanges bounds the media ranges read from Accept: a client
-// that sends more is answered HTML, the default.
-const maxAcceptRanges = 64
-
-// prefersMarkdown reports whether the Accept fields name text/markdown
-// with a quality above zero and at least that of HTML. HTML is the
-// default: Markdown must be named (a wildcard does not choose it, so
-// "*/*" and "text/*" mean HTML), and HTML's quality is that of the most
-// specific range matching text/html or application/xhtml+xml (RFC 9110
-// section 12.5.1), so "text/markdown;q=0.5, */*" means HTML, and
-// "text/markdown, text/html" Markdown.
-func prefersMarkdown(accept []string) bool {
-	markdown := -1.0
-	html := specificQuality{specificity: -1}
-	read := acceptRanges(accept, func(mediaRange string, q float64) bool {
-		switch mediaRange {
-		case "text/markdown":
-			markdown = max(markdown, q)
-		case "text/html", "application/xhtml+xml":
-			html.see(q, 2)
-		case "text/*":
-			html.see(q, 1)
-		case "*/*":
-			html.see(q, 0)
-		}
-		return true
-	})
-	return read && markdown > 0 && markdown >= html.q
-}
-
-// specificQuality is the quality a type gets from the Accept ranges that
-// match it: that of the most specific one (RFC 9110 section 12.5.1), the
-// highest among equally specific ones; 0 when none matches.
-type specificQuality struct {
-	q float64
-	// specificity is 2 for the type itself, 1 for its type/*, 0 for */*,
-	// and -1 while no range has matched.
-	specificity int
-}
-
-func (s *specificQuality) see(q float64, specificity int) {
-	switch {
-	case specificity > s.specificity:
-		s.q, s.specificity = q, specificity
-	case specificity == s.specificity:
-		s.q = max(s.q, q)
-	}
-}
-
-// acceptQuality is the q parameter of one Accept item's parameters: 1
-// when absent, 0 when malformed (RFC 9110 allows 0 to 1, three decimals).
-func acceptQuality(params string) float64 {
-	for param := range strings.SplitSeq(params, ";") {
-		k, v, _ := strings.Cut(strings.TrimSpace(param), "=")
-		if !strings.EqualFold(strings.TrimSpace(k), "q") {
-			continue
-		}
-		q, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil || q < 0 || q > 1 {
-			return 0
-		}
-		return q
-	}
-	return 1
-}
 
 // PageWriter returns the writer the site should answer r with: w itself,
 // unless r is a GET or HEAD of a page the content names, in which case the

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/negotiate"
 )
 
 // agentConfig turns on everything the agent pages add, as the module does
@@ -19,48 +20,6 @@ import (
 func agentConfig(cfg Config) Config {
 	cfg.Robots, cfg.Sitemap, cfg.PageLinks, cfg.Markdown = true, true, true, true
 	return cfg
-}
-
-func TestPrefersMarkdown(t *testing.T) {
-	for _, tt := range []struct {
-		accept string
-		want   bool
-	}{
-		{"text/markdown", true},
-		{"TEXT/Markdown", true},
-		{"text/markdown; charset=utf-8", true},
-		{"text/markdown, text/html, */*", true},
-		{"text/markdown, text/html;q=0.9", true},
-		{"text/html, text/markdown", true},
-		{"text/markdown;q=0.9, text/html", false},
-		{"text/html;q=0.5, text/markdown;q=0.5", true},
-		{"text/markdown;q=0.5, */*", false},
-		{"text/markdown;q=0.5, */*;q=0.1", true},
-		{"text/markdown;q=0.5, text/*", false},
-		{"text/markdown;q=0.5, text/html;q=0.1, */*", true}, // text/html is more specific than */*
-		{"text/markdown;q=0.9, application/xhtml+xml", false},
-		{"text/markdown;q=0", false},
-		{"text/markdown;q=abc", false},
-		{"text/markdown;q=2", false},
-		{"*/*", false},
-		{"text/*", false},
-		{"text/html", false},
-		{"text/plain", false},
-		{"", false},
-		{"text/x-markdown", false},
-	} {
-		if got := prefersMarkdown([]string{tt.accept}); got != tt.want {
-			t.Errorf("Accept %q: Markdown %v, want %v", tt.accept, got, tt.want)
-		}
-	}
-	// Several Accept fields count as one list.
-	if !prefersMarkdown([]string{"text/html;q=0.8", "text/markdown"}) {
-		t.Error("two fields: Markdown not chosen")
-	}
-	// A list too long to read is answered with the default.
-	if prefersMarkdown([]string{strings.Repeat("a/b, ", maxAcceptRanges) + "text/markdown"}) {
-		t.Error("an overlong Accept chose Markdown")
-	}
 }
 
 func TestTwinPath(t *testing.T) {
@@ -196,7 +155,7 @@ func TestWantsMarkdown(t *testing.T) {
 		{chrome, "", true, false},
 		{chrome, "*/*", true, false},
 		{chrome, "text/markdown", true, true},
-		{claude, strings.Repeat("text/plain,", maxAcceptRanges) + "*/*", true, false},
+		{claude, strings.Repeat("text/plain,", negotiate.MaxRanges) + "*/*", true, false},
 	} {
 		cfg := &Config{MarkdownByUserAgent: tt.byUA}
 		r := httptest.NewRequest(http.MethodGet, "/", nil)

@@ -127,37 +127,3 @@ func quote(s string) string {
 	}
 	return q
 }
-
-// prefersHTML reports whether the Accept fields ask for HTML before JSON:
-// what a browser's navigation sends ("text/html,…,*/*;q=0.8"). HTML must be
-// named (text/html or application/xhtml+xml) with a quality above zero, and
-// at least that of a problem document, which is the quality of the most
-// specific range matching application/problem+json (application/json
-// counts as naming it: a JSON client reads problems). A problem document
-// named as specifically as HTML wins a tie, so "application/json,
-// text/html" gets JSON; a wildcard does not, so "text/html, */*" gets HTML.
-// No Accept, "*/*" and anything unreadable get the problem document.
-func prefersHTML(accept []string) bool {
-	html := -1.0
-	problem := specificQuality{specificity: -1}
-	read := acceptRanges(accept, func(mediaRange string, q float64) bool {
-		switch mediaRange {
-		case "text/html", "application/xhtml+xml":
-			html = max(html, q)
-		case "application/problem+json", "application/json":
-			problem.see(q, 2)
-		case "application/*":
-			problem.see(q, 1)
-		case "*/*":
-			problem.see(q, 0)
-		}
-		return true
-	})
-	if !read || html <= 0 {
-		return false
-	}
-	if problem.specificity == 2 {
-		return html > problem.q
-	}
-	return html >= problem.q
-}

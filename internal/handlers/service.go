@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/negotiate"
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
 )
 
@@ -464,7 +465,7 @@ func (s *Service) RateLimited(w http.ResponseWriter, r *http.Request, m Match, r
 	} else {
 		f.set(headerVary, "Accept")
 	}
-	if ok && prefersHTML(r.Header.Values("Accept")) {
+	if ok && negotiate.PrefersHTML(r.Header.Values("Accept")) {
 		s.writeLimitedPage(f, w, r, base, retryAfter)
 		return
 	}
