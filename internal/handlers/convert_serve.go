@@ -11,16 +11,17 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/convert"
 	"github.com/caddy-discovery/caddy-discovery/internal/metrics"
 )
 
 // ErrNothingToConvert is given to Config.OnConvertFailure for a page with
 // no text once converted (an app's empty shell): its HTML is served, as it
 // says more than an empty Markdown document would.
-var ErrNothingToConvert = errNoText
+var ErrNothingToConvert = convert.ErrNoText
 
 // ErrNoIndex is the failure of a page the site keeps out of indexes.
-var ErrNoIndex = errNoIndex
+var ErrNoIndex = convert.ErrNoIndex
 
 // Header names of the site's answers that the Markdown answer reads or
 // leaves out.
@@ -58,10 +59,10 @@ func (s *Service) ConvertsPage(r *http.Request) bool {
 // ServeConverted answers r, for which ConvertsPage holds, with the site's
 // page as Markdown. It asks site (the handlers behind the module) for the
 // page as HTML, in full and without compression, and converts a 200
-// text/html answer of at most maxConvertHTML bytes; the Markdown is kept
+// text/html answer of at most convert.MaxHTML bytes; the Markdown is kept
 // (see convertCache), and while the site's answer carries the same
 // validator it is served again without converting. Any other answer, and
-// any page that cannot be converted within convertTimeout, reaches the
+// any page that cannot be converted within convert.Timeout, reaches the
 // client as the site gave it. site's error is returned as site returned it;
 // dropped reports that the site had answered when it failed, and that its
 // answer was held and not written: its headers are left in w's.
@@ -74,8 +75,8 @@ func (s *Service) ServeConverted(w http.ResponseWriter, r *http.Request, site fu
 	// finds the same page kept, and one it answers differently changes the
 	// validator.
 	page := base + r.URL.EscapedPath()
-	kept := s.converted.get(page)
-	if kept != nil && kept.failed() && !s.cfg.Now().Before(kept.retry) {
+	kept := s.converted.Get(page)
+	if kept != nil && kept.Failed() && !s.cfg.Now().Before(kept.Retry) {
 		kept = nil // time to try again
 	}
 	sw := &siteWriter{ResponseWriter: w, kept: kept, head: r.Method == http.MethodHead}
@@ -94,18 +95,18 @@ func (s *Service) ServeConverted(w http.ResponseWriter, r *http.Request, site fu
 	html := sw.held.Bytes()
 	var sum [sha256.Size]byte
 	h := w.Header()
-	var md *convertedPage
+	var md *convert.Kept
 	result := "converted"
 	if h.Get(headerETag) == "" && h.Get(headerLastModified) == "" {
 		sum = sha256.Sum256(html)
-		if kept != nil && kept.etag == "" && kept.lastModified == "" && kept.sum == sum {
+		if kept != nil && kept.ETag == "" && kept.LastModified == "" && kept.Sum == sum {
 			md, result = kept, "reused"
 		}
 	}
 	if md == nil {
 		md = s.convert(r, h, page, html, sum)
 	}
-	if md == nil || md.failed() {
+	if md == nil || md.Failed() {
 		metrics.Conversion("failed")
 		sw.release()
 		return false, nil
@@ -120,7 +121,7 @@ func (s *Service) ServeConverted(w http.ResponseWriter, r *http.Request, site fu
 // conditions (they are on the Markdown's validators), and, when the page's
 // Markdown is kept, conditional on the site's validator of the HTML it was
 // made from.
-func siteRequest(r *http.Request, kept *convertedPage) *http.Request {
+func siteRequest(r *http.Request, kept *convert.Kept) *http.Request {
 	get := r.Clone(r.Context())
 	get.Method = http.MethodGet
 	h := get.Header
@@ -128,37 +129,53 @@ func siteRequest(r *http.Request, kept *convertedPage) *http.Request {
 		delete(h, name)
 	}
 	h.Set("Accept", siteAccept)
-	if kept != nil && !kept.failed() {
+	if kept != nil && !kept.Failed() {
 		switch {
-		case kept.etag != "":
-			h.Set("If-None-Match", kept.etag)
-		case kept.lastModified != "":
-			h.Set("If-Modified-Since", kept.lastModified)
+		case kept.ETag != "":
+			h.Set("If-None-Match", kept.ETag)
+		case kept.LastModified != "":
+			h.Set("If-Modified-Since", kept.LastModified)
 		}
 	}
 	return get
 }
 
+// convertPage converts body, an HTML page served as contentType at
+// pageURL, to Markdown (see convert.Page) under YAML front matter: its
+// title, description, address and updated, when given, as a twin has.
+func convertPage(ctx context.Context, body []byte, contentType, pageURL, updated string) ([]byte, error) {
+	page, err := convert.Page(ctx, body, contentType, pageURL)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.Grow(len(page.Markdown) + 512)
+	writeFrontMatter(&b, twinFacts{title: page.Title, description: page.Description, url: pageURL, updated: updated})
+	b.Write(page.Markdown)
+	b.WriteByte('\n')
+	return b.Bytes(), nil
+}
+
 // convert makes the Markdown of html, the site's answer at page with
 // header answer, and keeps it when the answer may be shared. It returns
 // nil when no conversion slot was free in time or the client went away,
-// and a failed page, kept until convertRetry has passed, when the HTML
+// and a failed page, kept until convert.Retry has passed, when the HTML
 // could not be converted.
-func (s *Service) convert(r *http.Request, answer http.Header, page string, html []byte, sum [sha256.Size]byte) *convertedPage {
-	ctx, cancel := context.WithTimeout(r.Context(), convertTimeout)
+func (s *Service) convert(r *http.Request, answer http.Header, page string, html []byte, sum [sha256.Size]byte) *convert.Kept {
+	ctx, cancel := context.WithTimeout(r.Context(), convert.Timeout)
 	defer cancel()
 	select {
 	case s.convertSlots <- struct{}{}:
 	case <-ctx.Done():
 		return nil // busy, not the page's fault: nothing is kept
 	}
-	p := &convertedPage{key: page, etag: answer.Get(headerETag), lastModified: answer.Get(headerLastModified), sum: sum}
+	p := &convert.Kept{Key: page, ETag: answer.Get(headerETag), LastModified: answer.Get(headerLastModified), Sum: sum}
 	var md []byte
 	var err error
-	if tags := answer.Values("X-Robots-Tag"); noindex(strings.Join(tags, ",")) {
-		err = errNoIndex
+	if tags := answer.Values("X-Robots-Tag"); convert.NoIndex(strings.Join(tags, ",")) {
+		err = convert.ErrNoIndex
 	} else {
-		md, err = convertPage(ctx, html, answer.Get(headerContentType), page, updatedOn(p.lastModified))
+		md, err = convertPage(ctx, html, answer.Get(headerContentType), page, updatedOn(p.LastModified))
 	}
 	<-s.convertSlots
 	if err != nil {
@@ -166,20 +183,20 @@ func (s *Service) convert(r *http.Request, answer http.Header, page string, html
 			return nil
 		}
 		// Kept whatever the answer: a failure holds nothing of the page.
-		p.retry = s.cfg.Now().Add(convertRetry)
-		s.converted.put(p)
+		p.Retry = s.cfg.Now().Add(convert.Retry)
+		s.converted.Put(p)
 		if s.cfg.OnConvertFailure != nil {
 			s.cfg.OnConvertFailure(page, err)
 		}
 		return p
 	}
 	mdSum := sha256.Sum256(md)
-	p.markdown = md
-	p.markdownETag = `"` + base64.RawURLEncoding.EncodeToString(mdSum[:18]) + `"`
-	p.length = strconv.Itoa(len(md))
-	p.tokens = strconv.Itoa(markdownTokens(md))
+	p.Markdown = md
+	p.MarkdownETag = `"` + base64.RawURLEncoding.EncodeToString(mdSum[:18]) + `"`
+	p.Length = strconv.Itoa(len(md))
+	p.Tokens = strconv.Itoa(markdownTokens(md))
 	if shareable(r.Header, answer) {
-		s.converted.put(p)
+		s.converted.Put(p)
 	}
 	return p
 }
@@ -223,7 +240,7 @@ var linkTarget = strings.NewReplacer("<", "%3C", ">", "%3E", " ", "%20", `"`, "%
 // writeMarkdown answers r with p, the page as Markdown: the site's headers
 // stay, but those that describe its HTML, and the Markdown's own are set;
 // 304 when the client's conditions name the Markdown as it is.
-func (s *Service) writeMarkdown(w http.ResponseWriter, r *http.Request, page string, p *convertedPage) {
+func (s *Service) writeMarkdown(w http.ResponseWriter, r *http.Request, page string, p *convert.Kept) {
 	h := w.Header()
 	for _, name := range htmlOnlyHeaders {
 		delete(h, name)
@@ -232,20 +249,20 @@ func (s *Service) writeMarkdown(w http.ResponseWriter, r *http.Request, page str
 	h.Set(headerNoSniff, valueNoSniff)
 	addPageVary(h, s.cfg.MarkdownByUserAgent)
 	h.Add(headerLink, "<"+linkTarget.Replace(page)+`>; rel="canonical"`)
-	h.Set(headerETag, p.markdownETag)
-	if h.Get(headerLastModified) == "" && p.lastModified != "" {
+	h.Set(headerETag, p.MarkdownETag)
+	if h.Get(headerLastModified) == "" && p.LastModified != "" {
 		// A 304 of the site's carries no Last-Modified beside an ETag.
-		h.Set(headerLastModified, p.lastModified)
+		h.Set(headerLastModified, p.LastModified)
 	}
-	h.Set(headerMarkdownTokens, p.tokens)
-	if notModified(r, p.markdownETag, h.Get(headerLastModified)) {
+	h.Set(headerMarkdownTokens, p.Tokens)
+	if notModified(r, p.MarkdownETag, h.Get(headerLastModified)) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	h.Set(headerContentLength, p.length)
+	h.Set(headerContentLength, p.Length)
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(p.markdown)
+		_, _ = w.Write(p.Markdown)
 	}
 }
 
@@ -291,7 +308,7 @@ const (
 type siteWriter struct {
 	http.ResponseWriter
 	// kept is the page as kept before the site was asked, or nil.
-	kept *convertedPage
+	kept *convert.Kept
 	// head: the client asked with HEAD, so an answer passed on has no body.
 	head   bool
 	mode   siteMode
@@ -307,8 +324,8 @@ func (sw *siteWriter) WriteHeader(status int) {
 	}
 	sw.status = status
 	h := sw.Header()
-	if kept := sw.kept; kept != nil && kept.matches(status, h) {
-		if kept.failed() {
+	if kept := sw.kept; kept != nil && kept.Matches(status, h) {
+		if kept.Failed() {
 			sw.pass()
 		} else {
 			sw.mode = siteKept
@@ -318,7 +335,7 @@ func (sw *siteWriter) WriteHeader(status int) {
 	mediaType, _, _ := mime.ParseMediaType(h.Get(headerContentType))
 	length, err := strconv.Atoi(h.Get(headerContentLength))
 	if status == http.StatusOK && (mediaType == "text/html" || mediaType == "application/xhtml+xml") &&
-		h.Get(headerContentEnc) == "" && (err != nil || length <= maxConvertHTML) {
+		h.Get(headerContentEnc) == "" && (err != nil || length <= convert.MaxHTML) {
 		sw.mode = siteHeld
 		if err == nil && length > 0 {
 			sw.held.Grow(length)
@@ -326,24 +343,6 @@ func (sw *siteWriter) WriteHeader(status int) {
 		return
 	}
 	sw.pass()
-}
-
-// matches reports whether the site's answer, a status line and header h,
-// is the HTML p was made from, by the site's validator: a 304 to the
-// request made conditional on it, or the same ETag or, without ETags, the
-// same Last-Modified. Without either, the HTML itself is compared.
-func (p *convertedPage) matches(status int, h http.Header) bool {
-	switch status {
-	case http.StatusNotModified:
-		return !p.failed() && (p.etag != "" || p.lastModified != "")
-	case http.StatusOK:
-		etag := h.Get(headerETag)
-		if p.etag != "" {
-			return etag == p.etag
-		}
-		return p.lastModified != "" && etag == "" && h.Get(headerLastModified) == p.lastModified
-	}
-	return false
 }
 
 // pass sends the site's status line: from now on its answer goes to the
@@ -368,7 +367,7 @@ func (sw *siteWriter) Write(b []byte) (int, error) {
 	}
 	switch sw.mode {
 	case siteHeld:
-		if sw.held.Len()+len(b) <= maxConvertHTML {
+		if sw.held.Len()+len(b) <= convert.MaxHTML {
 			return sw.held.Write(b)
 		}
 		sw.release() // too large to convert
@@ -391,8 +390,8 @@ func (sw *siteWriter) ReadFrom(src io.Reader) (int64, error) {
 	switch sw.mode {
 	case siteHeld:
 		// One byte past the limit tells a page too large to convert.
-		read, err := sw.held.ReadFrom(io.LimitReader(src, int64(maxConvertHTML+1-sw.held.Len())))
-		if err != nil || sw.held.Len() <= maxConvertHTML {
+		read, err := sw.held.ReadFrom(io.LimitReader(src, int64(convert.MaxHTML+1-sw.held.Len())))
+		if err != nil || sw.held.Len() <= convert.MaxHTML {
 			return read, err
 		}
 		n = read

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/convert"
 )
 
 // convertPageText converts page as the page at https://example.com/docs/guide.
@@ -131,8 +132,8 @@ func TestConvertPageEncodingsAndFailures(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := convertPage(ctx, []byte("<main><p>text</p></main>"), "text/html", "https://example.com/", ""); !errors.Is(err, errConvertTimeout) {
-		t.Errorf("past its deadline: %v, want %v", err, errConvertTimeout)
+	if _, err := convertPage(ctx, []byte("<main><p>text</p></main>"), "text/html", "https://example.com/", ""); !errors.Is(err, convert.ErrTimeout) {
+		t.Errorf("past its deadline: %v, want %v", err, convert.ErrTimeout)
 	}
 }
 
@@ -303,7 +304,7 @@ func TestServeConverted(t *testing.T) {
 	if w.Body.String() != want {
 		t.Errorf("body\n%s\nwant\n%s", w.Body, want)
 	}
-	kept := s.converted.get("https://example.com/docs/guide")
+	kept := s.converted.Get("https://example.com/docs/guide")
 	if kept == nil {
 		t.Fatal("the Markdown was not kept")
 	}
@@ -316,7 +317,7 @@ func TestServeConverted(t *testing.T) {
 	if site.last.Header.Get("If-None-Match") != `"v1"` {
 		t.Errorf("repeat: the site was asked with If-None-Match %q, want its ETag", site.last.Header.Get("If-None-Match"))
 	}
-	if s.converted.get("https://example.com/docs/guide") != kept {
+	if s.converted.Get("https://example.com/docs/guide") != kept {
 		t.Error("repeat: converted again")
 	}
 	if got := w.Header().Get("Last-Modified"); got != testModified.Format(http.TimeFormat) {
@@ -324,7 +325,7 @@ func TestServeConverted(t *testing.T) {
 	}
 	// A query the site ignores finds the page kept, under its address.
 	w, _ = converting(s, site, markdownRequest(http.MethodGet, "/docs/guide?utm_source=x"))
-	if w.Body.String() != want || s.converted.get("https://example.com/docs/guide") != kept {
+	if w.Body.String() != want || s.converted.Get("https://example.com/docs/guide") != kept {
 		t.Errorf("with a query: converted again, or\n%s", w.Body)
 	}
 
@@ -375,12 +376,12 @@ func TestServeConvertedValidators(t *testing.T) {
 			page := &testPage{body: guideHTML, contentType: "text/html", etag: tt.etag, stream: tt.stream}
 			site.set(path, page)
 			first, _ := converting(s, site, markdownRequest(http.MethodGet, path))
-			kept := s.converted.get("https://example.com" + path)
+			kept := s.converted.Get("https://example.com" + path)
 			if first.Code != http.StatusOK || kept == nil {
 				t.Fatalf("%d, kept %v", first.Code, kept != nil)
 			}
 			again, _ := converting(s, site, markdownRequest(http.MethodGet, path))
-			if again.Body.String() != first.Body.String() || s.converted.get("https://example.com"+path) != kept {
+			if again.Body.String() != first.Body.String() || s.converted.Get("https://example.com"+path) != kept {
 				t.Errorf("repeat: converted again or changed\n%s", again.Body)
 			}
 			page.body = strings.Replace(guideHTML, "Read", "Then read", 1)
@@ -408,7 +409,7 @@ func testModifiedShift(t *testing.T) {
 
 func TestServeConvertedPassesOn(t *testing.T) {
 	s := newTestService(t, agentConfig(Config{BaseURL: "https://example.com"}))
-	big := "<main><p>" + strings.Repeat("word ", maxConvertHTML/5) + "</p></main>"
+	big := "<main><p>" + strings.Repeat("word ", convert.MaxHTML/5) + "</p></main>"
 	site := &testSite{}
 	for path, p := range map[string]*testPage{
 		"/big.html":     {body: big, contentType: "text/html"},
@@ -483,10 +484,10 @@ func TestServeConvertedFailureLoggedOnce(t *testing.T) {
 	if len(failures) != 1 || !strings.HasPrefix(failures[0], "https://example.com/deep: ") {
 		t.Errorf("failures logged: %q, want one", failures)
 	}
-	now = now.Add(convertRetry)
+	now = now.Add(convert.Retry)
 	converting(s, site, markdownRequest(http.MethodGet, "/deep"))
 	if len(failures) != 2 {
-		t.Errorf("after %s: %d failures logged, want it tried again", convertRetry, len(failures))
+		t.Errorf("after %s: %d failures logged, want it tried again", convert.Retry, len(failures))
 	}
 }
 
@@ -499,10 +500,10 @@ func TestServeConvertedBusy(t *testing.T) {
 	site.set("/docs/guide", &testPage{body: guideHTML, contentType: "text/html"})
 	start := time.Now()
 	w, _ := converting(s, site, markdownRequest(http.MethodGet, "/docs/guide"))
-	if elapsed := time.Since(start); w.Body.String() != guideHTML || elapsed < convertTimeout || elapsed > 3*convertTimeout {
-		t.Errorf("after %s: %q, want the HTML after %s", elapsed, w.Body, convertTimeout)
+	if elapsed := time.Since(start); w.Body.String() != guideHTML || elapsed < convert.Timeout || elapsed > 3*convert.Timeout {
+		t.Errorf("after %s: %q, want the HTML after %s", elapsed, w.Body, convert.Timeout)
 	}
-	if s.converted.get("https://example.com/docs/guide") != nil {
+	if s.converted.Get("https://example.com/docs/guide") != nil {
 		t.Error("a page that waited for a slot was kept as failed")
 	}
 }
@@ -520,7 +521,7 @@ func TestServeConvertedKeepsOnlyShared(t *testing.T) {
 	site.set("/public", &testPage{body: guideHTML, contentType: "text/html", etag: `"x"`})
 	for path := range site.pages {
 		w, _ := converting(s, site, markdownRequest(http.MethodGet, path))
-		kept := s.converted.get("https://example.com"+path) != nil
+		kept := s.converted.Get("https://example.com"+path) != nil
 		if w.Header().Get("Content-Type") != mediaMarkdown || kept != (path == "/public") {
 			t.Errorf("%s: %q, kept %v", path, w.Header().Get("Content-Type"), kept)
 		}
@@ -528,42 +529,9 @@ func TestServeConvertedKeepsOnlyShared(t *testing.T) {
 	site.set("/other", &testPage{body: guideHTML, contentType: "text/html", etag: `"x"`})
 	for _, credentials := range [][2]string{{"Authorization", "Bearer x"}, {"Cookie", "a=b"}} {
 		w, _ := converting(s, site, markdownRequest(http.MethodGet, "/other", credentials[0], credentials[1]))
-		if w.Header().Get("Content-Type") != mediaMarkdown || s.converted.get("https://example.com/other") != nil {
+		if w.Header().Get("Content-Type") != mediaMarkdown || s.converted.Get("https://example.com/other") != nil {
 			t.Errorf("with %s: %q, or kept", credentials[0], w.Header().Get("Content-Type"))
 		}
-	}
-}
-
-func TestConvertCache(t *testing.T) {
-	page := func(key string, n int) *convertedPage {
-		return &convertedPage{key: key, markdown: bytes.Repeat([]byte("x"), n)}
-	}
-	unit := page("a", 1000).size()
-	c := newConvertCache(3 * unit)
-	c.put(page("a", 1000))
-	c.put(page("b", 1000))
-	c.put(page("c", 1000))
-	c.get("a") // now the most recently used
-	c.put(page("d", 1000))
-	for key, want := range map[string]bool{"a": true, "b": false, "c": true, "d": true} {
-		if got := c.get(key) != nil; got != want {
-			t.Errorf("%s kept %v, want %v", key, got, want)
-		}
-	}
-	if c.used > c.budget {
-		t.Errorf("%d bytes used of %d", c.used, c.budget)
-	}
-	c.put(page("a", 10)) // replaced, not added
-	if c.used != 2*unit+page("a", 10).size() {
-		t.Errorf("after replacing: %d bytes used", c.used)
-	}
-	c.put(page("huge", 4*unit))
-	if c.get("huge") != nil || c.get("a") == nil || c.get("d") == nil {
-		t.Error("a page over the budget was kept, or pushed others out")
-	}
-	c.put(page("a", 4*unit)) // a key's new page too large: nothing is kept for it
-	if c.get("a") != nil {
-		t.Error("the old page is still kept for a key whose new one is too large")
 	}
 }
 
@@ -613,7 +581,7 @@ func BenchmarkConvertedRepeat(b *testing.B) {
 	site.set("/docs/guide", &testPage{body: string(benchPage(100 << 10)), contentType: "text/html; charset=utf-8", etag: `"v1"`})
 	r := markdownRequest(http.MethodGet, "/docs/guide")
 	w := &discardWriter{h: make(http.Header)}
-	if _, err := s.ServeConverted(w, r, site.serve); err != nil || s.converted.get("https://example.com/docs/guide") == nil {
+	if _, err := s.ServeConverted(w, r, site.serve); err != nil || s.converted.Get("https://example.com/docs/guide") == nil {
 		b.Fatal("not converted", err)
 	}
 	b.ReportAllocs()
@@ -679,16 +647,5 @@ func TestNoMarkdownOfGuardedPages(t *testing.T) {
 	}
 	if len(failures) != 2 || !errors.Is(failures[0], ErrNoIndex) || !errors.Is(failures[1], ErrNoIndex) {
 		t.Errorf("failures %v, want two noindex", failures)
-	}
-}
-
-func TestNoindex(t *testing.T) {
-	for directives, want := range map[string]bool{
-		"noindex": true, "NoIndex, follow": true, "none": true, "googlebot: noindex": true,
-		"index, follow": false, "noarchive": false, "": false, "unavailable_after: 25 Jun 2010 15:00:00 PST": false,
-	} {
-		if got := noindex(directives); got != want {
-			t.Errorf("%q: %v, want %v", directives, got, want)
-		}
 	}
 }

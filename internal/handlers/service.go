@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/convert"
 	"github.com/caddy-discovery/caddy-discovery/internal/negotiate"
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
 )
@@ -178,7 +179,7 @@ type Service struct {
 	// converted keeps the site's other pages as Markdown, nil when
 	// Markdown is off; convertSlots bounds the conversions running at
 	// once.
-	converted    *convertCache
+	converted    *convert.Cache
 	convertSlots chan struct{}
 }
 
@@ -248,8 +249,8 @@ func New(cfg Config) (*Service, error) {
 		s.cfg.toolNames[t.Name] = true
 	}
 	if cfg.Markdown {
-		s.converted = newConvertCache(convertBudget)
-		s.convertSlots = make(chan struct{}, convertSlots())
+		s.converted = convert.NewCache(convert.Budget)
+		s.convertSlots = make(chan struct{}, convert.Slots())
 	}
 	if s.ledger = cfg.CodeLedger; s.ledger == nil {
 		s.ledger = newMemoryLedger(cfg.Now)

@@ -1,4 +1,11 @@
-package handlers
+// Package convert turns the HTML pages of a site into Markdown for agents:
+// the part of a page that is its content (its <main>, else <article>,
+// else <body>) without what a reader of the text has no use for (scripts,
+// navigation, forms), with links made absolute; and it keeps what it made,
+// within a budget, for the site's validators to say when it is stale. It
+// owns the bounds of a conversion and imports no other package of the
+// module.
+package convert
 
 import (
 	"bytes"
@@ -28,48 +35,48 @@ import (
 // the text has no use for (scripts, navigation, forms). The site is asked
 // for the page on every request, as only the site knows whether it
 // changed; what was converted is kept, so a page is converted again only
-// when the site's answer changes (see convert_serve.go).
+// when the site's answer changes (see the handlers' convert_serve.go).
 
 // The bounds of converting the site's pages. A page outside them is
 // answered with the site's HTML, unchanged.
 const (
-	// maxConvertHTML is the largest HTML answer converted, in bytes: a
+	// MaxHTML is the largest HTML answer converted, in bytes: a
 	// larger one is streamed to the client as the site sends it, so no
 	// request holds more than this of the site's answer in memory.
-	maxConvertHTML = 2 << 20
-	// convertTimeout bounds one conversion, the wait for a conversion
+	MaxHTML = 2 << 20
+	// Timeout bounds one conversion, the wait for a conversion
 	// slot included.
-	convertTimeout = time.Second
-	// convertBudget is the bytes of Markdown kept for the site's pages
+	Timeout = time.Second
+	// Budget is the bytes of Markdown kept for the site's pages
 	// (and of their keys), least recently used first out; a page whose
 	// Markdown alone is larger is converted on each request and not kept.
-	convertBudget = 8 << 20
-	// convertRetry is how long a page that could not be converted is
+	Budget = 8 << 20
+	// Retry is how long a page that could not be converted is
 	// answered with its HTML before it is tried again, unless it changes.
-	convertRetry = time.Minute
+	Retry = time.Minute
 )
 
-// convertSlots is how many conversions run at once: half the CPUs (one on
+// Slots is how many conversions run at once: half the CPUs (one on
 // one or two), so that agents asking for pages nobody asked for before
 // leave the rest to the site's other requests.
-func convertSlots() int { return max(1, runtime.GOMAXPROCS(0)/2) }
+func Slots() int { return max(1, runtime.GOMAXPROCS(0)/2) }
 
-// errConvertTimeout is a conversion that ran out of convertTimeout.
-var errConvertTimeout = fmt.Errorf("conversion took longer than %s", convertTimeout)
+// ErrTimeout is a conversion that ran out of Timeout.
+var ErrTimeout = fmt.Errorf("conversion took longer than %s", Timeout)
 
-// errNoText is a page with nothing to read once converted, such as the
+// ErrNoText is a page with nothing to read once converted, such as the
 // empty shell of a single-page app: its HTML is more use than an empty
 // Markdown document.
-var errNoText = errors.New("the page has no text to convert")
+var ErrNoText = errors.New("the page has no text to convert")
 
-// errNoIndex is a page the site keeps out of indexes (a robots meta tag
+// ErrNoIndex is a page the site keeps out of indexes (a robots meta tag
 // or an X-Robots-Tag with noindex, or a post the owner guards): what the
 // site asks of crawlers holds for its Markdown too.
-var errNoIndex = errors.New("the site keeps the page out of indexes (noindex)")
+var ErrNoIndex = errors.New("the site keeps the page out of indexes (noindex)")
 
-// noindex reports whether a robots directive (a meta tag's content or an
+// NoIndex reports whether a robots directive (a meta tag's content or an
 // X-Robots-Tag value, which may name a crawler first) says noindex.
-func noindex(directives string) bool {
+func NoIndex(directives string) bool {
 	for _, d := range strings.Split(strings.ToLower(directives), ",") {
 		d = strings.TrimSpace(d)
 		if before, after, ok := strings.Cut(d, ":"); ok && !strings.Contains(strings.TrimSpace(before), " ") {
@@ -103,16 +110,22 @@ var pageConverter = sync.OnceValue(func() *converter.Converter {
 	return conv
 })
 
-// convertPage converts body, an HTML page served as contentType at
-// pageURL, to Markdown: YAML front matter (its title, description, address
-// and updated, when given), then the Markdown of its main content with
-// every link and image made absolute. It gives up with errConvertTimeout
-// when ctx is done first.
-func convertPage(ctx context.Context, body []byte, contentType, pageURL, updated string) (markdown []byte, err error) {
+// Converted is a page made Markdown: its title and meta description, and
+// the Markdown of its main content.
+type Converted struct {
+	Title, Description string
+	Markdown           []byte
+}
+
+// Page converts body, an HTML page served as contentType at pageURL, to
+// Markdown: that of its main content with every link and image made
+// absolute, with the page's title and description beside it. It gives up
+// with ErrTimeout when ctx is done first.
+func Page(ctx context.Context, body []byte, contentType, pageURL string) (page *Converted, err error) {
 	defer func() {
 		// The converter is not ours: a page it fails on is served as HTML.
 		if v := recover(); v != nil {
-			markdown, err = nil, fmt.Errorf("converting the HTML: %v", v)
+			page, err = nil, fmt.Errorf("converting the HTML: %v", v)
 		}
 	}()
 	// Declared encodings are honoured; an undeclared one is UTF-8 unless
@@ -129,15 +142,15 @@ func convertPage(ctx context.Context, body []byte, contentType, pageURL, updated
 		return nil, fmt.Errorf("parsing the HTML: %w", err)
 	}
 	if ctx.Err() != nil {
-		return nil, errConvertTimeout
+		return nil, ErrTimeout
 	}
 	p := readPage(doc)
 	if p.noindex {
-		return nil, errNoIndex
+		return nil, ErrNoIndex
 	}
 	root := p.content()
 	if root == nil {
-		return nil, errNoText
+		return nil, ErrNoText
 	}
 	strip(root, root == p.body)
 	// The content alone, so that nothing around it is rendered.
@@ -157,21 +170,16 @@ func convertPage(ctx context.Context, body []byte, contentType, pageURL, updated
 	md, err := pageConverter().ConvertNode(fragment, converter.WithContext(ctx), converter.WithDomain(linkBase))
 	switch {
 	case ctx.Err() != nil:
-		return nil, errConvertTimeout
+		return nil, ErrTimeout
 	case err != nil:
 		return nil, fmt.Errorf("converting the HTML: %w", err)
 	case len(bytes.TrimSpace(md)) == 0:
-		return nil, errNoText
+		return nil, ErrNoText
 	}
-	var b bytes.Buffer
-	b.Grow(len(md) + 512)
-	writeFrontMatter(&b, twinFacts{title: p.title, description: p.description, url: pageURL, updated: updated})
-	b.Write(md)
-	b.WriteByte('\n')
-	return b.Bytes(), nil
+	return &Converted{Title: p.title, Description: p.description, Markdown: md}, nil
 }
 
-// parsedPage is what convertPage reads of a page before converting it.
+// parsedPage is what Page reads of a page before converting it.
 type parsedPage struct {
 	title, description, baseHref string
 	body, main, article          *html.Node
@@ -197,7 +205,7 @@ func readPage(doc *html.Node) *parsedPage {
 				if strings.EqualFold(attr(n, "name"), "description") && p.description == "" {
 					p.description = attr(n, "content")
 				}
-				if strings.EqualFold(attr(n, "name"), "robots") && noindex(attr(n, "content")) {
+				if strings.EqualFold(attr(n, "name"), "robots") && NoIndex(attr(n, "content")) {
 					p.noindex = true
 				}
 			case atom.Base:
@@ -302,5 +310,5 @@ func textOf(n *html.Node) string {
 		}
 	}
 	walk(n)
-	return oneLine(b.String())
+	return strings.Join(strings.Fields(b.String()), " ")
 }
