@@ -16,7 +16,7 @@ import (
 	"github.com/caddyserver/certmagic"
 	"go.uber.org/zap"
 
-	"github.com/caddy-discovery/caddy-discovery/internal/handlers"
+	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
 )
 
 // caddy-ratelimit keeps each instance's state in Caddy's storage under
@@ -66,7 +66,7 @@ func seedDistributedState(ctx context.Context, storage certmagic.Storage, instan
 // clusterReader reads the other instances' states once per read interval,
 // the files caddy-ratelimit itself reads (which it keeps private), and
 // publishes what they count in this zone for the share (see
-// handlers.Window.Admit). Requests never wait for storage: they read the
+// ratelimit.Window.Admit). Requests never wait for storage: they read the
 // latest view, and at most wait for the next one.
 type clusterReader struct {
 	storage    certmagic.Storage
@@ -84,7 +84,7 @@ type clusterReader struct {
 	waiting atomic.Int64
 	// settle and pause are ClusterView's.
 	settle, pause time.Duration
-	views         handlers.ClusterViews
+	views         ratelimit.ClusterViews
 	logger        *zap.Logger
 	failing       bool
 }
@@ -129,7 +129,7 @@ func (cr *clusterReader) run(ctx context.Context, stop <-chan struct{}) {
 
 // view returns the latest view, or nil when it is too old to go by (the
 // storage could not be read): the share then steps aside.
-func (cr *clusterReader) view(now time.Time) *handlers.ClusterView {
+func (cr *clusterReader) view(now time.Time) *ratelimit.ClusterView {
 	v := cr.views.Load()
 	if v == nil || now.Sub(v.At) > cr.stale {
 		return nil
@@ -167,13 +167,13 @@ func (cr *clusterReader) update(ctx context.Context) {
 // zone, what they count. It skips what caddy-ratelimit skips: this
 // instance's own file, files it cannot load or decode, and states older
 // than the window.
-func (cr *clusterReader) readStates(ctx context.Context, now time.Time) (*handlers.ClusterView, error) {
+func (cr *clusterReader) readStates(ctx context.Context, now time.Time) (*ratelimit.ClusterView, error) {
 	files, err := cr.storage.List(ctx, distributedStatePrefix, false)
 	if err != nil {
 		return nil, err
 	}
-	view := handlers.ClusterView{At: now, Settle: cr.settle, Pause: cr.pause}
-	clients := make(map[string]handlers.PeerCount)
+	view := ratelimit.ClusterView{At: now, Settle: cr.settle, Pause: cr.pause}
+	clients := make(map[string]ratelimit.PeerCount)
 	own := cr.instanceID + stateSuffix
 	for _, file := range files {
 		// The folder also holds, for a moment, the temporary files of
@@ -220,5 +220,5 @@ func (cr *clusterReader) readStates(ctx context.Context, now time.Time) (*handle
 			clients[key] = p
 		}
 	}
-	return handlers.NewClusterView(view, clients), nil
+	return ratelimit.NewClusterView(view, clients), nil
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/caddyserver/certmagic"
 	"go.uber.org/zap"
 
-	"github.com/caddy-discovery/caddy-discovery/internal/handlers"
+	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
 )
 
 // TestClusterReaderReadsTheOthersStates writes states as caddy-ratelimit
@@ -66,7 +66,7 @@ func TestClusterReaderReadsTheOthersStates(t *testing.T) {
 	if v.Live != 2 || !v.Synced.Equal(at(-300*time.Millisecond)) || v.Settle != cr.settle || v.Pause != cr.pause {
 		t.Errorf("view: live %d, synced %v before now; want 2, 300ms", v.Live, now.Sub(v.Synced))
 	}
-	for key, want := range map[string]handlers.PeerCount{
+	for key, want := range map[string]ratelimit.PeerCount{
 		"c": {Count: 5, Serving: 2, Oldest: at(-20 * time.Second).UnixNano(), Written: at(-5 * time.Second).UnixNano()},
 		"d": {Count: 1, Serving: 1, Oldest: at(-2 * time.Second).UnixNano(), Written: at(-300 * time.Millisecond).UnixNano()},
 		"e": {},
@@ -86,7 +86,7 @@ func TestClusterReaderViewGrowsStale(t *testing.T) {
 	if cr.view(now) != nil {
 		t.Error("a view before the first read")
 	}
-	cr.views.Publish(handlers.NewClusterView(handlers.ClusterView{At: now}, nil))
+	cr.views.Publish(ratelimit.NewClusterView(ratelimit.ClusterView{At: now}, nil))
 	if cr.view(now.Add(3*time.Second)) == nil {
 		t.Error("a view as old as the limit is not used")
 	}
@@ -125,11 +125,11 @@ func TestSeedDistributedState(t *testing.T) {
 // view and is decided by it; without one it is refused after maxWait, and a
 // stale view lets caddy-ratelimit decide alone.
 func TestAdmitWaitsForTheNextView(t *testing.T) {
-	limit := handlers.RateLimit{Events: 12, Window: time.Minute}
+	limit := ratelimit.Policy{Events: 12, Window: time.Minute}
 	cr := &clusterReader{stale: time.Minute, maxWait: 5 * time.Second, read: time.Second}
-	rl := &rateLimiter{window: &pooledWindow{Window: handlers.NewWindow(limit)}, cluster: cr}
-	view := func(synced time.Time) *handlers.ClusterView {
-		return handlers.NewClusterView(handlers.ClusterView{At: time.Now(), Live: 2, Synced: synced,
+	rl := &rateLimiter{window: &pooledWindow{Window: ratelimit.NewWindow(limit)}, cluster: cr}
+	view := func(synced time.Time) *ratelimit.ClusterView {
+		return ratelimit.NewClusterView(ratelimit.ClusterView{At: time.Now(), Live: 2, Synced: synced,
 			Settle: time.Millisecond, Pause: 10 * time.Second}, nil)
 	}
 	cr.views.Publish(view(time.Now().Add(-time.Second)))

@@ -19,6 +19,7 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/internal/agents"
 	"github.com/caddy-discovery/caddy-discovery/internal/handlers"
+	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
 )
 
 // RateLimitPolicy is the public rate-limit policy: at most Events requests
@@ -65,7 +66,7 @@ var windows = caddy.NewUsagePool()
 
 // pooledWindow is a mirror and when it last forgot its idle clients.
 type pooledWindow struct {
-	*handlers.Window
+	*ratelimit.Window
 	interval time.Duration
 	mu       sync.Mutex
 	rotated  time.Time
@@ -78,7 +79,7 @@ func (pw *pooledWindow) Destruct() error { return nil }
 // interval old. Every handler of the zone calls it from its own ticker (so a
 // reload keeps rotating, without a goroutine of the pool to stop), and this
 // keeps the rotations an interval apart, as Window.Rotate requires.
-func (pw *pooledWindow) rotate(now time.Time) (forgotten []handlers.Unreported, done bool) {
+func (pw *pooledWindow) rotate(now time.Time) (forgotten []ratelimit.Unreported, done bool) {
 	pw.mu.Lock()
 	defer pw.mu.Unlock()
 	if now.Sub(pw.rotated) < pw.interval {
@@ -93,19 +94,19 @@ func (pw *pooledWindow) rotate(now time.Time) (forgotten []handlers.Unreported, 
 // to have nothing left, and in distributed mode keeps each client to its
 // share of the quota between syncs.
 type rateLimiter struct {
-	limit   handlers.RateLimit
+	limit   ratelimit.Policy
 	key     string
 	zone    string
 	decider *caddyrl.Handler
 	window  *pooledWindow
-	headers handlers.RateLimitHeaders
+	headers ratelimit.Headers
 	// ipv6Prefix is the length of the client prefix; setsClient is whether
 	// the key uses clientVar, which then needs setting on each request.
 	ipv6Prefix int
 	setsClient bool
 	// distributed holds each refusal caddy-ratelimit decides for its
 	// Retry-After (see serveLimited), and cluster keeps each client to its
-	// share of the quota between syncs (see handlers.Window.Admit).
+	// share of the quota between syncs (see ratelimit.Window.Admit).
 	distributed bool
 	cluster     *clusterReader
 	logger      *zap.Logger
@@ -113,15 +114,15 @@ type rateLimiter struct {
 }
 
 // policy returns the configured policy with its defaults.
-func (h *Handler) policy() (handlers.RateLimit, bool) {
+func (h *Handler) policy() (ratelimit.Policy, bool) {
 	p := RateLimitPolicy{}
 	if h.RateLimit != nil {
 		p = *h.RateLimit
 	}
 	if p.Off {
-		return handlers.RateLimit{}, false
+		return ratelimit.Policy{}, false
 	}
-	limit := handlers.RateLimit{Events: defaultEvents, Window: time.Duration(p.Window)}
+	limit := ratelimit.Policy{Events: defaultEvents, Window: time.Duration(p.Window)}
 	if p.Events != nil {
 		limit.Events = *p.Events
 	}
@@ -133,7 +134,7 @@ func (h *Handler) policy() (handlers.RateLimit, bool) {
 
 // provisionRateLimit sets up caddy-ratelimit with one zone for the policy,
 // and the mirror of that zone.
-func (h *Handler) provisionRateLimit(ctx caddy.Context, limit handlers.RateLimit) error {
+func (h *Handler) provisionRateLimit(ctx caddy.Context, limit ratelimit.Policy) error {
 	key := h.RateLimitKey
 	if key == "" {
 		key = defaultRateLimitKey
@@ -173,7 +174,7 @@ func (h *Handler) provisionRateLimit(ctx caddy.Context, limit handlers.RateLimit
 	}
 	w, _, err := windows.LoadOrNew(zone, func() (caddy.Destructor, error) {
 		return &pooledWindow{
-			Window:   handlers.NewWindow(limit),
+			Window:   ratelimit.NewWindow(limit),
 			interval: max(limit.Window, minRotateInterval),
 			rotated:  time.Now(),
 		}, nil
@@ -192,7 +193,7 @@ func (h *Handler) provisionRateLimit(ctx caddy.Context, limit handlers.RateLimit
 		zone:        zone,
 		decider:     decider,
 		window:      w.(*pooledWindow),
-		headers:     handlers.NewRateLimitHeaders(limit),
+		headers:     ratelimit.NewHeaders(limit),
 		ipv6Prefix:  ipv6Prefix,
 		setsClient:  setsClient,
 		distributed: h.Distributed != nil,
@@ -247,7 +248,7 @@ func (rl *rateLimiter) cleanup() error {
 // a refused one gets the 429 problem.
 //
 // A client the mirror knows to have nothing left is refused without asking
-// caddy-ratelimit, which would refuse it too (see handlers.Window) but log
+// caddy-ratelimit, which would refuse it too (see ratelimit.Window) but log
 // each refusal at INFO: one client could write megabytes a minute. The
 // module logs the first refusal of a client in a window at INFO, with the
 // count of those since its previous line, and the others at DEBUG.
@@ -269,7 +270,7 @@ func (h *Handler) serveLimited(w http.ResponseWriter, r *http.Request, service *
 	}
 	if refused {
 		rl.logRefusal(r, key, refusal)
-		service.RateLimited(w, r, m, rl.headers, max(handlers.CeilSeconds(refusal.Wait), 1))
+		service.RateLimited(w, r, m, rl.headers, max(ratelimit.CeilSeconds(refusal.Wait), 1))
 		return nil
 	}
 	err := rl.decider.ServeHTTP(w, r, caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
@@ -321,19 +322,19 @@ const maxWaiting = 256
 // that the cluster has used the client's quota, or that the share did not
 // refill in time (the client may retry after the next read). When the
 // storage cannot be read the share steps aside.
-func (rl *rateLimiter) admit(r *http.Request, key string, deadline time.Time) (admitted bool, refusal handlers.Refusal, refused bool) {
+func (rl *rateLimiter) admit(r *http.Request, key string, deadline time.Time) (admitted bool, refusal ratelimit.Refusal, refused bool) {
 	c := rl.cluster
 	now := time.Now()
 	var timeout <-chan time.Time
 	for {
 		view := c.view(now)
 		if view == nil {
-			return false, handlers.Refusal{}, false
+			return false, ratelimit.Refusal{}, false
 		}
 		switch a, refusal := rl.window.Admit(key, now, view); a {
-		case handlers.Admitted:
-			return true, handlers.Refusal{}, false
-		case handlers.Refused:
+		case ratelimit.Admitted:
+			return true, ratelimit.Refusal{}, false
+		case ratelimit.Refused:
 			return false, refusal, true
 		}
 		if !now.Before(deadline) {
@@ -429,7 +430,7 @@ func clientAddress(clientIP any, prefix int) any {
 
 // logRefusal logs a refusal the mirror answered: at INFO for the client's
 // first in a window, at DEBUG for the others.
-func (rl *rateLimiter) logRefusal(r *http.Request, key string, refusal handlers.Refusal) {
+func (rl *rateLimiter) logRefusal(r *http.Request, key string, refusal ratelimit.Refusal) {
 	const msg = "rate limit exceeded"
 	if !refusal.Report {
 		if ce := rl.logger.Check(zapcore.DebugLevel, msg); ce != nil {
@@ -492,7 +493,7 @@ func (h *Handler) chargeExtra(header http.Header, r *http.Request, n int) handle
 		for range n {
 			admitted := false
 			if rl.cluster != nil {
-				var refusal handlers.Refusal
+				var refusal ratelimit.Refusal
 				var refused bool
 				if admitted, refusal, refused = rl.admit(r, key, deadline); refused {
 					rl.logRefusal(r, key, refusal)
@@ -528,7 +529,7 @@ func (h *Handler) chargeExtra(header http.Header, r *http.Request, n int) handle
 	if allowed {
 		return handlers.Extra{Allowed: true, Remaining: remaining}
 	}
-	return handlers.Extra{Remaining: remaining, RetryAfter: max(handlers.CeilSeconds(wait), 1)}
+	return handlers.Extra{Remaining: remaining, RetryAfter: max(ratelimit.CeilSeconds(wait), 1)}
 }
 
 func nopHandler(http.ResponseWriter, *http.Request) error { return nil }

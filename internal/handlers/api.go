@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
 )
 
 // The JSON shapes of the API. Field order follows the specification; a
@@ -223,5 +224,5 @@ func (c *Config) rateLimitSummary() string {
 		return "No rate limit is enforced by this deployment."
 	}
 	return fmt.Sprintf("%d requests per %d seconds per client, policy %q, on every address of the API and its documents but the developer portal. Every counted response carries RateLimit and RateLimit-Policy headers; a refused request gets 429 with Retry-After.",
-		c.RateLimit.Events, c.RateLimit.windowSeconds(), policyName)
+		c.RateLimit.Events, c.RateLimit.WindowSeconds(), ratelimit.PolicyName)
 }

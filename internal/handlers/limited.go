@@ -40,7 +40,7 @@ func (s *Service) writeLimitedPage(f *fields, w http.ResponseWriter, r *http.Req
 	var b bytes.Buffer
 	err := limitedTemplate.Execute(&b, map[string]any{
 		"Name": s.cfg.Site.Profile.Name, "RetryAfter": retryAfter, "Minutes": minutes,
-		"Events": s.cfg.RateLimit.Events, "Window": s.cfg.RateLimit.windowSeconds(),
+		"Events": s.cfg.RateLimit.Events, "Window": s.cfg.RateLimit.WindowSeconds(),
 		"Portal": l.developers(), "Home": l.abs(s.cfg.Site.Pages.Home), "Style": template.CSS(limitedCSS),
 	})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
 )
 
 // TestRateLimitedNegotiates drives RateLimited directly: the page for a
@@ -17,12 +18,12 @@ func TestRateLimitedNegotiates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	limit := RateLimit{Events: 120, Window: time.Minute}
+	limit := ratelimit.Policy{Events: 120, Window: time.Minute}
 	s, err := New(Config{Site: site, BaseURL: "https://example.com", TokenSecret: []byte(strings.Repeat("s", 32)), RateLimit: limit})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rh := NewRateLimitHeaders(limit)
+	rh := ratelimit.NewHeaders(limit)
 	for _, tt := range []struct {
 		method, accept, contentType string
 	}{

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
 	"net/http"
 	"strconv"
 )
@@ -64,8 +65,8 @@ func (s *Service) admitBatch(w http.ResponseWriter, r *http.Request, body []byte
 	}
 	w.Header().Set(headerRetryAfter, strconv.Itoa(extra.RetryAfter))
 	msg := fmt.Sprintf("Rate limit exceeded: this batch of %d messages counts as %d requests, and the client has %d left of the %d the %q policy allows in %d seconds. Nothing in it was run. Retry the batch after %d seconds (the Retry-After header), or send fewer messages.",
-		len(batch), len(batch), extra.Remaining, s.cfg.RateLimit.Events, policyName, s.cfg.RateLimit.windowSeconds(), extra.RetryAfter)
-	data := map[string]any{"retryAfter": extra.RetryAfter, "violatedPolicies": []string{policyName}}
+		len(batch), len(batch), extra.Remaining, s.cfg.RateLimit.Events, ratelimit.PolicyName, s.cfg.RateLimit.WindowSeconds(), extra.RetryAfter)
+	data := map[string]any{"retryAfter": extra.RetryAfter, "violatedPolicies": []string{ratelimit.PolicyName}}
 	writeRPCErrors(w, r, http.StatusTooManyRequests, requestIDs(batch), rpcRateLimited, msg, data)
 	return false
 }

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"encoding/json"
+	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,17 +15,17 @@ func TestBatchCap(t *testing.T) {
 	batch := func(n int) string { return "[" + strings.TrimSuffix(strings.Repeat(ping+",", n), ",") + "]" }
 	for _, c := range []struct {
 		name   string
-		limit  RateLimit
+		limit  ratelimit.Policy
 		body   string
 		status int
 		want   string
 	}{
-		{"32 without a rate limit", RateLimit{}, batch(32), http.StatusOK, `"id":"p"`},
-		{"33 without a rate limit", RateLimit{}, batch(33), http.StatusBadRequest,
+		{"32 without a rate limit", ratelimit.Policy{}, batch(32), http.StatusOK, `"id":"p"`},
+		{"33 without a rate limit", ratelimit.Policy{}, batch(33), http.StatusBadRequest,
 			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: a batch may hold at most 32 messages; this one holds 33.`},
-		{"the quota when smaller", RateLimit{Events: 5, Window: time.Minute}, batch(6), http.StatusBadRequest,
+		{"the quota when smaller", ratelimit.Policy{Events: 5, Window: time.Minute}, batch(6), http.StatusBadRequest,
 			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: a batch may hold at most 5 messages; this one holds 6.`},
-		{"not messages", RateLimit{}, `[1, 2]`, http.StatusBadRequest, `"code":-32600`},
+		{"not messages", ratelimit.Policy{}, `[1, 2]`, http.StatusBadRequest, `"code":-32600`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := newTestService(t, Config{BaseURL: "http://localhost", RateLimit: c.limit})
@@ -65,7 +66,7 @@ func TestBatchAdmission(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			charged := -1
-			s := newTestService(t, Config{BaseURL: "http://localhost", RateLimit: RateLimit{Events: 5, Window: time.Minute},
+			s := newTestService(t, Config{BaseURL: "http://localhost", RateLimit: ratelimit.Policy{Events: 5, Window: time.Minute},
 				ChargeExtra: func(h http.Header, r *http.Request, n int) Extra {
 					charged = n
 					return Extra{Allowed: c.allowed, Remaining: 1, RetryAfter: 9}

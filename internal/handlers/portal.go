@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -186,8 +187,8 @@ func (l links) portal() *portalPage {
 		Updated: l.lastModified(), Slug: l.slugExample(), Scope: tokenScope,
 		TokenLifetime: lifetime(ttl), TokenSeconds: ttl,
 		RateLimit: l.cfg.rateLimitSummary(), Limited: l.cfg.RateLimit.Events > 0,
-		Events: l.cfg.RateLimit.Events, Window: l.cfg.RateLimit.windowSeconds(),
-		Policy:        NewRateLimitHeaders(l.cfg.RateLimit).policy,
+		Events: l.cfg.RateLimit.Events, Window: l.cfg.RateLimit.WindowSeconds(),
+		Policy:        ratelimit.NewHeaders(l.cfg.RateLimit).Policy(),
 		VersionStatus: l.versionStatus(), OpenAPIVer: openAPIVersion,
 		MCP: l.base + pathMCP, MCPBatch: l.cfg.batchCap(), CLI: l.cliURL(), CLIName: l.cfg.CLIName,
 		WebMCP: l.webMCPScriptURL(),
@@ -424,11 +425,11 @@ func (l links) errorExamples() (notFound, unauthorized, refused string) {
 			invalidToken(l.base, r, profile, "The bearer token has expired."))
 	}
 	if l.cfg.RateLimit.Events > 0 {
-		retry := min(17, l.cfg.RateLimit.windowSeconds())
+		retry := min(17, l.cfg.RateLimit.WindowSeconds())
 		refused = httpExample(http.StatusTooManyRequests, [][2]string{
 			{"Retry-After", strconv.Itoa(retry)},
-			{"RateLimit-Policy", NewRateLimitHeaders(l.cfg.RateLimit).policy},
-			{"RateLimit", `"` + policyName + `";r=0;t=` + strconv.Itoa(retry)},
+			{"RateLimit-Policy", ratelimit.NewHeaders(l.cfg.RateLimit).Policy()},
+			{"RateLimit", `"` + ratelimit.PolicyName + `";r=0;t=` + strconv.Itoa(retry)},
 			{"Vary", "Accept"},
 		}, l.cfg.rateLimited(l.base, r, retry))
 	}

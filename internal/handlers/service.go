@@ -5,7 +5,6 @@ package handlers
 import (
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -16,11 +15,9 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/convert"
 	"github.com/caddy-discovery/caddy-discovery/internal/negotiate"
+	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
 )
-
-// policyName is the name of the public rate-limit policy.
-const policyName = "public"
 
 // Config is what a Service serves and how.
 type Config struct {
@@ -78,7 +75,7 @@ type Config struct {
 	Version     string
 	// RateLimit is the public policy the deployment enforces (zero Events:
 	// none). The Service only describes it; enforcement is the caller's.
-	RateLimit RateLimit
+	RateLimit ratelimit.Policy
 	// ChargeExtra, when set, counts n more events against the quota of the
 	// client that sent r, beyond the one the caller counted for r itself:
 	// the messages of a JSON-RPC batch after the first. It stops at the
@@ -142,16 +139,6 @@ func (c *Config) tokenTTLSeconds() int {
 		return int(defaultTokenTTL / time.Second)
 	}
 	return int(c.TokenTTL / time.Second)
-}
-
-// RateLimit is a number of events allowed per sliding window.
-type RateLimit struct {
-	Events int
-	Window time.Duration
-}
-
-func (rl RateLimit) windowSeconds() int {
-	return int(math.Ceil(rl.Window.Seconds()))
 }
 
 // Service answers the paths the discovery module owns.
@@ -448,7 +435,7 @@ func (s *Service) serveHealth(w http.ResponseWriter, r *http.Request, rd *rendit
 // RateLimited answers a request the rate limiter refused: a 429 problem with
 // Retry-After and the RateLimit headers at zero remaining. It renders
 // nothing, so refusing stays cheap whatever the Host.
-func (s *Service) RateLimited(w http.ResponseWriter, r *http.Request, m Match, rh RateLimitHeaders, retryAfter int) {
+func (s *Service) RateLimited(w http.ResponseWriter, r *http.Request, m Match, rh ratelimit.Headers, retryAfter int) {
 	w, linger := guardBody(w, r)
 	defer linger()
 	defer s.recoverPanic(w, r)
@@ -477,9 +464,9 @@ func (s *Service) RateLimited(w http.ResponseWriter, r *http.Request, m Match, r
 func (c *Config) rateLimited(base string, r *http.Request, retryAfter int) *Problem {
 	p := newProblem(base, codeRateLimited, r, fmt.Sprintf(
 		"This client has used all %d requests the %q policy allows in %d seconds.",
-		c.RateLimit.Events, policyName, c.RateLimit.windowSeconds()))
+		c.RateLimit.Events, ratelimit.PolicyName, c.RateLimit.WindowSeconds()))
 	p.Hint = fmt.Sprintf("Retry after %d seconds (the Retry-After header); the RateLimit header shows the quota left on every response.", retryAfter)
-	p.ViolatedPolicies = []string{policyName}
+	p.ViolatedPolicies = []string{ratelimit.PolicyName}
 	return p
 }
 

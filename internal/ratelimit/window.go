@@ -1,12 +1,34 @@
-package handlers
+// Package ratelimit holds what the module adds to caddy-ratelimit, which
+// decides: the policy (a number of events per sliding window), a mirror of
+// each client's window that reports what is left of its quota in the
+// RateLimit headers and refuses a client with none left without asking the
+// limiter again, and, across instances, each one's share of a client's
+// quota. It imports no other package of the module.
+package ratelimit
 
 import (
 	"hash/maphash"
+	"math"
 	"net/http"
 	"strconv"
 	"sync"
 	"time"
 )
+
+// PolicyName is the name of the public rate-limit policy, in the
+// RateLimit and RateLimit-Policy headers and in problems.
+const PolicyName = "public"
+
+// Policy is a number of events allowed per sliding window.
+type Policy struct {
+	Events int
+	Window time.Duration
+}
+
+// WindowSeconds is the window in whole seconds, rounded up.
+func (p Policy) WindowSeconds() int {
+	return int(math.Ceil(p.Window.Seconds()))
+}
 
 // Window mirrors the sliding windows of the rate limiter that decides
 // (caddy-ratelimit), to report what is left of each client's quota and to
@@ -27,7 +49,7 @@ import (
 // Rotate drops the older one whole: forgetting idle clients holds a lock for
 // a swap of two maps, whatever their number, instead of a scan.
 type Window struct {
-	limit  RateLimit
+	limit  Policy
 	seed   maphash.Seed
 	shards [windowShards]windowShard
 }
@@ -58,7 +80,7 @@ type clientWindow struct {
 }
 
 // NewWindow returns an empty mirror for limit.
-func NewWindow(limit RateLimit) *Window {
+func NewWindow(limit Policy) *Window {
 	w := &Window{limit: limit, seed: maphash.MakeSeed()}
 	for i := range w.shards {
 		w.shards[i].clients = make(map[string]*clientWindow)
@@ -143,7 +165,7 @@ func (w *Window) Refuse(key string, now time.Time) (Refusal, bool) {
 
 // refusedUntil returns when the client stops being refused, by the requests
 // recorded and the refusals held: at or before t if it is not.
-func (cw *clientWindow) refusedUntil(t int64, limit RateLimit) int64 {
+func (cw *clientWindow) refusedUntil(t int64, limit Policy) int64 {
 	window := int64(limit.Window)
 	until := cw.held
 	if cw.expire(t - window); cw.live() >= limit.Events {
@@ -257,22 +279,25 @@ func (w *Window) Clients() int {
 	return n
 }
 
-// RateLimitHeaders formats the draft-ietf-httpapi-ratelimit-headers fields
+// Headers formats the draft-ietf-httpapi-ratelimit-headers fields
 // for the public policy.
-type RateLimitHeaders struct {
+type Headers struct {
 	policy string
 }
 
-// NewRateLimitHeaders precomputes the RateLimit-Policy field of limit.
-func NewRateLimitHeaders(limit RateLimit) RateLimitHeaders {
-	return RateLimitHeaders{policy: `"` + policyName + `";q=` + strconv.Itoa(limit.Events) + `;w=` + strconv.Itoa(limit.windowSeconds())}
+// NewHeaders precomputes the RateLimit-Policy field of limit.
+func NewHeaders(limit Policy) Headers {
+	return Headers{policy: `"` + PolicyName + `";q=` + strconv.Itoa(limit.Events) + `;w=` + strconv.Itoa(limit.WindowSeconds())}
 }
+
+// Policy is the RateLimit-Policy field.
+func (rh Headers) Policy() string { return rh.policy }
 
 // Set writes RateLimit-Policy and RateLimit with remaining requests and reset
 // rounded up to whole seconds.
-func (rh RateLimitHeaders) Set(h http.Header, remaining int, reset time.Duration) {
-	h[headerRateLimitPol] = []string{rh.policy}
-	h[headerRateLimit] = []string{`"` + policyName + `";r=` + strconv.Itoa(remaining) + `;t=` + strconv.Itoa(CeilSeconds(reset))}
+func (rh Headers) Set(h http.Header, remaining int, reset time.Duration) {
+	h["Ratelimit-Policy"] = []string{rh.policy}
+	h["Ratelimit"] = []string{`"` + PolicyName + `";r=` + strconv.Itoa(remaining) + `;t=` + strconv.Itoa(CeilSeconds(reset))}
 }
 
 // CeilSeconds rounds d up to whole seconds, as RateLimit's t and

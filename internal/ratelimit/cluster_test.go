@@ -1,4 +1,4 @@
-package handlers
+package ratelimit
 
 import (
 	"sync"
@@ -22,7 +22,7 @@ const (
 )
 
 func newShareTest(t *testing.T) *shareTest {
-	return &shareTest{t: t, w: NewWindow(RateLimit{Events: 12, Window: time.Minute}), t0: time.Unix(1000, 0)}
+	return &shareTest{t: t, w: NewWindow(Policy{Events: 12, Window: time.Minute}), t0: time.Unix(1000, 0)}
 }
 
 // publish publishes a view read at the offset at, in which the live others
@@ -200,7 +200,7 @@ func TestClusterViewsWakeWaiters(t *testing.T) {
 // share, and every pending request settled.
 func TestShareConcurrent(t *testing.T) {
 	st := newShareTest(t)
-	st.w = NewWindow(RateLimit{Events: 300, Window: time.Minute})
+	st.w = NewWindow(Policy{Events: 300, Window: time.Minute})
 	st.publish(0, 0, 2, nil)
 	now := st.t0.Add(time.Second)
 	var admitted atomic.Int64

@@ -1,4 +1,4 @@
-package handlers
+package ratelimit
 
 import (
 	"net/http"
@@ -10,7 +10,7 @@ import (
 )
 
 func TestWindowCountsDownAndReopens(t *testing.T) {
-	limit := RateLimit{Events: 3, Window: 10 * time.Second}
+	limit := Policy{Events: 3, Window: 10 * time.Second}
 	w := NewWindow(limit)
 	t0 := time.Unix(1000, 0)
 	for i, want := range []struct {
@@ -37,7 +37,7 @@ func TestWindowCountsDownAndReopens(t *testing.T) {
 }
 
 func TestWindowRoom(t *testing.T) {
-	w := NewWindow(RateLimit{Events: 5, Window: 10 * time.Second})
+	w := NewWindow(Policy{Events: 5, Window: 10 * time.Second})
 	t0 := time.Unix(1000, 0)
 	if r, reset, wait := w.Room("k", t0, 5); r != 5 || reset != 0 || wait != 0 {
 		t.Errorf("unknown key: r=%d reset=%v wait=%v, want the whole quota now", r, reset, wait)
@@ -64,7 +64,7 @@ func TestWindowRoom(t *testing.T) {
 }
 
 func TestWindowNeverHoldsMoreThanTheQuota(t *testing.T) {
-	w := NewWindow(RateLimit{Events: 5, Window: time.Minute})
+	w := NewWindow(Policy{Events: 5, Window: time.Minute})
 	t0 := time.Unix(0, 0)
 	for i := range 50 {
 		if r, _ := w.Record("k", t0.Add(time.Duration(i)*time.Millisecond)); r != max(4-i, 0) {
@@ -78,7 +78,7 @@ func TestWindowNeverHoldsMoreThanTheQuota(t *testing.T) {
 }
 
 func TestWindowRotateForgetsIdleClients(t *testing.T) {
-	w := NewWindow(RateLimit{Events: 10, Window: time.Second})
+	w := NewWindow(Policy{Events: 10, Window: time.Second})
 	t0 := time.Unix(0, 0)
 	for i := range 1000 {
 		w.Record(strconv.Itoa(i), t0)
@@ -100,7 +100,7 @@ func TestWindowRotateForgetsIdleClients(t *testing.T) {
 }
 
 func TestWindowRecordsInTimeOrder(t *testing.T) {
-	w := NewWindow(RateLimit{Events: 5, Window: 10 * time.Second})
+	w := NewWindow(Policy{Events: 5, Window: 10 * time.Second})
 	t0 := time.Unix(100, 0)
 	// Recorded after a later request, as concurrent requests can be.
 	for _, at := range []time.Duration{2, 1, 3} {
@@ -113,7 +113,7 @@ func TestWindowRecordsInTimeOrder(t *testing.T) {
 }
 
 func TestWindowRefuse(t *testing.T) {
-	w := NewWindow(RateLimit{Events: 3, Window: 10 * time.Second})
+	w := NewWindow(Policy{Events: 3, Window: 10 * time.Second})
 	t0 := time.Unix(1000, 0)
 	if _, refused := w.Refuse("k", t0); refused {
 		t.Fatal("an unknown client is refused")
@@ -160,7 +160,7 @@ func TestWindowRefuse(t *testing.T) {
 }
 
 func TestWindowRefusedByTheLimiter(t *testing.T) {
-	w := NewWindow(RateLimit{Events: 5, Window: time.Minute})
+	w := NewWindow(Policy{Events: 5, Window: time.Minute})
 	t0 := time.Unix(1000, 0)
 	w.Record("k", t0)
 	// A refusal the mirror could not see (another instance's count).
@@ -184,7 +184,7 @@ func TestWindowRefusedByTheLimiter(t *testing.T) {
 }
 
 func TestWindowRotateReturnsUnreportedRefusals(t *testing.T) {
-	w := NewWindow(RateLimit{Events: 1, Window: time.Second})
+	w := NewWindow(Policy{Events: 1, Window: time.Second})
 	t0 := time.Unix(1000, 0)
 	w.Record("a", t0)
 	w.Record("b", t0)
@@ -199,7 +199,7 @@ func TestWindowRotateReturnsUnreportedRefusals(t *testing.T) {
 }
 
 func TestWindowConcurrent(t *testing.T) {
-	w := NewWindow(RateLimit{Events: 120, Window: time.Minute})
+	w := NewWindow(Policy{Events: 120, Window: time.Minute})
 	var wg sync.WaitGroup
 	for c := range 8 {
 		wg.Go(func() {
@@ -218,14 +218,14 @@ func TestWindowConcurrent(t *testing.T) {
 
 func TestRateLimitHeaders(t *testing.T) {
 	h := http.Header{}
-	NewRateLimitHeaders(RateLimit{Events: 120, Window: 60 * time.Second}).Set(h, 7, 1500*time.Millisecond)
+	NewHeaders(Policy{Events: 120, Window: 60 * time.Second}).Set(h, 7, 1500*time.Millisecond)
 	if h.Get("RateLimit-Policy") != `"public";q=120;w=60` || h.Get("RateLimit") != `"public";r=7;t=2` || len(h.Values("RateLimit")) != 1 {
 		t.Errorf("headers %v", h)
 	}
 }
 
 func BenchmarkWindowRecord(b *testing.B) {
-	w := NewWindow(RateLimit{Events: 120, Window: time.Minute})
+	w := NewWindow(Policy{Events: 120, Window: time.Minute})
 	keys := make([]string, 1024)
 	for i := range keys {
 		keys[i] = "203.0.113." + strconv.Itoa(i)
@@ -254,7 +254,7 @@ func BenchmarkWindowMemory(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			keys := clientKeys(bc.clients)
 			for b.Loop() {
-				w := NewWindow(RateLimit{Events: 120, Window: time.Minute})
+				w := NewWindow(Policy{Events: 120, Window: time.Minute})
 				before := heapInUse()
 				t0 := time.Now()
 				for r := range bc.requests {
@@ -284,7 +284,7 @@ func BenchmarkWindowRotate(b *testing.B) {
 		b.Run("clients="+strconv.Itoa(n/1000)+"k", func(b *testing.B) {
 			keys := clientKeys(n)
 			for b.Loop() {
-				w := NewWindow(RateLimit{Events: 120, Window: time.Minute})
+				w := NewWindow(Policy{Events: 120, Window: time.Minute})
 				t0 := time.Now()
 				for _, key := range keys {
 					w.Record(key, t0)
