@@ -27,6 +27,7 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/fetch"
 	"github.com/caddy-discovery/caddy-discovery/internal/handlers"
 	"github.com/caddy-discovery/caddy-discovery/internal/metrics"
+	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/webbotauth"
 )
 
@@ -489,7 +490,7 @@ func (h *Handler) Validate() error {
 		}
 	}
 	if h.BaseURL != "" {
-		if _, err := handlers.NormalizeBaseURL(h.BaseURL); err != nil {
+		if _, err := origin.NormalizeBaseURL(h.BaseURL); err != nil {
 			check(fmt.Errorf("base_url: %w", err))
 		}
 	}

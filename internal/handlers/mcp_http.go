@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"io"
 	"net"
 	"net/http"
@@ -48,8 +49,8 @@ type jsonrpcError struct {
 // SDK's kept answers (see mcp_answers.go) and hands every other request to
 // the stateless SDK handler of the rendition.
 func (s *Service) serveMCP(w http.ResponseWriter, r *http.Request, rd *rendition) {
-	if origin := r.Header.Get("Origin"); origin != "" && originOf(origin) != rd.origin {
-		p := newProblem(rd.base, codeForbidden, r, "Browser requests to the MCP endpoint are accepted only from "+rd.origin+", not from "+quote(origin)+".")
+	if from := r.Header.Get("Origin"); from != "" && origin.Of(from) != rd.origin {
+		p := newProblem(rd.base, codeForbidden, r, "Browser requests to the MCP endpoint are accepted only from "+rd.origin+", not from "+quote(from)+".")
 		p.Hint = "Call the MCP endpoint from an MCP client, a server or a CLI (they send no Origin), or from a page of " + rd.origin + "."
 		writeProblem(w, r, p)
 		return
@@ -168,13 +169,13 @@ func (s *Service) hostAllowed(r *http.Request) bool {
 		return true
 	}
 	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if local == nil || !isLoopback(local.String()) {
+	if local == nil || !origin.IsLoopback(local.String()) {
 		return true
 	}
-	if isLoopback(r.Host) {
+	if origin.IsLoopback(r.Host) {
 		return true
 	}
-	return s.cfg.BaseURL != "" && strings.EqualFold(hostOnly(r.Host), hostOnly(hostOf(s.cfg.BaseURL)))
+	return s.cfg.BaseURL != "" && strings.EqualFold(origin.HostOnly(r.Host), origin.HostOnly(origin.HostOf(s.cfg.BaseURL)))
 }
 
 // refuseHost answers a request to /mcp whose Host hostAllowed refused, with
@@ -195,5 +196,5 @@ func (s *Service) trustedBase(r *http.Request) string {
 	if s.cfg.BaseURL != "" {
 		return s.cfg.BaseURL
 	}
-	return connectionBase(r)
+	return origin.ConnectionBase(r)
 }

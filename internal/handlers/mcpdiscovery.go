@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -126,7 +127,7 @@ func (l links) representativeQueries() []string {
 // its host name (the colons of an IPv6 address, which separate segments,
 // become "-").
 func airPublisher(base string) string {
-	return strings.ReplaceAll(hostOnly(hostOf(base)), ":", "-")
+	return strings.ReplaceAll(origin.HostOnly(origin.HostOf(base)), ":", "-")
 }
 
 // airIdentifier is urn:air:<publisher>:<namespace>:<name>.

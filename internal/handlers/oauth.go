@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
 )
 
@@ -265,7 +266,7 @@ func approvedAtOnce(redirect string) bool {
 	if err != nil {
 		return false
 	}
-	return strings.EqualFold(u.Scheme, "http") && isLoopback(u.Host) || privateUseScheme(u.Scheme)
+	return strings.EqualFold(u.Scheme, "http") && origin.IsLoopback(u.Host) || privateUseScheme(u.Scheme)
 }
 
 // redirectMatches reports whether the redirect URI of an authorization
@@ -278,7 +279,7 @@ func redirectMatches(registered, requested string) bool {
 	}
 	reg, err1 := url.Parse(registered)
 	req, err2 := url.Parse(requested)
-	if err1 != nil || err2 != nil || reg.Scheme != "http" || req.Scheme != "http" || !isLoopback(reg.Host) ||
+	if err1 != nil || err2 != nil || reg.Scheme != "http" || req.Scheme != "http" || !origin.IsLoopback(reg.Host) ||
 		checkRedirectURI(requested) != "" || !validPort(req.Port()) {
 		return false
 	}

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"crypto/tls"
+	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -155,8 +156,8 @@ func TestConnectionBase(t *testing.T) {
 		if tt.local != nil {
 			r = reaching(r, tt.local)
 		}
-		if got := connectionBase(r); got != tt.want {
-			t.Errorf("connectionBase(%v) = %q, want %q", tt.local, got, tt.want)
+		if got := origin.ConnectionBase(r); got != tt.want {
+			t.Errorf("origin.ConnectionBase(%v) = %q, want %q", tt.local, got, tt.want)
 		}
 	}
 }

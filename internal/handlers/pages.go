@@ -9,6 +9,7 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/negotiate"
+	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 )
 
 // The site's own pages that the content names (home, about, the list of
@@ -60,7 +61,7 @@ func (c *Config) onSite(link string) (string, bool) {
 	if err != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.User != nil {
 		return "", false
 	}
-	if u.Scheme != "" && (c.BaseURL == "" || originOf(link) != originOf(c.BaseURL)) {
+	if u.Scheme != "" && (c.BaseURL == "" || origin.Of(link) != origin.Of(c.BaseURL)) {
 		return "", false
 	}
 	if u.Path == "" {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
 )
 
@@ -290,7 +291,7 @@ type baseHeaders struct {
 func (s *Service) newBaseHeaders(base string) baseHeaders {
 	developers := base + pathDevelopers
 	bh := baseHeaders{
-		origin: originOf(base),
+		origin: origin.Of(base),
 		link: fmt.Sprintf(`<%s>; rel="api-catalog", <%s>; rel="service-desc"; type="%s", <%s>; rel="service-doc"; type="text/html"`,
 			base+pathCatalog, base+pathOpenAPI, mediaJSON, developers),
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/convert"
 	"github.com/caddy-discovery/caddy-discovery/internal/negotiate"
+	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
 )
@@ -247,7 +248,7 @@ func New(cfg Config) (*Service, error) {
 		return nil, fmt.Errorf("tokens: %w", err)
 	}
 	if cfg.BaseURL != "" {
-		base, err := NormalizeBaseURL(cfg.BaseURL)
+		base, err := origin.NormalizeBaseURL(cfg.BaseURL)
 		if err != nil {
 			return nil, err
 		}
@@ -304,7 +305,7 @@ func (s *Service) base(r *http.Request) (base string, ok bool) {
 	if s.cfg.BaseURL != "" {
 		return s.cfg.BaseURL, true
 	}
-	return requestBase(r)
+	return origin.RequestBase(r)
 }
 
 // route finds the route of path and, for an insight, its slug.
@@ -340,7 +341,7 @@ func (s *Service) Serve(w http.ResponseWriter, r *http.Request, m Match) {
 	base, ok := s.base(r)
 	if !ok {
 		p := newProblem("", codeBadRequest, r, "The Host header "+quote(r.Host)+" is not a valid host name and port"+
-			fmt.Sprintf(" (at most %d characters).", maxHostLen))
+			fmt.Sprintf(" (at most %d characters).", origin.MaxHostLen))
 		p.Hint = "Send the site's host name in the Host header."
 		writeProblem(w, r, p)
 		return

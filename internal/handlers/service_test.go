@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 )
 
 func newTestService(t testing.TB, cfg Config) *Service {
@@ -112,9 +113,9 @@ func TestNormalizeBaseURL(t *testing.T) {
 		"https://example.com?q=1":  "",
 		"https://user@example.com": "",
 	} {
-		got, err := NormalizeBaseURL(raw)
+		got, err := origin.NormalizeBaseURL(raw)
 		if want == "" && err == nil || want != "" && got != want {
-			t.Errorf("NormalizeBaseURL(%q) = %q, %v; want %q", raw, got, err, want)
+			t.Errorf("origin.NormalizeBaseURL(%q) = %q, %v; want %q", raw, got, err, want)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"net/http"
 )
 
@@ -41,7 +42,7 @@ func (l links) sitemapURLs() []sitemapURL {
 	seen := make(map[string]bool)
 	add := func(link, lastMod, label string) {
 		loc := l.abs(link)
-		if seen[loc] || len(urls) == maxSitemapURLs || originOf(loc) != originOf(l.base) {
+		if seen[loc] || len(urls) == maxSitemapURLs || origin.Of(loc) != origin.Of(l.base) {
 			return
 		}
 		seen[loc] = true

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"net/http"
 	"path"
 	"slices"
@@ -80,7 +81,7 @@ func (l links) skillDescription() string {
 	return clipChars(oneLine(fmt.Sprintf("Look up %s (%s) and their published articles (\"insights\") in the read-only public API of %s: "+
 		"biography, key facts, expertise, contact links, articles by topic or by words, and each article's full Markdown. "+
 		"Use when asked about %s or their writing. Works over REST (curl), the official Node.js CLI or MCP; no API key.",
-		p.Name, strings.TrimSuffix(oneLine(p.Tagline), "."), hostOf(l.base), p.Name)), maxSkillDescription)
+		p.Name, strings.TrimSuffix(oneLine(p.Tagline), "."), origin.HostOf(l.base), p.Name)), maxSkillDescription)
 }
 
 // skillsIndex lists the skill with the digest of the bytes served at its
@@ -188,7 +189,7 @@ func (l links) skillMarkdown(_ string) ([]byte, error) {
 	}
 	data := map[string]any{
 		"Name": skillName(l.cfg.CLIName), "Description": description,
-		"Subject": oneLine(p.Name), "Host": hostOf(l.base), "Base": l.base,
+		"Subject": oneLine(p.Name), "Host": origin.HostOf(l.base), "Base": l.base,
 		"Topics":    strings.Join(l.cfg.Site.Topics(), ", "),
 		"RateLimit": l.cfg.rateLimitSummary(), "OpenAPI": l.openAPI(),
 		"CLI": l.cliURL(), "CLIFile": path.Base(l.cliURL()),

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	_ "embed"
 	"errors"
+	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"net/http"
 	"strings"
 )
@@ -65,7 +66,7 @@ func (l links) webMCPScriptDocument(_ string) ([]byte, error) {
 // no other: its own URL. A host-source cannot name an IPv6 address, so a
 // base URL with one falls back to the portal's own origin.
 func (l links) webMCPSource(path string) string {
-	if strings.Contains(hostOnly(hostOf(l.base)), ":") {
+	if strings.Contains(origin.HostOnly(origin.HostOf(l.base)), ":") {
 		return "'self'"
 	}
 	return l.base + path

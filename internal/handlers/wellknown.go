@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"slices"
 	"strings"
 )
@@ -172,7 +173,7 @@ func (l links) serverCard() serverCard {
 	title := p.Name + " public discovery API"
 	return serverCard{
 		Schema:      "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json",
-		Name:        cardNamespace(hostOnly(hostOf(l.base)), len(l.cfg.ServiceName)) + "/" + l.cfg.ServiceName,
+		Name:        cardNamespace(origin.HostOnly(origin.HostOf(l.base)), len(l.cfg.ServiceName)) + "/" + l.cfg.ServiceName,
 		Version:     l.cfg.Version,
 		Title:       clipChars(title, maxCardTitle),
 		Description: description,

@@ -1,4 +1,8 @@
-package handlers
+// Package origin parses and compares the URLs, origins and hosts the
+// module meets: its base URL, a request's Host, a connection's address.
+// Every one of them goes through this package, which imports nothing of
+// the module.
+package origin
 
 import (
 	"fmt"
@@ -9,9 +13,6 @@ import (
 	"strconv"
 	"strings"
 )
-
-// Every URL, origin and host the service parses or compares goes through
-// the functions of this file.
 
 // NormalizeBaseURL checks that raw is an absolute http(s) URL with a host
 // and no path, query or fragment, and returns it without a trailing slash.
@@ -29,16 +30,16 @@ func NormalizeBaseURL(raw string) (string, error) {
 	return u.Scheme + "://" + strings.ToLower(u.Host), nil
 }
 
-// maxHostLen is the longest Host a base URL is taken from: a DNS name has
+// MaxHostLen is the longest Host a base URL is taken from: a DNS name has
 // at most 253 characters, and a port adds at most 6. Every published
 // address repeats the Host, so a longer one would only make the documents
 // larger.
-const maxHostLen = 253 + len(":65535")
+const MaxHostLen = 253 + len(":65535")
 
-// requestBase is the base URL a request names: its scheme and Host. ok is
+// RequestBase is the base URL a request names: its scheme and Host. ok is
 // false when the Host is not a valid host[:port].
-func requestBase(r *http.Request) (base string, ok bool) {
-	if len(r.Host) > maxHostLen {
+func RequestBase(r *http.Request) (base string, ok bool) {
+	if len(r.Host) > MaxHostLen {
 		return "", false
 	}
 	host := strings.ToLower(r.Host)
@@ -58,10 +59,10 @@ func requestBase(r *http.Request) (base string, ok bool) {
 	return scheme + "://" + host, true
 }
 
-// connectionBase is the base URL of the address r's connection reached:
+// ConnectionBase is the base URL of the address r's connection reached:
 // its scheme and the local IP address and port, such as
 // http://127.0.0.1:8080. Without a local address, http://localhost.
-func connectionBase(r *http.Request) string {
+func ConnectionBase(r *http.Request) string {
 	scheme := "http"
 	if r.TLS != nil {
 		scheme = "https"
@@ -77,23 +78,23 @@ func connectionBase(r *http.Request) string {
 	return scheme + "://" + netip.AddrPortFrom(reached.Addr().Unmap().WithZone(""), reached.Port()).String()
 }
 
-// hostOf is the host[:port] of a normalized base URL.
-func hostOf(base string) string {
+// HostOf is the host[:port] of a normalized base URL.
+func HostOf(base string) string {
 	_, host, _ := strings.Cut(base, "://")
 	return host
 }
 
-// hostOnly is the host of host[:port], without brackets.
-func hostOnly(hostport string) string {
+// HostOnly is the host of host[:port], without brackets.
+func HostOnly(hostport string) string {
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		return h
 	}
 	return strings.Trim(hostport, "[]")
 }
 
-// isLoopback reports whether host[:port] names the loopback interface.
-func isLoopback(hostport string) bool {
-	h := hostOnly(hostport)
+// IsLoopback reports whether host[:port] names the loopback interface.
+func IsLoopback(hostport string) bool {
+	h := HostOnly(hostport)
 	if strings.EqualFold(h, "localhost") {
 		return true
 	}
@@ -101,9 +102,9 @@ func isLoopback(hostport string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// originOf is the serialised origin of a URL: lowercase scheme://host, with
+// Of is the serialised origin of a URL: lowercase scheme://host, with
 // a port only when it is not the scheme's default.
-func originOf(raw string) string {
+func Of(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return raw
