@@ -246,3 +246,6 @@ func (l links) insightMarkdown(slug string) ([]byte, error) {
 	b.WriteByte('\n')
 	return b.Bytes(), nil
 }
+
+// servesMarkdown: the site's pages the content names have Markdown twins.
+func (c *Config) servesMarkdown() bool { return c.Markdown }

@@ -71,8 +71,8 @@ func (c *Config) onSite(link string) (string, bool) {
 }
 
 // placeAgentRoutes settles the routes of the agent pages and indexes the
-// site's pages. The sitemap's routes stay only while the sitemap is on. A
-// page of the site gets a Markdown twin, when Markdown is on, unless the
+// site's pages. A page of the site gets a Markdown twin, when its twin
+// route is enabled (Markdown is on), unless the
 // twin's path is already the module's (another route, or an earlier page's
 // twin): it is left out rather than shadow it; the twin routes take their
 // paths here, and one whose page got no twin is dropped. A page whose own
@@ -80,9 +80,14 @@ func (c *Config) onSite(link string) (string, bool) {
 // built, after s.routes holds every other route and before byPath.
 func (s *Service) placeAgentRoutes() {
 	cfg := &s.cfg
+	// taken are the module's paths; twinRoutes the placeholders of the
+	// twin routes this configuration serves (none with Markdown off).
 	taken := make(map[string]bool, len(s.routes))
+	twinRoutes := make(map[string]bool)
 	for _, rt := range s.routes {
-		if !rt.placeholder() {
+		if rt.placeholder() {
+			twinRoutes[rt.Path] = true
+		} else {
 			taken[rt.Path] = true
 		}
 	}
@@ -135,7 +140,7 @@ func (s *Service) placeAgentRoutes() {
 		}
 		p := &sitePage{path: c.path, slug: c.slug}
 		cfg.pages[c.path] = p
-		if !cfg.Markdown || owned(c.twin) || cfg.twins[c.twin] != nil {
+		if !twinRoutes[c.placeholder] || owned(c.twin) || cfg.twins[c.twin] != nil {
 			continue
 		}
 		p.twin, p.twinURL = c.twin, (&url.URL{Path: c.twin}).EscapedPath()
@@ -150,12 +155,7 @@ func (s *Service) placeAgentRoutes() {
 
 	kept := s.routes[:0]
 	for _, rt := range s.routes {
-		switch {
-		case rt.Path == pathSitemap || rt.Path == pathSitemapOwn || rt.Path == pathSitemapMD:
-			if !cfg.Sitemap {
-				continue
-			}
-		case rt.placeholder():
+		if rt.placeholder() {
 			if placed[rt.Path] == "" {
 				continue
 			}

@@ -62,7 +62,7 @@ func (l links) portalHeaders() [][2]string {
 		connect = l.webMCPSource(apiPrefix)
 	}
 	docs := []string{pathLLMs}
-	if l.cfg.Robots {
+	if l.cfg.servesRobots() {
 		docs = append(docs, pathRobots)
 	}
 	for _, doc := range docs {

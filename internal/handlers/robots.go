@@ -43,7 +43,7 @@ func (l links) sitemaps() []string {
 	for _, link := range l.cfg.SiteSitemaps {
 		urls = append(urls, l.abs(link))
 	}
-	if l.cfg.Sitemap {
+	if l.cfg.servesSitemap() {
 		urls = append(urls, l.base+pathSitemapOwn)
 	}
 	return urls
@@ -195,3 +195,6 @@ func (s *Service) ServeRobots(w http.ResponseWriter, r *http.Request, m Match, s
 	rd := s.renditionOf(r, base)
 	serveDocument(f, w, r, newDocument(rt, rd.mergeRobots(site), rd.eager == nil))
 }
+
+// servesRobots: /robots.txt is served (merged into the site's own).
+func (c *Config) servesRobots() bool { return c.Robots }

@@ -215,9 +215,6 @@ func New(cfg Config) (*Service, error) {
 	cfg.searchIndex = newSearchIndex(cfg.Site.Insights)
 	s := &Service{cfg: cfg, hosted: newRenditionCache(renditionBudget), byPath: make(map[string]*Route)}
 	for _, rt := range routes {
-		if rt.Path == pathRobots && !cfg.Robots {
-			continue
-		}
 		if rt.enabled != nil && !rt.enabled(&cfg) {
 			continue
 		}
@@ -236,7 +233,7 @@ func New(cfg Config) (*Service, error) {
 	for _, t := range (links{cfg: &s.cfg, routes: s.routes}).tools() {
 		s.cfg.toolNames[t.Name] = true
 	}
-	if cfg.Markdown {
+	if cfg.servesMarkdown() {
 		s.converted = convert.NewCache(convert.Budget)
 		s.convertSlots = make(chan struct{}, convert.Slots())
 	}

@@ -114,3 +114,6 @@ func (s *Service) serveSitemap(w http.ResponseWriter, r *http.Request, rd *rendi
 	doc := s.document(rd, s.byPath[pathSitemapOwn], "", pathSitemapOwn)
 	serveDocument(newFields(w.Header()), w, r, doc)
 }
+
+// servesSitemap: the module's sitemaps are served and named in robots.txt.
+func (c *Config) servesSitemap() bool { return c.Sitemap }
