@@ -1,6 +1,8 @@
 // Package discovery is a Caddy HTTP handler that gives a site a public
 // discovery API for one person and their published articles: a read-only
 // JSON API under /api/v1 and the documents agents look for.
+//
+// Imports from the module: content, internal/agents, internal/fetch, internal/handlers, internal/metrics, internal/origin, internal/ratelimit, internal/sitecheck, internal/token, internal/webbotauth.
 package discovery
 
 import (

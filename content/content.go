@@ -5,6 +5,8 @@
 // Content is loaded and validated once, when Caddy provisions the module; a
 // loaded Site is never modified afterwards, so it can be shared by every
 // request without locking.
+//
+// Imports from the module: none.
 package content
 
 // Site is everything a content directory holds.

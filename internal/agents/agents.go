@@ -4,6 +4,8 @@
 // who gets Markdown by User-Agent, labels the metrics and the logs. A
 // label is always one of the list's, so that no client can add a metric
 // series by making up a User-Agent.
+//
+// Imports from the module: none.
 package agents
 
 import (

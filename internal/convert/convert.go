@@ -5,6 +5,8 @@
 // within a budget, for the site's validators to say when it is stale. It
 // owns the bounds of a conversion and imports no other package of the
 // module.
+//
+// Imports from the module: none.
 package convert
 
 import (

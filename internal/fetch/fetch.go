@@ -10,6 +10,8 @@
 // Request handling must never wait on the network: it asks Cached, and on a
 // miss calls Prefetch, which starts a bounded background fetch and returns at
 // once. Get is the blocking form, for callers that may wait.
+//
+// Imports from the module: none.
 package fetch
 
 import (

@@ -1,5 +1,12 @@
 // Package handlers serves the public discovery API and its documents with
-// plain net/http: the Caddy module in the root package only adapts it.
+// plain net/http: the Caddy module in the root package only adapts it. It
+// owns the route table (routes.go), the single spine every surface is
+// generated from; matching a request to a route (match.go) and answering
+// it (service.go); the documents each route renders, per base URL
+// (rendition.go); and the site's pages the content names, with their
+// Markdown twins (pages.go, markdown.go, convert_serve.go).
+//
+// Imports from the module: content, internal/convert, internal/metrics, internal/negotiate, internal/origin, internal/ratelimit, internal/token.
 package handlers
 
 import (

@@ -9,6 +9,8 @@
 // value from a fixed, documented list (an agent is one of agents.Labels,
 // a tool one of the module's), never from a raw User-Agent, path, Host or
 // address: no client can add a series.
+//
+// Imports from the module: internal/agents.
 package metrics
 
 import (

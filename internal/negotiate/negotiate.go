@@ -2,6 +2,8 @@
 // request's Accept and User-Agent: Markdown or a page's HTML, an HTML page
 // or a problem document. It owns the one ranking of Accept the module
 // has (RFC 9110 section 12.5.1) and imports only the agent list.
+//
+// Imports from the module: internal/agents.
 package negotiate
 
 import (

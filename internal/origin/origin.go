@@ -2,6 +2,8 @@
 // module meets: its base URL, a request's Host, a connection's address.
 // Every one of them goes through this package, which imports nothing of
 // the module.
+//
+// Imports from the module: none.
 package origin
 
 import (

@@ -4,6 +4,8 @@
 // RateLimit headers and refuses a client with none left without asking the
 // limiter again, and, across instances, each one's share of a client's
 // quota. It imports no other package of the module.
+//
+// Imports from the module: none.
 package ratelimit
 
 import (

@@ -3,6 +3,8 @@
 // the addresses of the site's own sitemap, and reads the site's
 // robots.txt for crawlers it shuts out. It is plain Go: the Caddy module
 // fetches the site's files through the next handler and hands them here.
+//
+// Imports from the module: content, internal/agents.
 package sitecheck
 
 import (

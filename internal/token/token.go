@@ -4,6 +4,8 @@
 // anonymous authorization code flow. Both are authenticated with HMAC-SHA256 under keys derived
 // from one secret, so every instance sharing the secret accepts every other
 // instance's tokens without a database.
+//
+// Imports from the module: none.
 package token
 
 import (

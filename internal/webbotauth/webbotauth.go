@@ -12,6 +12,8 @@
 // when a directory is missing, asks for it in the background, so verifying
 // never waits on the network and, once the directory is cached, costs a
 // bounded amount of CPU.
+//
+// Imports from the module: internal/fetch.
 package webbotauth
 
 import (

@@ -1,0 +1,79 @@
+package discovery
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestPackageDocsNameTheirImports: every package of the module says, in
+// its doc comment, what it owns and which of the module's packages it
+// imports ("Imports from the module: ..."), and the list is exactly what
+// its files import, so that a contributor reads the layout's rules in the
+// code and a new import between packages is a decision the doc records.
+func TestPackageDocsNameTheirImports(t *testing.T) {
+	const module = "github.com/caddy-discovery/caddy-discovery"
+	dirs := []string{".", "content"}
+	internal, err := filepath.Glob("internal/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs = append(dirs, internal...)
+	for _, dir := range dirs {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var docs []string
+		var imports []string
+		for _, file := range files {
+			if strings.HasSuffix(file, "_test.go") {
+				continue
+			}
+			src, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), file, src, parser.ImportsOnly|parser.ParseComments)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Doc != nil {
+				docs = append(docs, f.Doc.Text())
+			}
+			for _, spec := range f.Imports {
+				path, _ := strconv.Unquote(spec.Path.Value)
+				if rel, ok := strings.CutPrefix(path, module+"/"); ok && !slices.Contains(imports, rel) {
+					imports = append(imports, rel)
+				}
+			}
+		}
+		if len(docs) != 1 {
+			t.Errorf("%s: %d files with a package doc comment, want one", dir, len(docs))
+			continue
+		}
+		doc := docs[0]
+		if !strings.HasPrefix(doc, "Package ") {
+			t.Errorf("%s: the package doc does not begin with \"Package\"", dir)
+		}
+		_, declared, ok := strings.Cut(doc, "Imports from the module: ")
+		if !ok {
+			t.Errorf("%s: the package doc does not say which of the module's packages it imports", dir)
+			continue
+		}
+		declared, _, _ = strings.Cut(declared, "\n")
+		var want []string
+		if declared = strings.TrimSuffix(declared, "."); declared != "none" {
+			want = strings.Split(declared, ", ")
+		}
+		slices.Sort(imports)
+		if !slices.Equal(imports, want) {
+			t.Errorf("%s imports %v from the module; its doc says %v", dir, imports, want)
+		}
+	}
+}
