@@ -639,6 +639,12 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, service *handler
 	case handlers.AnswerSite:
 		return next.ServeHTTP(w, r)
 	case handlers.AnswerPage:
+		if in, ok := service.Insight(m); ok {
+			// What the site's templates may show of the insight without
+			// computing it again (see docs/caddyfile.md).
+			caddyhttp.SetVar(r.Context(), "discovery.insight.slug", in.Slug)
+			caddyhttp.SetVar(r.Context(), "discovery.insight.read_time", in.ReadTime)
+		}
 		return next.ServeHTTP(service.PageWriter(w, r), r)
 	case handlers.AnswerConverted:
 		return h.serveConverted(w, r, service, next)

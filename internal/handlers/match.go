@@ -3,6 +3,8 @@ package handlers
 import (
 	"net/http"
 	"strings"
+
+	"github.com/caddy-discovery/caddy-discovery/content"
 )
 
 // Who answers a request, as Match finds it.
@@ -80,6 +82,15 @@ func (s *Service) Match(r *http.Request) Match {
 // ModulePath reports whether the request's address is one the module
 // owns, rather than a page of the site (even one it answers as Markdown).
 func (m Match) ModulePath() bool { return m.Answer == AnswerOwned && !m.negotiated }
+
+// Insight returns the insight whose page the request is for, when the
+// site answers it (AnswerPage).
+func (s *Service) Insight(m Match) (content.Insight, bool) {
+	if m.Answer != AnswerPage || m.page.slug == "" {
+		return content.Insight{}, false
+	}
+	return links{cfg: &s.cfg}.published(m.page.slug)
+}
 
 // Surface is the metrics surface of the request (see metrics.Surfaces);
 // "" for a request the site alone answers, which is not counted.
