@@ -339,7 +339,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 			}
 		}
 	}
-	if h.Metrics == nil || *h.Metrics {
+	if on(h.Metrics) {
 		if reg := ctx.GetMetricsRegistry(); reg != nil {
 			if err := metrics.Register(reg); err != nil {
 				return fmt.Errorf("metrics: %w", err)
@@ -364,8 +364,8 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		BaseURL:     h.BaseURL,
 		CLIName:     h.CLIName,
 		CLIScript:   cliScript,
-		Robots:      h.Robots == nil || *h.Robots,
-		MCPAnyHost:  h.MCPHostCheck != nil && !*h.MCPHostCheck,
+		Robots:      on(h.Robots),
+		MCPAnyHost:  !on(h.MCPHostCheck),
 		Agents:      h.agentDocs(),
 		Deprecation: deprecation,
 		Sunset:      sunset,
@@ -376,11 +376,11 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		OnPanic:     h.logPanic,
 		CodeLedger:  newStorageLedger(ctx.Storage(), h.logger),
 
-		Sitemap:             h.Sitemap == nil || *h.Sitemap,
+		Sitemap:             on(h.Sitemap),
 		SiteSitemaps:        h.SiteSitemaps,
-		PageLinks:           h.PageLinks == nil || *h.PageLinks,
-		Markdown:            h.Markdown == nil || *h.Markdown,
-		MarkdownByUserAgent: (h.Markdown == nil || *h.Markdown) && (h.MarkdownByUserAgent == nil || *h.MarkdownByUserAgent),
+		PageLinks:           on(h.PageLinks),
+		Markdown:            on(h.Markdown),
+		MarkdownByUserAgent: on(h.Markdown) && on(h.MarkdownByUserAgent),
 		OnConvertFailure:    h.logConvertFailure,
 	}
 	if limited {
@@ -517,7 +517,7 @@ func (h *Handler) Validate() error {
 			check(fmt.Errorf("site_sitemaps: %q is not an absolute http(s) URL or a path", link))
 		}
 	}
-	if len(h.SiteSitemaps) > 0 && h.Robots != nil && !*h.Robots {
+	if len(h.SiteSitemaps) > 0 && !on(h.Robots) {
 		check(fmt.Errorf("site_sitemaps: robots is off, so there is no robots.txt to name them in"))
 	}
 	if rl := h.RateLimit; rl != nil && !rl.Off {
@@ -593,12 +593,12 @@ func (h *Handler) Cleanup() error {
 // for as Markdown is the site's own, converted.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	service := h.service.Load()
-	if h.site.checked.Load() != service && (h.SiteCheck == nil || *h.SiteCheck) {
+	if h.site.checked.Load() != service && on(h.SiteCheck) {
 		h.checkSiteOnce(r, next, service)
 		service = h.service.Load()
 	}
 	m := service.Match(r)
-	counting := h.Metrics == nil || *h.Metrics
+	counting := on(h.Metrics)
 	if !counting && h.refused == nil && !h.VerifiedAgentQuota {
 		return h.serve(w, r, service, m, next)
 	}
@@ -742,10 +742,13 @@ func (h *Handler) logPanic(r *http.Request, v any) {
 // agentDocs says which of the documents for agents beyond the
 // specification's are on: each is unless switched off.
 func (h *Handler) agentDocs() handlers.AgentDocs {
-	on := func(b *bool) bool { return b == nil || *b }
 	return handlers.AgentDocs{MCPDiscovery: on(h.MCPDiscovery), Skills: on(h.AgentSkills), WebMCP: on(h.WebMCP),
 		AgentCard: on(h.AgentCard), WellKnownOpenAPI: on(h.WellKnownOpenAPI), SecurityTxt: on(h.SecurityTxt)}
 }
+
+// on is the value of an on/off subdirective: every one is on unless
+// switched off.
+func on(b *bool) bool { return b == nil || *b }
 
 // Interface guards
 var (
