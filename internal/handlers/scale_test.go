@@ -235,7 +235,7 @@ func BenchmarkSearch(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/%d", q, n), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					l.search(q, 10)
+					_, _ = l.search(searchInput{Query: q})
 				}
 			})
 		}
