@@ -11,6 +11,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -166,19 +167,20 @@ func (l links) search(in searchInput) (searchOutput, error) {
 	}
 	x := l.cfg.searchIndex
 	insights := l.cfg.Site.Insights
-	var found []insightMatch
-	var ranked []rankedInsight
-	slot := make(map[int32]int) // an insight's place in ranked
+	sc := x.scratch()
+	defer x.release(sc)
+	slot := sc.rankSlot // an insight's place in ranked
+	ranked := sc.ranked[:0]
 	for _, w := range words {
-		found = x.find(w, found)
-		idf := x.idf(len(found))
-		for _, m := range found {
+		sc.found = x.find(w, sc.found, sc.findSlot)
+		idf := x.idf(len(sc.found))
+		for _, m := range sc.found {
 			if !filter.admits(&insights[m.insight]) {
 				continue
 			}
-			i, ok := slot[m.insight]
-			if !ok {
-				i = len(ranked)
+			i := slot[m.insight]
+			if i < 0 {
+				i = int32(len(ranked))
 				slot[m.insight] = i
 				ranked = append(ranked, rankedInsight{insight: m.insight, at: -1})
 			}
@@ -189,8 +191,10 @@ func (l links) search(in searchInput) (searchOutput, error) {
 			}
 		}
 	}
+	sc.ranked = ranked
 	for i := range ranked {
 		r := &ranked[i]
+		slot[r.insight] = -1
 		r.score = math.Round(r.score*1e4) / 1e4
 		r.date, r.slug = insights[r.insight].DateISO, insights[r.insight].Slug
 	}
@@ -360,10 +364,33 @@ type searchIndex struct {
 	postings []posting
 	insights int
 	// norms are each insight's BM25 length norms, by field.
-	norms [][searchFields]float64
+	norms     [][searchFields]float64
+	scratches sync.Pool
 }
 
 func (x *searchIndex) idf(df int) float64 { return bm25IDF(x.insights, df) }
+
+// searchScratch is the memory of one search, kept for the next: an entry
+// per insight for its place in the matches of a word and in the ranking
+// (-1 between searches), and those lists.
+type searchScratch struct {
+	findSlot, rankSlot []int32
+	found              []insightMatch
+	ranked             []rankedInsight
+}
+
+func (x *searchIndex) scratch() *searchScratch {
+	if sc, ok := x.scratches.Get().(*searchScratch); ok {
+		return sc
+	}
+	sc := &searchScratch{findSlot: make([]int32, x.insights), rankSlot: make([]int32, x.insights)}
+	for i := range x.insights {
+		sc.findSlot[i], sc.rankSlot[i] = -1, -1
+	}
+	return sc
+}
+
+func (x *searchIndex) release(sc *searchScratch) { x.scratches.Put(sc) }
 
 func (x *searchIndex) norm(insight int32) *[searchFields]float64 { return &x.norms[insight] }
 
@@ -478,8 +505,8 @@ type insightMatch struct {
 
 // find returns the insights word occurs in, reusing found's memory. The
 // suffix array finds the index's words that hold it, so the cost follows
-// the matches.
-func (x *searchIndex) find(word string, found []insightMatch) []insightMatch {
+// the matches. slot has an entry per insight, -1, and is left so.
+func (x *searchIndex) find(word string, found []insightMatch, slot []int32) []insightMatch {
 	found = found[:0]
 	w := []byte(word)
 	positions := x.suffixes.Lookup(w, -1)
@@ -494,11 +521,6 @@ func (x *searchIndex) find(word string, found []insightMatch) []insightMatch {
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	postings := 0
-	for _, id := range ids {
-		postings += int(x.first[(id+1)*searchFields] - x.first[id*searchFields])
-	}
-	slot := make(map[int32]int, min(postings, x.insights)) // an insight's place in found
 	for _, id := range ids {
 		held := x.words[x.starts[id] : x.starts[id+1]-1]
 		n := bytes.Count(held, w)
@@ -506,9 +528,9 @@ func (x *searchIndex) find(word string, found []insightMatch) []insightMatch {
 		for f := range searchFields {
 			k := id*searchFields + int32(f)
 			for _, p := range x.postings[x.first[k]:x.first[k+1]] {
-				i, ok := slot[p.insight]
-				if !ok {
-					i = len(found)
+				i := slot[p.insight]
+				if i < 0 {
+					i = int32(len(found))
 					slot[p.insight] = i
 					found = append(found, insightMatch{insight: p.insight, at: -1})
 				}
@@ -519,6 +541,9 @@ func (x *searchIndex) find(word string, found []insightMatch) []insightMatch {
 				}
 			}
 		}
+	}
+	for _, m := range found {
+		slot[m.insight] = -1
 	}
 	return found
 }
