@@ -21,17 +21,20 @@ end
 
 -- With BENCH_QUERIES set too (a file of queries, one a line, that need no
 -- escaping in JSON), each request is BENCH_BODY with QUERY replaced by the
--- next query, in turn. The requests are built here, once; but defining
--- `request` makes wrk call into Lua for every request, a cost the runs
--- with one body do not pay, so it is defined only then.
+-- next query, in turn. The requests are built once, in each thread's init
+-- (wrk knows the host and path only then); but defining `request` makes
+-- wrk call into Lua for every request, a cost the runs with one body do
+-- not pay, so it is defined only then.
 local queries = os.getenv("BENCH_QUERIES")
 if body ~= nil and body ~= "" and queries ~= nil and queries ~= "" then
   local requests = {}
-  for q in io.lines(queries) do
-    local b = body:gsub("QUERY", function() return q end)
-    requests[#requests + 1] = wrk.format(nil, nil, nil, b)
+  init = function()
+    for q in io.lines(queries) do
+      local b = body:gsub("QUERY", function() return q end)
+      requests[#requests + 1] = wrk.format(nil, nil, nil, b)
+    end
+    assert(#requests > 0, "BENCH_QUERIES names an empty file")
   end
-  assert(#requests > 0, "BENCH_QUERIES names an empty file")
   local i = 0
   request = function()
     i = i % #requests + 1
