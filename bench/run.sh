@@ -14,7 +14,8 @@
 # used the quota, compared with the discovery success path of /api/v1/profile;
 # plus MCP: each read request POSTed to /mcp, measured right after the GET of
 # the REST document that holds the same data (on the same discovery
-# instance), and compared with it;
+# instance), and compared with it; the search with a different query on
+# every request (report.lua's BENCH_QUERIES);
 # plus a page of the site that the content does not name, about 100 KB of
 # HTML under file_server's root: asked for as Markdown on the discovery
 # instance (which has that root and file_server behind the module), it is
@@ -104,11 +105,18 @@ MCP_CALLS=(
 	"resources/read (insight)|/api/v1/insights/$SLUG|resources/read|{\"uri\":\"RESOURCE_URI\"}"
 	"tools/list|/openapi.json|tools/list|{}"
 	"tools/call get_health (SDK)|/api/v1/health|tools/call|{\"name\":\"get_health\",\"arguments\":{}}"
+	"tools/call search_insights|/api/v1/insights|tools/call|{\"name\":\"search_insights\",\"arguments\":{\"query\":\"QUERY\"}}"
 )
+# A body with QUERY is sent with a different query on every request, in
+# turn from SEARCH_QUERIES (written at start: pairs of SEARCH_WORDS), so
+# that no answer can be one kept from before.
+SEARCH_WORDS=(data contracts warehouse cost platform privacy team migration engineer hiring
+	public sector sharing governance model features messy boring lessons spend schema
+	pipeline quality owner review)
 RESOURCE_URI=""
 # The MCP/REST targets, by label; the others are reported without one.
 TARGET_MCP=0.5
-MCP_TARGETED=("tools/call get_profile" "resources/read (insight)")
+MCP_TARGETED=("tools/call get_profile" "resources/read (insight)" "tools/call search_insights")
 
 # The site page converted to Markdown, and the header that asks for it.
 SITE_PAGE=/docs/guide.html
@@ -467,7 +475,9 @@ measure() {
 			"http://localhost:$admin/debug/pprof/profile?seconds=$((seconds > 1 ? seconds - 1 : 1))" &
 		prof_pid=$!
 	fi
-	BENCH_BODY=$body wrk -t"$THREADS" -c"$CONNECTIONS" -d"${seconds}s" --timeout 5s \
+	local queries=""
+	[[ $body != *QUERY* ]] || queries=$TMP/queries.txt
+	BENCH_BODY=$body BENCH_QUERIES=$queries wrk -t"$THREADS" -c"$CONNECTIONS" -d"${seconds}s" --timeout 5s \
 		-H "$ACCEPT_ENCODING" "${extra[@]}" -s "$BENCH_DIR/report.lua" \
 		"http://127.0.0.1:$port$doc" >"$out" 2>&1 || die "wrk failed on $variant $doc:"$'\n'"$(cat "$out")"
 	if [ -n "$prof_pid" ]; then wait "$prof_pid" || die "could not fetch the CPU profile of $variant $doc"; fi
@@ -629,7 +639,18 @@ check_converted() {
 	[ "$status" = 200 ] && [ "${ctype%%;*}" = text/html ] || die "file_server answered $SITE_PAGE with $status '$ctype'"
 }
 
-# mcp_body <MCP_CALLS entry>: the JSON-RPC request of one MCP measurement.
+# write_queries writes the search queries: every pair of SEARCH_WORDS.
+write_queries() {
+	local a b
+	for a in "${SEARCH_WORDS[@]}"; do
+		for b in "${SEARCH_WORDS[@]}"; do
+			[ "$a" = "$b" ] || echo "$a $b"
+		done
+	done >"$TMP/queries.txt"
+}
+
+# mcp_body <MCP_CALLS entry>: the JSON-RPC request of one MCP measurement
+# (with QUERY for a search's query, see measure).
 mcp_body() {
 	local method params
 	IFS='|' read -r _ _ method params <<<"$1"
@@ -647,7 +668,7 @@ check_mcp() {
 	for call in "${MCP_CALLS[@]}"; do
 		IFS='|' read -r label _ _ _ <<<"$call"
 		read -r status ctype < <(curl -sS -H "$ACCEPT_ENCODING" -H 'Content-Type: application/json' \
-			-H 'Accept: application/json, text/event-stream' -d "$(mcp_body "$call")" -o "$out.body" \
+			-H 'Accept: application/json, text/event-stream' -d "$(mcp_body "$call" | sed "s/QUERY/$(head -n 1 "$TMP/queries.txt")/")" -o "$out.body" \
 			-w '%{http_code} %{content_type}\n' "http://127.0.0.1:$PORT_DISCOVERY/mcp")
 		[ "$status" = 200 ] && [ "$ctype" = application/json ] || die "MCP $label: $status '$ctype', want 200 application/json"
 		if ! grep -q '"result":' "$out.body" || grep -q '"isError":true' "$out.body"; then
@@ -814,6 +835,7 @@ main() {
 	# a time; the idle ones cost nothing. All run the same binary with the
 	# same global options.
 	write_site_page
+	write_queries
 	start_discovery
 	if [ "$ONLY" = "" ]; then
 		capture_documents

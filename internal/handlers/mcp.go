@@ -171,12 +171,12 @@ func (l links) addTools(server *mcp.Server) []declaredTool {
 		tools = append(tools, declaredTool{t, rt})
 	}
 	search := &mcp.Tool{Name: "search_insights", Title: "Search insights", Annotations: readOnly,
-		Description: "Searches the published insights' titles, descriptions, topics and bodies for the query's words; returns the best matches first, each with a snippet and its slug for get_insight."}
+		Description: "Searches the published insights' titles, descriptions, topics and bodies for the query's words, a word matching inside longer words too. " +
+			"Ranks them by BM25 relevance (title first, then topic, description and body), then newest first, each with its score, a snippet and its slug for get_insight. " +
+			"Optionally only one topic or a range of publication dates; limit sets the page size and nextCursor, passed back as cursor, the next page."}
 	addTool(l, search, server, func(_ context.Context, _ *mcp.CallToolRequest, in searchInput) (*mcp.CallToolResult, searchOutput, error) {
-		if strings.TrimSpace(in.Query) == "" {
-			return nil, searchOutput{}, fmt.Errorf("the query is empty: give one or more words to look for")
-		}
-		return nil, l.search(in.Query, in.Limit), nil
+		out, err := l.search(in)
+		return nil, out, err
 	})
 	tools = append(tools, declaredTool{search, nil})
 	for _, t := range l.addConnectorTools(server, readOnly) {

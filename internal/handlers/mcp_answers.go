@@ -26,7 +26,9 @@ import (
 // produced the first time they were asked: tools/list, the first page of
 // resources/list, tools/call of get_profile, list_insights, get_insight and
 // fetch, and resources/read of an insight. Only the request's id differs between two such answers, and
-// it is spliced in as the SDK would encode it. The pre-check admits a
+// it is spliced in as the SDK would encode it. Searches, whose answers
+// depend on their arguments, pass the same pre-check and are answered by
+// encoding their result as the SDK would (see mcp_search.go). The pre-check admits a
 // request only when the SDK would certainly treat it as the canonical one:
 // anything else (another method, a notification, a batch, an unknown tool,
 // slug or URI, an argument of another shape, _meta, protocol 2026-07-28 and
@@ -96,6 +98,10 @@ func (s *Service) serveMCPAnswer(w http.ResponseWriter, r *http.Request, rd *ren
 	call, ok := readFixedCall(body)
 	if !ok {
 		return false
+	}
+	if search, ok := readSearchCall(call); ok {
+		id, ok := call.answerID(body)
+		return ok && rd.serveSearch(w, search, id, start)
 	}
 	req, ok := rd.fixedMCPRequest(call)
 	if !ok {
@@ -182,15 +188,17 @@ func acceptsMCP(values []string) (jsonOK, streamOK bool) {
 type rpcCall struct {
 	id, method []byte
 	// params is the whole params value; name, arguments and uri are its
-	// members, and argument the one member of arguments (argName).
+	// members, and argument the first member of arguments (argName), of
+	// argCount.
 	params, name, arguments, uri []byte
 	argName, argument            []byte
+	argCount                     int
 }
 
 // readFixedCall reads a body holding one JSON-RPC call with the members
 // the fixed requests have: jsonrpc "2.0", an id, a method and params of
 // at most name and arguments (tools/call), or uri (resources/read); the
-// arguments at most one member. Any other member, a member twice, or a
+// arguments an object. Any other member, a member twice, or a
 // member name written with escapes (which the SDK would decode) leaves
 // the body to the SDK.
 func readFixedCall(body []byte) (rpcCall, bool) {
@@ -226,10 +234,10 @@ func readFixedCall(body []byte) (rpcCall, bool) {
 		return rpcCall{}, false
 	}
 	if c.arguments != nil && !eachMember(c.arguments, func(name, value []byte) bool {
-		if c.argName != nil {
-			return false
+		if c.argName == nil {
+			c.argName, c.argument = name, value
 		}
-		c.argName, c.argument = name, value
+		c.argCount++
 		return true
 	}) {
 		return rpcCall{}, false
@@ -274,6 +282,9 @@ func (rd *rendition) fixedMCPRequest(c rpcCall) (fixedMCPRequest, bool) {
 // content and its arguments only, with arguments naming something that
 // exists.
 func (rd *rendition) fixedToolCall(c rpcCall) (fixedMCPRequest, bool) {
+	if c.argCount > 1 {
+		return fixedMCPRequest{}, false
+	}
 	noArgs := c.argName == nil
 	arg := plainString(c.argument)
 	switch plainString(c.name) {

@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -53,22 +52,29 @@ type fetchOutput struct {
 	Metadata fetchMetadata `json:"metadata"`
 }
 
+// connectorSearch is search_insights' first page, in the connectors'
+// shape.
+func (l links) connectorSearch(in connectorSearchInput) (connectorSearchOutput, error) {
+	found, err := l.search(searchInput{Query: in.Query})
+	if err != nil {
+		return connectorSearchOutput{}, err
+	}
+	out := connectorSearchOutput{Results: make([]connectorResult, len(found.Results))}
+	for i, r := range found.Results {
+		out.Results[i] = connectorResult{ID: r.Slug, Title: r.Title, URL: r.URL}
+	}
+	return out, nil
+}
+
 // addConnectorTools registers search and fetch on server, and returns them.
 func (l links) addConnectorTools(server *mcp.Server, annotations *mcp.ToolAnnotations) []*mcp.Tool {
 	search := &mcp.Tool{Name: "search", Title: "Search (connector)", Annotations: annotations,
-		Description: "Searches the published insights for the query's words, best matches first; each result's id is for fetch. " +
+		Description: "Searches the published insights for the query's words, best matches first (the ranking of search_insights); each result's id is for fetch. " +
 			"The search/fetch pair ChatGPT connectors and deep research use; search_insights gives scores and snippets."}
 	addTool(l, search,
 		server, func(_ context.Context, _ *mcp.CallToolRequest, in connectorSearchInput) (*mcp.CallToolResult, connectorSearchOutput, error) {
-			if strings.TrimSpace(in.Query) == "" {
-				return nil, connectorSearchOutput{}, fmt.Errorf("the query is empty: give one or more words to look for")
-			}
-			found := l.search(in.Query, 0)
-			out := connectorSearchOutput{Results: make([]connectorResult, len(found.Results))}
-			for i, r := range found.Results {
-				out.Results[i] = connectorResult{ID: r.Slug, Title: r.Title, URL: r.URL}
-			}
-			return nil, out, nil
+			out, err := l.connectorSearch(in)
+			return nil, out, err
 		})
 	fetch := &mcp.Tool{Name: "fetch", Title: "Fetch (connector)", Annotations: annotations,
 		Description: "Returns one insight by the id search gave: its title, Markdown text, canonical URL and metadata. " +

@@ -364,7 +364,7 @@ func (l links) exampleBody(rt *Route, slug string) ([]byte, string) {
 			TokenEndpointAuthMethod: "none", Scope: tokenScope,
 		}
 	case pathMCP:
-		out := l.search(exampleQuery, exampleLimit)
+		out, _ := l.search(searchInput{Query: exampleQuery, Limit: exampleLimit})
 		text, _ := marshal(out)
 		type textContent struct {
 			Type string `json:"type"`

@@ -1,11 +1,13 @@
 package handlers
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -235,15 +237,15 @@ func BenchmarkSearch(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/%d", q, n), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					l.search(q, 10)
+					_, _ = l.search(searchInput{Query: q})
 				}
 			})
 		}
 		if n < 10000 {
 			continue
 		}
-		// The whole tools/call of search_insights, through the SDK as an
-		// MCP client's call is, with no network.
+		// The whole tools/call of search_insights as an MCP client's call
+		// is (answered off the SDK), with no network.
 		for _, q := range searchQueries {
 			body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_insights","arguments":{"query":"` + q + `"}}}`
 			b.Run(fmt.Sprintf("tool/%s/%d", q, n), func(b *testing.B) {
@@ -259,5 +261,102 @@ func BenchmarkSearch(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// variedQueries are n searches of one to three words of the insights'
+// titles and descriptions, some with a topic, dates or a larger page, so
+// that no two calls in a row are alike.
+func variedQueries(site *content.Site, n int) []searchInput {
+	var words []string
+	seen := make(map[string]bool)
+	for _, in := range site.Insights[:min(len(site.Insights), 8)] {
+		for _, w := range strings.Fields(strings.ToLower(in.Title + " " + in.Description)) {
+			w = strings.Trim(w, ".,:;()\"'")
+			if len(w) > 2 && !seen[w] {
+				seen[w] = true
+				words = append(words, w)
+			}
+		}
+	}
+	topics := site.Topics()
+	queries := make([]searchInput, n)
+	for i := range queries {
+		q := &queries[i]
+		for j := range 1 + i%3 {
+			q.Query += words[(i*7+j*13)%len(words)] + " "
+		}
+		switch i % 5 {
+		case 1:
+			q.Topic = topics[i%len(topics)]
+		case 2:
+			q.Since, q.Until = "2021-01-01", "2023-12-31"
+		case 3:
+			q.Limit = 50
+		}
+	}
+	return queries
+}
+
+// BenchmarkSearchLatency runs a different search on every call over 1 000
+// insights, the search alone and as a whole tools/call of search_insights
+// (answered off the SDK, and by the SDK for comparison), and reports the
+// 95th percentile of the calls' durations beside the mean.
+func BenchmarkSearchLatency(b *testing.B) {
+	site, err := content.Load(scaleContent(b, 1000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := New(Config{Site: site, BaseURL: "https://example.com", TokenSecret: []byte(strings.Repeat("s", 32))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rd := s.renditionFor(s.cfg.BaseURL)
+	queries := variedQueries(site, 997)
+	bodies := make([]string, len(queries))
+	for i, q := range queries {
+		args, err := json.Marshal(q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bodies[i] = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_insights","arguments":` + string(args) + `}}`
+	}
+	p95 := func(b *testing.B, call func(i int)) {
+		durations := make([]time.Duration, 0, b.N)
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			start := time.Now()
+			call(i % len(queries))
+			durations = append(durations, time.Since(start))
+			i++
+		}
+		slices.Sort(durations)
+		b.ReportMetric(float64(durations[len(durations)*95/100]), "p95-ns/op")
+	}
+	b.Run("search/1000", func(b *testing.B) {
+		p95(b, func(i int) {
+			if _, err := rd.search(queries[i]); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	for _, path := range []string{"tool", "tool-sdk"} {
+		b.Run(path+"/1000", func(b *testing.B) {
+			w := &deadlineWriter{discardWriter{h: make(http.Header)}}
+			r := mcpRequest("", "")
+			reader := strings.NewReader("")
+			p95(b, func(i int) {
+				clear(w.h)
+				reader.Reset(bodies[i])
+				r.Body = io.NopCloser(reader)
+				r.ContentLength = int64(len(bodies[i]))
+				if path == "tool" {
+					s.ServeHTTP(w, r)
+				} else {
+					rd.mcpHandler().ServeHTTP(w, r)
+				}
+			})
+		})
 	}
 }

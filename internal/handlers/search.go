@@ -2,9 +2,17 @@ package handlers
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
 	"index/suffixarray"
+	"math"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -12,30 +20,42 @@ import (
 )
 
 type searchInput struct {
-	Query string `json:"query" jsonschema:"words to look for in titles, descriptions, topics and bodies"`
-	Limit int    `json:"limit,omitempty" schema:"minimum=1;maximum=50" jsonschema:"the most results to return, 1 to 50; default 10"`
+	Query  string `json:"query" jsonschema:"words to look for in titles, descriptions, topics and bodies"`
+	Limit  int    `json:"limit,omitempty" schema:"minimum=1;maximum=50" jsonschema:"the most results to return, 1 to 50; default 10"`
+	Cursor string `json:"cursor,omitempty" schema:"maxLength=64" jsonschema:"the nextCursor of the previous page of the same search (same query, topic, since and until); omit for the first page"`
+	Topic  string `json:"topic,omitempty" jsonschema:"only insights with this topic (case-insensitive); omit for all"`
+	Since  string `json:"since,omitempty" schema:"format=date" jsonschema:"only insights published on or after this date, YYYY-MM-DD"`
+	Until  string `json:"until,omitempty" schema:"format=date" jsonschema:"only insights published on or before this date, YYYY-MM-DD"`
 }
 
 type searchResult struct {
 	Slug    string  `json:"slug"`
 	Title   string  `json:"title"`
 	Topic   string  `json:"topic"`
-	Date    string  `json:"date" schema:"format=date"`
+	Date    string  `json:"date" schema:"format=date" jsonschema:"the date the insight was published"`
 	URL     string  `json:"url" schema:"format=uri"`
-	Score   float64 `json:"score"`
-	Snippet string  `json:"snippet"`
+	Score   float64 `json:"score" schema:"minimum=0" jsonschema:"the BM25 relevance, rounded to 4 decimals: higher is better; comparable within one search only"`
+	Snippet string  `json:"snippet" jsonschema:"about 200 characters of the body around the first query word found there"`
 }
 
 type searchOutput struct {
-	Query   string         `json:"query"`
-	Count   int            `json:"count" schema:"minimum=0"`
-	Results []searchResult `json:"results"`
+	Query      string         `json:"query"`
+	Count      int            `json:"count" schema:"minimum=0" jsonschema:"the results on this page"`
+	Total      int            `json:"total" schema:"minimum=0" jsonschema:"the insights matching the query and filters, on all pages"`
+	Results    []searchResult `json:"results" jsonschema:"the best matches first: by score, then newest, then by slug"`
+	NextCursor string         `json:"nextCursor,omitempty" jsonschema:"pass as cursor for the next page; absent on the last page"`
 }
 
 // Bounds of a search query, so that one call cannot cost much.
 const (
 	maxQueryWords    = 16
 	maxQueryWordSize = 64
+)
+
+// Bounds of a page of results.
+const (
+	defaultSearchLimit = 10
+	maxSearchLimit     = 50
 )
 
 // queryWords are the distinct lowercase words of a query, at most
@@ -53,59 +73,173 @@ func queryWords(query string) []string {
 	return words
 }
 
-// search ranks insights by how often and where the query's words appear:
-// a title match counts most, then topic, description and body. A word
-// matches wherever it occurs, inside longer words too ("contract" in
-// "contracts"). The index finds the insights, so a search costs in
-// proportion to the query and its matches, not to the corpus.
-func (l links) search(query string, limit int) searchOutput {
-	if limit <= 0 {
-		limit = 10
+// searchFilter is what a search keeps besides the query's words: a topic
+// (compared case-insensitively, "" for any) and the first and last
+// publication dates (YYYY-MM-DD, inclusive; "" for no bound).
+type searchFilter struct {
+	topic, since, until string
+}
+
+func (f searchFilter) admits(in *content.Insight) bool {
+	return (f.topic == "" || strings.EqualFold(in.Topic, f.topic)) &&
+		(f.since == "" || in.DateISO >= f.since) && (f.until == "" || in.DateISO <= f.until)
+}
+
+// searchFilterOf checks the input's filters.
+func searchFilterOf(in searchInput) (searchFilter, error) {
+	f := searchFilter{topic: strings.TrimSpace(in.Topic), since: in.Since, until: in.Until}
+	for _, d := range []struct{ name, value string }{{"since", f.since}, {"until", f.until}} {
+		if _, err := time.Parse(time.DateOnly, d.value); d.value != "" && err != nil {
+			return searchFilter{}, fmt.Errorf("%s is %s, not a date: write it as YYYY-MM-DD", d.name, quote(d.value))
+		}
 	}
-	limit = min(limit, 50)
-	var found []insightMatch
-	var ranked []rankedInsight
-	slot := make(map[int32]int) // an insight's place in ranked
-	for _, w := range queryWords(query) {
-		found = l.cfg.searchIndex.find(w, found)
-		for _, m := range found {
-			i, ok := slot[m.insight]
-			if !ok {
-				i = len(ranked)
+	if f.since != "" && f.until != "" && f.since > f.until {
+		return searchFilter{}, fmt.Errorf("since (%s) is after until (%s): no insight can match", f.since, f.until)
+	}
+	return f, nil
+}
+
+// A cursor is the offset of the next page and a hash of the search it
+// pages (the query's words and the filters), so that a cursor passed with
+// another search is an error rather than a page of something else. It is
+// base64url, which needs no escaping in JSON.
+const cursorBytes = 12
+
+// searchKey is the hash a cursor carries: FNV-1a of what decides the
+// matches and their order.
+func searchKey(words []string, f searchFilter) uint64 {
+	h := fnv.New64a()
+	for _, w := range words {
+		h.Write([]byte(w))
+		h.Write([]byte{0})
+	}
+	for _, s := range []string{strings.ToLower(f.topic), f.since, f.until} {
+		h.Write([]byte{1})
+		h.Write([]byte(s))
+	}
+	return h.Sum64()
+}
+
+func encodeCursor(key uint64, offset int) string {
+	var b [cursorBytes]byte
+	binary.BigEndian.PutUint64(b[:8], key)
+	binary.BigEndian.PutUint32(b[8:], uint32(offset))
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// decodeCursor is the offset a cursor of the search key continues from.
+func decodeCursor(cursor string, key uint64) (int, error) {
+	var b [cursorBytes]byte
+	if n, err := base64.RawURLEncoding.Decode(b[:], []byte(cursor)); len(cursor) != base64.RawURLEncoding.EncodedLen(cursorBytes) || err != nil || n != cursorBytes {
+		return 0, fmt.Errorf("the cursor %s is not one this server gave: pass a nextCursor unchanged, or omit cursor for the first page", quote(cursor))
+	}
+	if binary.BigEndian.Uint64(b[:8]) != key {
+		return 0, fmt.Errorf("the cursor is from another search: a cursor continues only the search that gave it (same query, topic, since and until); omit cursor to start this one")
+	}
+	return int(binary.BigEndian.Uint32(b[8:])), nil
+}
+
+// search ranks the insights that hold the query's words and pass the
+// filters, by BM25 over their fields (see bm25), and returns one page of
+// them. A word matches wherever it occurs, inside longer words too
+// ("contract" in "contracts"). The index finds the insights, so a search
+// costs in proportion to the query and its matches, not to the corpus.
+func (l links) search(in searchInput) (searchOutput, error) {
+	if strings.TrimSpace(in.Query) == "" {
+		return searchOutput{}, errEmptyQuery
+	}
+	filter, err := searchFilterOf(in)
+	if err != nil {
+		return searchOutput{}, err
+	}
+	limit := in.Limit
+	if limit <= 0 {
+		limit = defaultSearchLimit
+	}
+	limit = min(limit, maxSearchLimit)
+	words := queryWords(in.Query)
+	key := searchKey(words, filter)
+	offset := 0
+	if in.Cursor != "" {
+		if offset, err = decodeCursor(in.Cursor, key); err != nil {
+			return searchOutput{}, err
+		}
+	}
+	x := l.cfg.searchIndex
+	insights := l.cfg.Site.Insights
+	sc := x.scratch()
+	defer x.release(sc)
+	slot := sc.rankSlot // an insight's place in ranked
+	ranked := sc.ranked[:0]
+	for _, w := range words {
+		sc.found = x.find(w, sc.found, sc.findSlot)
+		idf := x.idf(len(sc.found))
+		for _, m := range sc.found {
+			if !filter.admits(&insights[m.insight]) {
+				continue
+			}
+			i := slot[m.insight]
+			if i < 0 {
+				i = int32(len(ranked))
 				slot[m.insight] = i
 				ranked = append(ranked, rankedInsight{insight: m.insight, at: -1})
 			}
 			r := &ranked[i]
-			r.score += m.score()
+			r.score += bm25(idf, &m.counts, x.norm(m.insight))
 			if m.at >= 0 && (r.at < 0 || m.at < r.at) {
 				r.at = m.at
 			}
 		}
 	}
-	best := top(ranked, limit)
-	out := searchOutput{Query: query, Count: len(best), Results: make([]searchResult, 0, len(best))}
-	for _, r := range best {
-		in := l.cfg.Site.Insights[r.insight]
+	sc.ranked = ranked
+	for i := range ranked {
+		r := &ranked[i]
+		slot[r.insight] = -1
+		r.score = math.Round(r.score*1e4) / 1e4
+		r.date, r.slug = insights[r.insight].DateISO, insights[r.insight].Slug
+	}
+	total := len(ranked)
+	page := []rankedInsight(nil)
+	if offset < total {
+		page = top(ranked, min(offset+limit, total))[offset:]
+	}
+	out := searchOutput{Query: in.Query, Count: len(page), Total: total, Results: make([]searchResult, 0, len(page))}
+	for _, r := range page {
+		in := &insights[r.insight]
 		out.Results = append(out.Results, searchResult{
 			Slug: in.Slug, Title: in.Title, Topic: in.Topic, Date: in.DateISO, URL: l.insight(in.Slug),
-			Score: float64(r.score), Snippet: snippet(in.Body, r.at),
+			Score: r.score, Snippet: snippet(in.Body, r.at),
 		})
 	}
-	return out
+	if next := offset + len(page); len(page) > 0 && next < total {
+		out.NextCursor = encodeCursor(key, next)
+	}
+	return out, nil
 }
 
-// rankedInsight is an insight a search found: its score, and the rune
-// index in its body of the first query word found there (-1: none).
+var errEmptyQuery = errors.New("the query is empty: give one or more words to look for")
+
+// rankedInsight is an insight a search found: its score, rounded, the
+// date and slug that break ties, and the rune index in its body of the
+// first query word found there (-1: none).
 type rankedInsight struct {
-	insight int32
-	score   int
-	at      int
+	insight    int32
+	score      float64
+	date, slug string
+	at         int
 }
 
 // before reports whether a ranks before b: a higher score, or the same
-// score and earlier in the content.
+// score and newer, or the same date and a slug that sorts first. Slugs
+// are unique, so the order is total and a page is the same on every call.
 func (a rankedInsight) before(b rankedInsight) bool {
-	return a.score > b.score || a.score == b.score && a.insight < b.insight
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	if a.date != b.date {
+		return a.date > b.date
+	}
+	return a.slug < b.slug
 }
 
 // top returns the best k of ranked, best first, reordering ranked. It
@@ -129,7 +263,7 @@ func top(ranked []rankedInsight, k int) []rankedInsight {
 		if a.before(b) {
 			return -1
 		}
-		return 1 // never equal: insights differ
+		return 1 // never equal: slugs differ
 	})
 	return ranked
 }
@@ -152,9 +286,7 @@ func siftDown(heap []rankedInsight, i int) {
 	}
 }
 
-// The fields of an insight a search reads, and the weight of a word found
-// in each. A body counts each query word at most maxBodyCount times, so
-// that a long article does not win by length alone.
+// The fields of an insight a search reads.
 const (
 	fieldTitle = iota
 	fieldTopic
@@ -163,9 +295,56 @@ const (
 	searchFields
 )
 
-var fieldWeights = [searchFields]int{8, 5, 3, 1}
+// Ranking is BM25 (Robertson and Zaragoza) computed per field and summed
+// with the fields' weights: a title match counts most, then the topic, the
+// description and the body. Each field saturates on its own (k1) and is
+// normalised by its length against the corpus's average for that field
+// (b), so that a long body repeating a word does not outrank a title that
+// names it. A query word's term frequency in a field is how often it
+// occurs there, inside longer words too, which is how the index matches;
+// its document frequency is the number of insights it occurs in, in any
+// field. A query's score is the sum over its words.
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
 
-const maxBodyCount = 20
+var fieldWeights = [searchFields]float64{3, 2, 1.5, 1}
+
+// bm25 is one query word's score in an insight: idf, the word's counts in
+// each field, and the insight's per-field length norms (see
+// searchIndex.norms).
+func bm25(idf float64, counts *[searchFields]int, norms *[searchFields]float64) float64 {
+	score := 0.0
+	for f, n := range counts {
+		if n > 0 {
+			tf := float64(n)
+			score += fieldWeights[f] * tf * (bm25K1 + 1) / (tf + norms[f])
+		}
+	}
+	return idf * score
+}
+
+// bm25IDF is the inverse document frequency of a word that occurs in df of
+// n insights, in its non-negative form.
+func bm25IDF(n, df int) float64 {
+	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// bm25Norms are the length norms k1 × (1 − b + b × length/average) of one
+// insight's fields, from their lengths in words and the corpus's average
+// lengths.
+func bm25Norms(lengths, averages [searchFields]float64) [searchFields]float64 {
+	var norms [searchFields]float64
+	for f := range searchFields {
+		relative := 1.0
+		if averages[f] > 0 {
+			relative = lengths[f] / averages[f]
+		}
+		norms[f] = bm25K1 * (1 - bm25B + bm25B*relative)
+	}
+	return norms
+}
 
 // searchIndex holds every distinct word of the insights' searched fields,
 // lowercase, with the insights and fields each occurs in. A query word is
@@ -184,7 +363,36 @@ type searchIndex struct {
 	first    []int32
 	postings []posting
 	insights int
+	// norms are each insight's BM25 length norms, by field.
+	norms     [][searchFields]float64
+	scratches sync.Pool
 }
+
+func (x *searchIndex) idf(df int) float64 { return bm25IDF(x.insights, df) }
+
+// searchScratch is the memory of one search, kept for the next: an entry
+// per insight for its place in the matches of a word and in the ranking
+// (-1 between searches), and those lists.
+type searchScratch struct {
+	findSlot, rankSlot []int32
+	found              []insightMatch
+	ranked             []rankedInsight
+}
+
+func (x *searchIndex) scratch() *searchScratch {
+	if sc, ok := x.scratches.Get().(*searchScratch); ok {
+		return sc
+	}
+	sc := &searchScratch{findSlot: make([]int32, x.insights), rankSlot: make([]int32, x.insights)}
+	for i := range x.insights {
+		sc.findSlot[i], sc.rankSlot[i] = -1, -1
+	}
+	return sc
+}
+
+func (x *searchIndex) release(sc *searchScratch) { x.scratches.Put(sc) }
+
+func (x *searchIndex) norm(insight int32) *[searchFields]float64 { return &x.norms[insight] }
 
 // posting says that a word occurs count times in one field of an insight,
 // first at rune index at. Lowercasing maps each rune to one rune, so the
@@ -206,9 +414,12 @@ func newSearchIndex(insights []content.Insight) *searchIndex {
 	var occurrences []occurrence
 	// last[k] is the place in occurrences of key k's latest occurrence.
 	var last []int32
+	lengths := make([][searchFields]float64, len(insights))
+	var averages [searchFields]float64
 	for i, in := range insights {
 		for f, text := range [searchFields]string{in.Title, in.Topic, in.Description, in.Body} {
 			eachWord(strings.ToLower(text), func(w string, at int) {
+				lengths[i][f]++
 				id, ok := ids[w]
 				if !ok {
 					id = int32(len(words))
@@ -224,10 +435,18 @@ func newSearchIndex(insights []content.Insight) *searchIndex {
 				last[key] = int32(len(occurrences))
 				occurrences = append(occurrences, occurrence{key, posting{int32(i), 1, int32(at)}})
 			})
+			averages[f] += lengths[i][f]
 		}
 	}
+	x := &searchIndex{starts: make([]int32, len(words)+1), insights: len(insights), norms: make([][searchFields]float64, len(insights))}
+	for f := range averages {
+		averages[f] /= float64(max(len(insights), 1))
+	}
+	for i := range insights {
+		x.norms[i] = bm25Norms(lengths[i], averages)
+	}
 	keys := len(words) * searchFields
-	x := &searchIndex{starts: make([]int32, len(words)+1), first: make([]int32, keys+1), insights: len(insights)}
+	x.first = make([]int32, keys+1)
 	size := 0
 	for _, w := range words {
 		size += len(w) + 1
@@ -284,18 +503,10 @@ type insightMatch struct {
 	at      int
 }
 
-func (m *insightMatch) score() int {
-	score := fieldWeights[fieldBody] * min(m.counts[fieldBody], maxBodyCount)
-	for f := range fieldBody {
-		score += fieldWeights[f] * m.counts[f]
-	}
-	return score
-}
-
 // find returns the insights word occurs in, reusing found's memory. The
 // suffix array finds the index's words that hold it, so the cost follows
-// the matches.
-func (x *searchIndex) find(word string, found []insightMatch) []insightMatch {
+// the matches. slot has an entry per insight, -1, and is left so.
+func (x *searchIndex) find(word string, found []insightMatch, slot []int32) []insightMatch {
 	found = found[:0]
 	w := []byte(word)
 	positions := x.suffixes.Lookup(w, -1)
@@ -310,11 +521,6 @@ func (x *searchIndex) find(word string, found []insightMatch) []insightMatch {
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	postings := 0
-	for _, id := range ids {
-		postings += int(x.first[(id+1)*searchFields] - x.first[id*searchFields])
-	}
-	slot := make(map[int32]int, min(postings, x.insights)) // an insight's place in found
 	for _, id := range ids {
 		held := x.words[x.starts[id] : x.starts[id+1]-1]
 		n := bytes.Count(held, w)
@@ -322,9 +528,9 @@ func (x *searchIndex) find(word string, found []insightMatch) []insightMatch {
 		for f := range searchFields {
 			k := id*searchFields + int32(f)
 			for _, p := range x.postings[x.first[k]:x.first[k+1]] {
-				i, ok := slot[p.insight]
-				if !ok {
-					i = len(found)
+				i := slot[p.insight]
+				if i < 0 {
+					i = int32(len(found))
 					slot[p.insight] = i
 					found = append(found, insightMatch{insight: p.insight, at: -1})
 				}
@@ -335,6 +541,9 @@ func (x *searchIndex) find(word string, found []insightMatch) []insightMatch {
 				}
 			}
 		}
+	}
+	for _, m := range found {
+		slot[m.insight] = -1
 	}
 	return found
 }

@@ -2,46 +2,127 @@ package handlers
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 )
 
-// scanSearch is the search as it was before the index: every insight's
-// fields lowercased and scanned on every call. The index must give exactly
-// its results, ranking and scores.
-func scanSearch(l links, query string, limit int) searchOutput {
+// scanSearch is the search without the index: every insight's fields
+// lowercased and scanned on every call, BM25 computed from those counts,
+// every match sorted. The index must give exactly its results, ranking,
+// scores and pages.
+func scanSearch(l links, in searchInput) searchOutput {
+	limit := in.Limit
 	if limit <= 0 {
 		limit = 10
 	}
 	limit = min(limit, 50)
-	words := queryWords(query)
-	out := searchOutput{Query: query, Results: []searchResult{}}
-	for _, in := range l.cfg.Site.Insights {
-		title, topic, desc, body := strings.ToLower(in.Title), strings.ToLower(in.Topic), strings.ToLower(in.Description), strings.ToLower(in.Body)
-		score := 0.0
-		for _, w := range words {
-			score += 8*float64(strings.Count(title, w)) + 5*float64(strings.Count(topic, w)) +
-				3*float64(strings.Count(desc, w)) + float64(min(strings.Count(body, w), 20))
+	words := queryWords(in.Query)
+	filter, err := searchFilterOf(in)
+	if err != nil {
+		panic(err)
+	}
+	insights := l.cfg.Site.Insights
+	lower, lengths, averages := scanFields(insights)
+	scores := make([]float64, len(insights))
+	matched := make([]bool, len(insights))
+	for _, w := range words {
+		counts := make([][searchFields]int, len(insights))
+		df := 0
+		for i := range insights {
+			any := false
+			for f := range searchFields {
+				counts[i][f] = strings.Count(lower[i][f], w)
+				any = any || counts[i][f] > 0
+			}
+			if any {
+				df++
+			}
 		}
-		if score == 0 {
+		idf := bm25IDF(len(insights), df)
+		for i := range insights {
+			if counts[i] != ([searchFields]int{}) && filter.admits(&insights[i]) {
+				norms := bm25Norms(lengths[i], averages)
+				scores[i] += bm25(idf, &counts[i], &norms)
+				matched[i] = true
+			}
+		}
+	}
+	var all []searchResult
+	for i, in := range insights {
+		if !matched[i] {
 			continue
 		}
-		out.Results = append(out.Results, searchResult{
+		all = append(all, searchResult{
 			Slug: in.Slug, Title: in.Title, Topic: in.Topic, Date: in.DateISO, URL: l.insight(in.Slug),
-			Score: score, Snippet: scanSnippet(in.Body, words),
+			Score: math.Round(scores[i]*1e4) / 1e4, Snippet: scanSnippet(in.Body, words),
 		})
 	}
-	sort.SliceStable(out.Results, func(i, j int) bool { return out.Results[i].Score > out.Results[j].Score })
-	if len(out.Results) > limit {
-		out.Results = out.Results[:limit]
+	sort.Slice(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		if a.Score != b.Score {
+			return a.Score > b.Score
+		}
+		if a.Date != b.Date {
+			return a.Date > b.Date
+		}
+		return a.Slug < b.Slug
+	})
+	offset := 0
+	if in.Cursor != "" {
+		if offset, err = decodeCursor(in.Cursor, searchKey(words, filter)); err != nil {
+			panic(err)
+		}
+	}
+	out := searchOutput{Query: in.Query, Total: len(all), Results: []searchResult{}}
+	if offset < len(all) {
+		out.Results = all[offset:min(offset+limit, len(all))]
 	}
 	out.Count = len(out.Results)
+	if next := offset + out.Count; out.Count > 0 && next < len(all) {
+		out.NextCursor = encodeCursor(searchKey(words, filter), next)
+	}
 	return out
+}
+
+// scanned are the lowercase fields of the insights scanSearch has seen,
+// their lengths in words and the average lengths, by the insights' first
+// element, so that the tests do not lowercase them on every query.
+var scanned sync.Map
+
+type scannedFields struct {
+	lower    [][searchFields]string
+	lengths  [][searchFields]float64
+	averages [searchFields]float64
+}
+
+func scanFields(insights []content.Insight) ([][searchFields]string, [][searchFields]float64, [searchFields]float64) {
+	if len(insights) == 0 {
+		return nil, nil, [searchFields]float64{}
+	}
+	if v, ok := scanned.Load(&insights[0]); ok {
+		sf := v.(*scannedFields)
+		return sf.lower, sf.lengths, sf.averages
+	}
+	sf := &scannedFields{lower: make([][searchFields]string, len(insights)), lengths: make([][searchFields]float64, len(insights))}
+	for i, in := range insights {
+		sf.lower[i] = [searchFields]string{strings.ToLower(in.Title), strings.ToLower(in.Topic), strings.ToLower(in.Description), strings.ToLower(in.Body)}
+		for f := range searchFields {
+			sf.lengths[i][f] = float64(len(strings.Fields(sf.lower[i][f])))
+			sf.averages[f] += sf.lengths[i][f]
+		}
+	}
+	for f := range sf.averages {
+		sf.averages[f] /= float64(len(insights))
+	}
+	scanned.Store(&insights[0], sf)
+	return sf.lower, sf.lengths, sf.averages
 }
 
 // scanSnippet is the snippet as it was before the index: the body
@@ -124,10 +205,32 @@ func TestSearchIndexGivesTheScansResults(t *testing.T) {
 		}
 		l := links{base: "https://example.com", cfg: &s.cfg, routes: s.routes}
 		for _, q := range queries {
-			for _, limit := range []int{0, 3, 50} {
-				got, want := l.search(q, limit), scanSearch(l, q, limit)
-				if !reflect.DeepEqual(got, want) {
-					t.Errorf("%s: search(%q, %d):\n got %+v\nwant %+v", c.name, q, limit, got, want)
+			if strings.TrimSpace(q) == "" {
+				if _, err := l.search(searchInput{Query: q}); err != errEmptyQuery {
+					t.Errorf("%s: search(%q): %v, want %v", c.name, q, err, errEmptyQuery)
+				}
+				continue
+			}
+			for _, in := range []searchInput{
+				{Limit: 0}, {Limit: 50}, {Limit: 3}, {Limit: 3, Topic: " PRIVACY "}, {Limit: 3, Topic: "data"},
+				{Limit: 3, Since: "2024-01-01"}, {Limit: 3, Until: "2021-06-30"}, {Limit: 3, Since: "2020-03-01", Until: "2020-09-30", Topic: "privacy"},
+			} {
+				in.Query = q
+				{
+					// Every page, following the cursors.
+					for page := 0; ; page++ {
+						got, err := l.search(in)
+						if err != nil {
+							t.Fatalf("%s: search(%+v): %v", c.name, in, err)
+						}
+						if want := scanSearch(l, in); !reflect.DeepEqual(got, want) {
+							t.Fatalf("%s: search(%+v):\n got %+v\nwant %+v", c.name, in, got, want)
+						}
+						if got.NextCursor == "" || page == 3 {
+							break
+						}
+						in.Cursor = got.NextCursor
+					}
 				}
 			}
 		}
@@ -155,7 +258,10 @@ func TestSearchSnippetsAnyText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := links{base: "https://example.com", cfg: &s.cfg}.search("ZEBRA", 10)
+	out, err := links{base: "https://example.com", cfg: &s.cfg}.search(searchInput{Query: "ZEBRA"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if out.Count != 3 {
 		t.Fatalf("%d results, want 3", out.Count)
 	}
@@ -187,8 +293,97 @@ func FuzzSearchIndex(f *testing.F) {
 		f.Add(q)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
-		if got, want := l.search(q, 50), scanSearch(l, q, 50); !reflect.DeepEqual(got, want) {
-			t.Errorf("search(%q):\n got %+v\nwant %+v", q, got, want)
+		if strings.TrimSpace(q) == "" {
+			return
+		}
+		in := searchInput{Query: q, Limit: 50}
+		if got, err := l.search(in); err != nil || !reflect.DeepEqual(got, scanSearch(l, in)) {
+			t.Errorf("search(%q): %v\n got %+v\nwant %+v", q, err, got, scanSearch(l, in))
 		}
 	})
+}
+
+// Pages followed by their cursors give the same results as one large
+// page, in the documented order, with scores of at most 4 decimals; a
+// cursor only continues its own search, and bad filters are errors that
+// say what to send.
+func TestSearchPages(t *testing.T) {
+	site, err := content.Load(scaleContent(t, 120))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{Site: site, TokenSecret: []byte(strings.Repeat("s", 32))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := links{base: "https://example.com", cfg: &s.cfg, routes: s.routes}
+	all, err := l.search(searchInput{Query: "data team", Limit: 50, Since: "2020-01-10"})
+	if err != nil || all.Total <= 50 || all.NextCursor == "" {
+		t.Fatalf("%d of %d results, next %q, %v: want more than a page", all.Count, all.Total, all.NextCursor, err)
+	}
+	var paged []searchResult
+	in := searchInput{Query: "DATA  team", Limit: 7, Since: "2020-01-10"}
+	for {
+		page, err := l.search(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if page.Total != all.Total || page.Count != len(page.Results) || page.Count > 7 {
+			t.Fatalf("a page of %d (count %d) of %d, want at most 7 of %d", len(page.Results), page.Count, page.Total, all.Total)
+		}
+		paged = append(paged, page.Results...)
+		if page.NextCursor == "" {
+			break
+		}
+		in.Cursor = page.NextCursor
+	}
+	if len(paged) != all.Total || !reflect.DeepEqual(paged[:50], all.Results) {
+		t.Fatalf("the pages hold %d results, want %d, the first 50 as one page", len(paged), all.Total)
+	}
+	for i, r := range paged {
+		if math.Abs(r.Score*1e4-math.Round(r.Score*1e4)) > 1e-6 || r.Date < "2020-01-10" {
+			t.Errorf("%s: score %v, date %s", r.Slug, r.Score, r.Date)
+		}
+		if i > 0 {
+			p := paged[i-1]
+			if p.Score < r.Score || p.Score == r.Score && (p.Date < r.Date || p.Date == r.Date && p.Slug >= r.Slug) {
+				t.Errorf("%s (%v, %s) before %s (%v, %s)", p.Slug, p.Score, p.Date, r.Slug, r.Score, r.Date)
+			}
+		}
+	}
+	for name, tc := range map[string]struct {
+		in   searchInput
+		want string
+	}{
+		"empty query":          {searchInput{Query: " \t"}, "the query is empty"},
+		"another query":        {searchInput{Query: "platform", Cursor: all.NextCursor}, "from another search"},
+		"another filter":       {searchInput{Query: "data team", Cursor: all.NextCursor}, "from another search"},
+		"not a cursor":         {searchInput{Query: "data", Cursor: "page-2"}, "not one this server gave"},
+		"not a date":           {searchInput{Query: "data", Since: "2024-13-01"}, `since is "2024-13-01", not a date`},
+		"not a day":            {searchInput{Query: "data", Until: "yesterday"}, `until is "yesterday", not a date`},
+		"since after until":    {searchInput{Query: "data", Since: "2024-02-01", Until: "2024-01-31"}, "is after until"},
+		"a topic of any case":  {searchInput{Query: "data", Topic: "pRIVACY"}, ""},
+		"a page past the last": {searchInput{Query: "data team", Since: "2020-01-10", Cursor: encodeCursor(searchKey([]string{"data", "team"}, searchFilter{since: "2020-01-10"}), 5000)}, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			out, err := l.search(tc.in)
+			if tc.want == "" {
+				if err != nil || out.Results == nil || out.Total == 0 {
+					t.Errorf("%+v, %v", out, err)
+				}
+				for _, r := range out.Results {
+					if tc.in.Topic != "" && r.Topic != "Privacy" {
+						t.Errorf("%s: topic %s", r.Slug, r.Topic)
+					}
+				}
+				if tc.in.Cursor != "" && (out.Count != 0 || out.NextCursor != "") {
+					t.Errorf("past the last page: %+v", out)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one saying %q", err, tc.want)
+			}
+		})
+	}
 }

@@ -1,0 +1,122 @@
+package handlers
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/caddy-discovery/caddy-discovery/content"
+)
+
+// Searches are answered off the SDK with, byte for byte, what the SDK
+// answers: every page of several queries, with filters, under every
+// protocol version that reaches the pre-check and ids of every kind.
+func TestMCPSearchAnswersAreTheSDKs(t *testing.T) {
+	sample, err := content.Sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	odd := *sample
+	odd.Insights = append(oddInsights(), content.Insight{Slug: "odd-html", Title: `<script>&"x" ` + "\u2028\u2029", Topic: "Misc",
+		Description: "tabs\tand\x01controls", Body: "<b>bold</b> & \"quoted\" \\ \u2028 \x7f \u00e9 \ufffd x\xffy", DateISO: "2024-02-02"})
+	for _, site := range []*content.Site{sample, &odd} {
+		s := newTestService(t, Config{BaseURL: "https://example.com", Site: site})
+		var requests []string
+		for _, args := range []string{
+			`{"query":"data"}`, `{"query":"data contracts","limit":2}`, `{"query":"the","limit":1}`,
+			`{"query":"DATA","topic":"privacy"}`, `{"query":"data","since":"2023-01-01","until":"2024-12-31","limit":3}`,
+			`{"query":"zyzzyva"}`, `{"query":"a","limit":50}`, `{"query":"script b bold x","limit":5}`,
+			`{ "limit" : 3 , "query" : "aa" , "topic" : "" , "since" : "" , "until" : "" , "cursor" : "" }`,
+			`{"query":"é ü 漢字 data"}`, `{"query":"` + strings.Repeat("data ", 30) + `"}`,
+		} {
+			var in searchInput
+			if err := json.Unmarshal([]byte(args), &in); err != nil {
+				t.Fatal(err)
+			}
+			// Every page of the search.
+			l := s.renditionFor(s.cfg.BaseURL).links
+			for page := 0; page < 4; page++ {
+				requests = append(requests, fmt.Sprintf(`{"name":"search_insights","arguments":%s}`, mustJSON(t, in)))
+				out, err := l.search(in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if out.NextCursor == "" {
+					break
+				}
+				in.Cursor = out.NextCursor
+			}
+			requests = append(requests, fmt.Sprintf(`{"name":"search_insights","arguments":%s}`, args))
+			requests = append(requests, fmt.Sprintf(`{"name":"search","arguments":{"query":%q}}`, in.Query))
+		}
+		for _, version := range []string{"", "2025-03-26", "2025-06-18", "2025-11-25"} {
+			for _, params := range requests {
+				for _, id := range oddIDs {
+					if !compareWithSDK(t, s, rpc(id, "tools/call", params), version) {
+						t.Errorf("version %q: %s was left to the SDK", version, params)
+					}
+				}
+			}
+		}
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// Searches that fail, and arguments the SDK might read otherwise than the
+// pre-check, go to the SDK, which answers them as it always did.
+func TestMCPSearchLeavesTheRestToTheSDK(t *testing.T) {
+	s := newTestService(t, Config{BaseURL: "https://example.com"})
+	l := s.renditionFor(s.cfg.BaseURL).links
+	first, err := l.search(searchInput{Query: "data", Limit: 2})
+	if err != nil || first.NextCursor == "" {
+		t.Fatalf("%+v, %v", first, err)
+	}
+	for name, args := range map[string]string{
+		"empty query":           `{"query":""}`,
+		"blank query":           `{"query":"  "}`,
+		"no query":              `{"limit":3}`,
+		"no arguments":          ``,
+		"query not a string":    `{"query":5}`,
+		"escaped query":         `{"query":"d\u0061ta"}`,
+		"query twice":           `{"query":"data","query":"x"}`,
+		"unknown argument":      `{"query":"data","page":2}`,
+		"argument of another":   `{"query":"data","slug":"x"}`,
+		"limit 0":               `{"query":"data","limit":0}`,
+		"limit 51":              `{"query":"data","limit":51}`,
+		"limit fraction":        `{"query":"data","limit":2.5}`,
+		"limit as float":        `{"query":"data","limit":2.0}`,
+		"limit as string":       `{"query":"data","limit":"2"}`,
+		"limit null":            `{"query":"data","limit":null}`,
+		"cursor of another":     `{"query":"platform","cursor":"` + first.NextCursor + `"}`,
+		"cursor of other topic": `{"query":"data","limit":2,"topic":"privacy","cursor":"` + first.NextCursor + `"}`,
+		"not a cursor":          `{"query":"data","cursor":"page-2"}`,
+		"long cursor":           `{"query":"data","cursor":"` + strings.Repeat("A", 65) + `"}`,
+		"not a date":            `{"query":"data","since":"2024-13-01"}`,
+		"since after until":     `{"query":"data","since":"2024-02-01","until":"2024-01-01"}`,
+		"topic not a string":    `{"query":"data","topic":["privacy"]}`,
+		"connector with limit":  `{"query":"data","limit":2}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			tool := "search_insights"
+			if strings.HasPrefix(name, "connector") {
+				tool = "search"
+			}
+			params := `{"name":"` + tool + `"}`
+			if args != "" {
+				params = `{"name":"` + tool + `","arguments":` + args + `}`
+			}
+			if compareWithSDK(t, s, rpc("1", "tools/call", params), "") {
+				t.Errorf("answered off the SDK: %s", params)
+			}
+		})
+	}
+}
