@@ -292,7 +292,10 @@ start_discovery() {
 					rate_limit 1500 1s
 					rate_limit_key {http.request.remote}
 				}
-				root * $TMP/www
+				# The site behind the module: the page converted to Markdown
+				# alone, not file_server's copies of the documents, which
+				# would be the site's own /sitemap.xml.
+				root * $TMP/site
 				file_server
 			}
 		EOF
@@ -598,13 +601,14 @@ run_documents() {
 	done
 }
 
-# write_site_page writes the site page under file_server's root: a
+# write_site_page writes the site page under the discovery instance's
+# site root and under file_server's root: a
 # documentation page of about 100 KB with a header, navigation, headings,
 # paragraphs with links, lists, code, images and tables, a footer and
 # scripts, as BenchmarkConvertPage converts it.
 write_site_page() {
-	local i target="$TMP/www$SITE_PAGE"
-	mkdir -p "$(dirname "$target")"
+	local i target="$TMP/site$SITE_PAGE"
+	mkdir -p "$(dirname "$target")" "$(dirname "$TMP/www$SITE_PAGE")"
 	{
 		printf '%s' '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A long guide</title>' \
 			'<meta name="description" content="Everything about it."><link rel="stylesheet" href="/s.css">' \
@@ -623,6 +627,7 @@ write_site_page() {
 		done
 		printf '%s\n' '</main><footer><p>(c) Site</p></footer><script>window.x=1</script></body></html>'
 	} >"$target"
+	cp "$target" "$TMP/www$SITE_PAGE"
 }
 
 # check_converted makes sure, before the site page is measured, that the
