@@ -491,8 +491,17 @@ measure() {
 	[ "$(field connect_errors "$line")" = 0 ] || die "wrk could not connect to $variant:"$'\n'"$(cat "$out")"
 	[ "$(field timeouts "$line")" = 0 ] || die "requests to $variant $doc timed out:"$'\n'"$(cat "$out")"
 	if [ "$want" = 200 ]; then
-		[ "$status_errors" = 0 ] ||
-			die "$variant answered $status_errors requests for $doc with an error status (a 429 means the quota is too small for this machine)"
+		# Each wrk connection is a client with the largest quota, 1 500 a
+		# second. On the cheapest documents a connection that runs well
+		# ahead of the other 63 can pass it for a moment: up to one request
+		# in a thousand may be refused; it is logged, and the run counts.
+		# More than that is a failure.
+		if [ "$status_errors" != 0 ]; then
+			[ $((status_errors * 1000)) -le "$requests" ] ||
+				die "$variant answered $status_errors of $requests requests for $doc with an error status (a 429 means the quota is too small for this machine)"
+			log "$variant answered $status_errors of $requests requests for $doc with an error status (at most 1 in 1 000 tolerated: a connection past its quota)"
+			printf '%s\t%s\t%s\t%s\n' "$variant" "$label" "$status_errors" "$requests" >>"$TMP/refused.tsv"
+		fi
 	else
 		# At most one request per window can be allowed, and only when the
 		# window that check_limited filled ran out during the run.
@@ -830,6 +839,7 @@ main() {
 	[ -z "$PROFILE_DIR" ] || mkdir -p "$PROFILE_DIR"
 	: >"$TMP/results.tsv"
 	: >"$TMP/metrics.tsv"
+	: >"$TMP/refused.tsv"
 	CLK_TCK=$(getconf CLK_TCK)
 
 	# Separate processes, not three site blocks of one Caddy: each variant
@@ -860,6 +870,10 @@ main() {
 		done
 	fi
 	print_report
+	if [ -s "$TMP/refused.tsv" ]; then
+		echo "Success runs with refusals (a wrk connection past its 1 500-a-second quota; at most 1 in 1 000 tolerated):"
+		awk -F'\t' '{ printf "  %s %s: %s of %s\n", $1, $2, $3, $4 }' "$TMP/refused.tsv"
+	fi
 	echo "Run time: ${SECONDS} s (servers started in $start s)."
 	[ -z "$PROFILE_DIR" ] || echo "CPU profiles of round 1 (discovery instances): $PROFILE_DIR"
 }
