@@ -48,12 +48,17 @@ var htmlOnlyHeaders = []string{
 // names), and its path is neither the module's nor one of those pages,
 // which keep their twins.
 func (s *Service) ConvertsPage(r *http.Request) bool {
+	return s.cfg.pages[r.URL.Path] == nil && !s.Owns(r.URL.Path) && s.convertsSitePage(r)
+}
+
+// convertsSitePage is ConvertsPage for a request Match already found to
+// be the site's and for none of the pages the content names.
+func (s *Service) convertsSitePage(r *http.Request) bool {
 	if s.converted == nil || r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return false
 	}
-	path := r.URL.Path
 	// A protocol upgrade (a WebSocket) is no page to read.
-	return s.cfg.pages[path] == nil && !s.Owns(path) && r.Header.Get("Upgrade") == "" && s.cfg.wantsMarkdown(r) && !s.cfg.guarded(path)
+	return r.Header.Get("Upgrade") == "" && s.cfg.wantsMarkdown(r) && !s.cfg.guarded(r.URL.Path)
 }
 
 // ServeConverted answers r, for which ConvertsPage holds, with the site's
