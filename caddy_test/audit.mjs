@@ -12,7 +12,12 @@
 //
 // With "agentic", Lighthouse also runs its Agentic Browsing category (WebMCP,
 // the accessibility tree agents read, llms.txt, the ai-catalog.json schema),
-// reported as "agentic-browsing" beside the other four.
+// reported as "agentic-browsing" beside the other four, on a Chromium with
+// its WebMCP testing switch on (--enable-features=WebMCPTesting): without it
+// the page has no modelContext and the WebMCP audits are "not applicable".
+// Each run lists, as notApplicable, the Agentic Browsing audits that did not
+// apply to the page, and as flagged those that pass but list what to mend
+// (webmcp-form-coverage scores 1 and lists the forms without annotations).
 //
 // errorPages are URLs of the urls that answer with an error status on purpose
 // (a site's 404 page): Lighthouse refuses to audit those unless told to
@@ -51,6 +56,11 @@ const errorPages = new Set(request.errorPages ?? []);
 const categories = ['performance', 'accessibility', 'best-practices', 'seo'];
 if (request.agentic) categories.push('agentic-browsing');
 
+// listsWhatToMend are the informative audits whose items are problems: the
+// forms without WebMCP annotations (webmcp-registered-tools, also
+// informative, lists the tools found).
+const listsWhatToMend = new Set(['webmcp-form-coverage']);
+
 // configFor is the Lighthouse configuration of a form factor: the default
 // (mobile) or the desktop one, with the Agentic Browsing category on top
 // when asked for.
@@ -60,10 +70,9 @@ function configFor(formFactor) {
   return { ...agenticConfig, settings: { ...(base?.settings ?? {}), ...(agenticConfig.settings ?? {}) } };
 }
 
-const chrome = await chromeLauncher.launch({
-  chromePath: chromiumPath(),
-  chromeFlags: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-});
+const chromeFlags = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'];
+if (request.agentic) chromeFlags.push('--enable-features=WebMCPTesting');
+const chrome = await chromeLauncher.launch({ chromePath: chromiumPath(), chromeFlags });
 const results = {};
 try {
   for (const url of urls) {
@@ -77,11 +86,17 @@ try {
       if (lhr.runtimeError) throw new Error(`${url} (${formFactor}): ${lhr.runtimeError.message}`);
       const scores = {};
       const failing = [];
+      const notApplicable = [];
+      const flagged = [];
       for (const id of categories) {
         const category = lhr.categories[id];
         scores[id] = category.score;
         for (const ref of category.auditRefs) {
           const audit = lhr.audits[ref.id];
+          if (id === 'agentic-browsing' && audit.scoreDisplayMode === 'notApplicable') notApplicable.push(ref.id);
+          if (listsWhatToMend.has(ref.id) && audit.details?.items?.length) {
+            flagged.push({ id: ref.id, value: [audit.displayValue, ...audit.details.items.slice(0, 5).map((item) => JSON.stringify(item).slice(0, 300))].join('; ') });
+          }
           if (ref.weight > 0 && audit.score !== null && audit.score < 1) {
             const items = (audit.details?.items ?? []).slice(0, 5).map((item) => JSON.stringify(item).slice(0, 300));
             const why = [audit.displayValue, audit.explanation, ...items].filter(Boolean).join('; ');
@@ -89,7 +104,14 @@ try {
           }
         }
       }
-      entry.lighthouse[formFactor] = { scores, failing };
+      // The tools webmcp-registered-tools found, by its sections' titles
+      // ("Imperative Tools", "Declarative Tools").
+      const webmcpTools = {};
+      for (const section of lhr.audits['webmcp-registered-tools']?.details?.items ?? []) {
+        if (section.type !== 'list-section') continue;
+        webmcpTools[section.title] = (section.value?.items ?? []).map((row) => row.tool);
+      }
+      entry.lighthouse[formFactor] = { scores, failing, notApplicable, flagged, webmcpTools };
     }
     if (axeWidths.length > 0) {
       const browser = await puppeteer.connect({ browserURL: `http://127.0.0.1:${chrome.port}` });

@@ -3,6 +3,7 @@ package caddytest
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -32,6 +33,19 @@ type lighthouseRun struct {
 		Category string  `json:"category"`
 		Value    string  `json:"value"`
 	} `json:"failing"`
+	// NotApplicable are the Agentic Browsing audits that did not apply to
+	// the page (with the WebMCP switch on, a WebMCP audit applies to a page
+	// that registers tools and annotates its forms).
+	NotApplicable []string `json:"notApplicable"`
+	// Flagged are the Agentic Browsing audits that pass but list what to
+	// mend: webmcp-form-coverage lists the forms without WebMCP annotations.
+	Flagged []struct {
+		ID    string `json:"id"`
+		Value string `json:"value"`
+	} `json:"flagged"`
+	// WebMCPTools are the tools webmcp-registered-tools found, by the title
+	// of its section ("Imperative Tools", "Declarative Tools").
+	WebMCPTools map[string][]string `json:"webmcpTools"`
 }
 
 type axeViolation struct {
@@ -74,12 +88,25 @@ func audit(t *testing.T, request auditRequest) map[string]pageAudit {
 	return results
 }
 
-// requireAudit fails t for every Lighthouse category under minScore and every
-// axe violation, naming the audits that cost points.
-func requireAudit(t *testing.T, results map[string]pageAudit, minScore float64) {
+// requireAudit fails t for every Lighthouse category under minScore, every
+// Agentic Browsing audit that did not apply (but those named in
+// mayNotApply) and every axe violation, naming the audits that cost points.
+func requireAudit(t *testing.T, results map[string]pageAudit, minScore float64, mayNotApply ...string) {
 	t.Helper()
 	for url, result := range results {
 		for formFactor, run := range result.Lighthouse {
+			var notApplied []string
+			for _, id := range run.NotApplicable {
+				if !slices.Contains(mayNotApply, id) {
+					notApplied = append(notApplied, id)
+				}
+			}
+			if len(notApplied) > 0 {
+				t.Errorf("%s, Lighthouse %s: the Agentic Browsing audits %q were not applicable, want every one to apply", url, formFactor, notApplied)
+			}
+			for _, f := range run.Flagged {
+				t.Errorf("%s, Lighthouse %s: the Agentic Browsing audit %s lists %s", url, formFactor, f.ID, f.Value)
+			}
 			for category, score := range run.Scores {
 				t.Logf("%s %s %s: %.0f", url, formFactor, category, score*100)
 				if score < minScore {

@@ -267,12 +267,12 @@ http://localhost:9080 {
 	s.validateProblem(s.get("/mcp/webmcp.js"), http.StatusNotFound, "not_found")
 	portal := s.get("/developers")
 	if csp := portal.Header.Get("Content-Security-Policy"); strings.Contains(string(portal.body), "webmcp.js") ||
-		strings.Contains(csp, "script-src") || !strings.Contains(csp, "; connect-src "+base+"/llms.txt "+base+"/robots.txt;") {
+		strings.Contains(csp, "script-src") || !strings.Contains(csp, "; connect-src "+base+"/llms.txt "+base+"/robots.txt "+base+"/.well-known/ai-catalog.json;") {
 		t.Errorf("webmcp off: the portal still allows or includes the script (CSP %q)", csp)
 	}
 	on := startCaddy(t, sampleSite).get("/developers").Header.Get("Content-Security-Policy")
-	if !strings.Contains(on, "script-src "+base+"/mcp/webmcp.js;") || !strings.Contains(on, "connect-src "+base+"/api/v1/ "+base+"/llms.txt "+base+"/robots.txt;") ||
+	if !strings.Contains(on, "script-src "+base+"/mcp/webmcp.js;") || !strings.Contains(on, "connect-src "+base+"/api/v1/ "+base+"/llms.txt "+base+"/robots.txt "+base+"/.well-known/ai-catalog.json;") ||
 		!strings.Contains(on, "default-src 'none'") {
-		t.Errorf("the portal's CSP %q does not allow exactly the script, the API it reads, llms.txt and robots.txt", on)
+		t.Errorf("the portal's CSP %q does not allow exactly the script, the API it reads, llms.txt, robots.txt and the AI catalog", on)
 	}
 }

@@ -52,8 +52,8 @@ var portalStyleSource = func() string {
 // portalHeaders are the portal's headers for a base URL. Its
 // Content-Security-Policy allows its own inline style and, while WebMCP is
 // on, the WebMCP script and the JSON API the script reads; and the site's
-// llms.txt and robots.txt, which audits (Lighthouse's SEO and Agentic
-// Browsing categories) fetch from the page: nothing else.
+// llms.txt, robots.txt and AI catalog, which audits (Lighthouse's SEO and
+// Agentic Browsing categories) fetch from the page: nothing else.
 func (l links) portalHeaders() [][2]string {
 	csp := "default-src 'none'; style-src " + portalStyleSource
 	connect := ""
@@ -64,6 +64,9 @@ func (l links) portalHeaders() [][2]string {
 	docs := []string{pathLLMs}
 	if l.cfg.servesRobots() {
 		docs = append(docs, pathRobots)
+	}
+	if l.cfg.servesMCPDiscovery() {
+		docs = append(docs, pathAICatalog)
 	}
 	for _, doc := range docs {
 		if src := l.webMCPSource(doc); !slices.Contains(strings.Fields(connect), src) {
