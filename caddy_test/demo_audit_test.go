@@ -45,6 +45,24 @@ func TestDemoSiteAudit(t *testing.T) {
 	t.Logf("%s mobile seo: %.0f (http-status-code fails on a 404 by definition)", notFound, mobile.Scores["seo"]*100)
 	delete(mobile.Scores, "seo")
 	requireAudit(t, results, 0.95)
+
+	// Every page offers the search form as a declarative WebMCP tool and the
+	// WebMCP script's tools as imperative ones; the contact page its form too.
+	for _, path := range demoAuditPages {
+		tools := results[base+path].Lighthouse["mobile"].WebMCPTools
+		want := []string{"find_insights"}
+		if path == "/contact" {
+			want = append(want, "compose_message")
+		}
+		slices.Sort(want)
+		declarative := slices.Sorted(slices.Values(tools["Declarative Tools"]))
+		if !slices.Equal(declarative, want) {
+			t.Errorf("%s: declarative WebMCP tools %q, want %q", path, declarative, want)
+		}
+		if !slices.Contains(tools["Imperative Tools"], "get_profile") {
+			t.Errorf("%s: imperative WebMCP tools %q, want the script's, get_profile among them", path, tools["Imperative Tools"])
+		}
+	}
 }
 
 // TestDemoSiteAtPhoneWidth: at 320 px nothing scrolls sideways (the nav

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -230,13 +231,68 @@ func TestDemoSiteNotFound(t *testing.T) {
 	}
 }
 
+// TestDemoSiteSearchForm: every page has the search form, annotated as a
+// WebMCP tool, and the insights page it asks lists exactly the insights
+// whose title, description and topic hold every word, in the API's order;
+// the words are escaped where the page repeats them.
+func TestDemoSiteSearchForm(t *testing.T) {
+	s := startCaddy(t, demoSite(t))
+	for _, path := range demoAuditPages {
+		page := string(s.get(path).body)
+		if !strings.Contains(page, `<form class="search" action="/insights" method="get" role="search" toolname="find_insights" tooldescription="`) ||
+			!strings.Contains(page, `name="q" type="search"`) || !strings.Contains(page, `toolparamdescription="`) {
+			t.Errorf("%s has no annotated search form", path)
+		}
+	}
+	var list struct {
+		Items []struct{ Slug, Title, Description, Topic string } `json:"items"`
+	}
+	if err := json.Unmarshal(s.get("/api/v1/insights").body, &list); err != nil || len(list.Items) < 3 {
+		t.Fatalf("the insights: %v %d", err, len(list.Items))
+	}
+	for _, query := range []string{"data", "DATA contracts", "  the   data ", "privacy gdpr", "migration", "no-such-word", "data <script>"} {
+		var want []string
+		for _, in := range list.Items {
+			text := strings.ToLower(in.Title + " " + in.Description + " " + in.Topic)
+			all := true
+			for _, w := range strings.Fields(strings.ToLower(query)) {
+				all = all && strings.Contains(text, w)
+			}
+			if all {
+				want = append(want, "/insights/"+in.Slug)
+			}
+		}
+		r := s.get("/insights?q=" + url.QueryEscape(query))
+		body := string(r.body)
+		if r.StatusCode != http.StatusOK {
+			t.Fatalf("%q: %d", query, r.StatusCode)
+		}
+		list := body[strings.Index(body, `<ul class="insights">`):]
+		got := regexp.MustCompile(`<li><a href="(/insights/[^"]+)"`).FindAllStringSubmatch(list, -1)
+		var gotPaths []string
+		for _, m := range got {
+			gotPaths = append(gotPaths, m[1])
+		}
+		if !slices.Equal(gotPaths, want) {
+			t.Errorf("%q lists %q, want %q", query, gotPaths, want)
+		}
+		if (len(want) == 0) != strings.Contains(body, "No insight holds every word of") {
+			t.Errorf("%q: %d found, and the page says none: %v", query, len(want), !strings.Contains(body, "No insight holds"))
+		}
+		if strings.Contains(body, "<script>") {
+			t.Errorf("%q is not escaped", query)
+		}
+		t.Logf("%q: %d insights", query, len(gotPaths))
+	}
+}
+
 // TestDemoSiteContactForm: without JavaScript the form posts to the site,
 // which says plainly that it sends no mail and hands the message back,
 // escaped, as a ready-made email.
 func TestDemoSiteContactForm(t *testing.T) {
 	s := startCaddy(t, demoSite(t))
 	page := string(s.get("/contact").body)
-	if !strings.Contains(page, `<form action="/contact/message" method="post">`) {
+	if !strings.Contains(page, `<form action="/contact/message" method="post" toolname="compose_message" tooldescription="`) {
 		t.Fatalf("the contact form:\n%s", page)
 	}
 	form := url.Values{"name": {"Ann <b>Lee</b>"}, "email": {"ann@example.com"}, "message": {"Hello & welcome,\r\nsecond line <script>"}}
