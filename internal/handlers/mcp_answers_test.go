@@ -440,17 +440,24 @@ func BenchmarkMCPRead(b *testing.B) {
 				s.ServeHTTP(w, r)
 			}
 		})
-		for _, path := range []string{"kept", "sdk"} {
+		body2026, headers := with2026(b, tc.method, tc.params, metas2026[1], 0)
+		body2026 = rpc("1", tc.method, body2026)
+		for _, path := range []string{"kept", "sdk", "kept_2026", "sdk_2026"} {
 			b.Run(tc.name+"/"+path, func(b *testing.B) {
 				w := &deadlineWriter{discardWriter{h: make(http.Header)}}
+				body := body
 				r := mcpRequest(body, "")
+				if strings.HasSuffix(path, "_2026") {
+					body = body2026
+					r = mcpRequest(body, mcpRevision2026, headers...)
+				}
 				reader := strings.NewReader(body)
 				b.ReportAllocs()
 				for b.Loop() {
 					clear(w.h)
 					reader.Reset(body)
 					r.Body = io.NopCloser(reader)
-					if path == "kept" {
+					if strings.HasPrefix(path, "kept") {
 						s.ServeHTTP(w, r)
 					} else {
 						rd.mcpHandler().ServeHTTP(w, r)
