@@ -322,6 +322,9 @@ func TestServerCard(t *testing.T) {
 	}
 }
 
+// meta20260728 is the per-request _meta a 2026-07-28 client sends.
+const meta20260728 = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}`
+
 // Every kind of answer /mcp gives is declared in /openapi.json: its status,
 // its content type and its body's schema, and a JSON-RPC error carries the
 // code and id JSON-RPC prescribes.
@@ -354,6 +357,15 @@ func TestMCPAnswersAreDeclared(t *testing.T) {
 		{name: "unknown method at 2026-07-28", body: `{"jsonrpc":"2.0","id":3,"method":"tasks/list"}`,
 			headers: []string{"MCP-Protocol-Version", "2026-07-28"},
 			status:  404, contentType: "application/json", code: -32601, id: "3"},
+		// The server has no prompts and does not declare the capability:
+		// its methods are not found, as the SDK would otherwise list none.
+		{name: "prompts/list", body: `{"jsonrpc":"2.0","id":7,"method":"prompts/list"}`,
+			status: 200, contentType: "application/json", code: -32601, id: "7"},
+		{name: "prompts/get", body: `{"jsonrpc":"2.0","id":8,"method":"prompts/get","params":{"name":"x"}}`,
+			status: 200, contentType: "application/json", code: -32601, id: "8"},
+		{name: "prompts/list at 2026-07-28", body: `{"jsonrpc":"2.0","id":9,"method":"prompts/list","params":{"_meta":` + meta20260728 + `}}`,
+			headers: []string{"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "prompts/list"},
+			status:  404, contentType: "application/json", code: -32601, id: "9"},
 		{name: "not JSON-RPC", body: `{"hello":1}`,
 			status: 400, contentType: "application/json", code: -32600, id: "null"},
 		{name: "bad Accept", body: `{"jsonrpc":"2.0","id":5,"method":"ping"}`, headers: []string{"Accept", "application/json"},

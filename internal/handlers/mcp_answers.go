@@ -31,8 +31,9 @@ import (
 // encoding their result as the SDK would (see mcp_search.go). The pre-check admits a
 // request only when the SDK would certainly treat it as the canonical one:
 // anything else (another method, a notification, a batch, an unknown tool,
-// slug or URI, an argument of another shape, _meta, protocol 2026-07-28 and
-// its per-request metadata and headers) goes to the SDK as before.
+// slug or URI, an argument of another shape, _meta before protocol
+// 2026-07-28, and under it a _meta or headers the SDK would refuse or act
+// on; see mcp_revision.go) goes to the SDK as before.
 
 // mcpAnswerBudget bounds the bytes of answers a rendition keeps. Answers
 // past it are made room for by dropping others; each is made again by the
@@ -73,17 +74,24 @@ type fixedMCPRequest struct {
 	version, method, tool, arg, value string
 }
 
-// params are the canonical request's params.
+// params are the canonical request's params, with 2026-07-28's _meta
+// under that protocol.
 func (f fixedMCPRequest) params() map[string]any {
+	var p map[string]any
 	switch {
 	case f.method == "resources/read":
-		return map[string]any{f.arg: f.value}
+		p = map[string]any{f.arg: f.value}
 	case f.method != "tools/call":
-		return map[string]any{}
+		p = map[string]any{}
 	case f.arg == "":
-		return map[string]any{"name": f.tool, "arguments": map[string]any{}}
+		p = map[string]any{"name": f.tool, "arguments": map[string]any{}}
+	default:
+		p = map[string]any{"name": f.tool, "arguments": map[string]any{f.arg: f.value}}
 	}
-	return map[string]any{"name": f.tool, "arguments": map[string]any{f.arg: f.value}}
+	if f.version == mcpRevision2026 {
+		p["_meta"] = canonicalMeta
+	}
+	return p
 }
 
 // serveMCPAnswer answers a fixed-shape request from its kept answer, made
@@ -91,17 +99,17 @@ func (f fixedMCPRequest) params() map[string]any {
 // any request it does not recognise; body has been checked to be JSON.
 func (s *Service) serveMCPAnswer(w http.ResponseWriter, r *http.Request, rd *rendition, body []byte) bool {
 	start := time.Now()
-	version, ok := fixedMCPHeaders(r.Header)
+	headers, ok := fixedMCPHeaders(r.Header)
 	if !ok {
 		return false
 	}
 	call, ok := readFixedCall(body)
-	if !ok {
+	if !ok || !headers.admits(call) {
 		return false
 	}
 	if search, ok := readSearchCall(call); ok {
 		id, ok := call.answerID(body)
-		return ok && rd.serveSearch(w, search, id, start)
+		return ok && rd.serveSearch(r.Context(), w, search, headers.version, id, start)
 	}
 	req, ok := rd.fixedMCPRequest(call)
 	if !ok {
@@ -111,7 +119,7 @@ func (s *Service) serveMCPAnswer(w http.ResponseWriter, r *http.Request, rd *ren
 	if !ok {
 		return false
 	}
-	req.version = version
+	req.version = headers.version
 	a := rd.mcpAnswer(r.Context(), req)
 	if a == nil {
 		return false
@@ -132,36 +140,49 @@ func (s *Service) serveMCPAnswer(w http.ResponseWriter, r *http.Request, rd *ren
 }
 
 // fixedMCPHeaders reports whether the headers are ones the SDK answers the
-// same way for every request of a kind, and the protocol version they
-// name. Stricter than the SDK: a header it would reject, or that
-// 2026-07-28 gives a meaning (Mcp-Method, Mcp-Name, Mcp-Param-*), sends the
-// request to the SDK.
-func fixedMCPHeaders(h http.Header) (version string, ok bool) {
+// same way for every request of a kind, and gives the protocol version
+// they name and, under 2026-07-28, Mcp-Method and Mcp-Name, which admits
+// compares with the body. Stricter than the SDK: a header it would reject
+// or act on (Last-Event-ID, Mcp-Session-Id, Mcp-Param-*, one of those
+// three twice) sends the request to the SDK.
+func fixedMCPHeaders(h http.Header) (m mcpHeaders, ok bool) {
 	if ct := h[headerContentType]; len(ct) != 1 || !strings.EqualFold(ct[0], mediaJSON) {
-		return "", false
+		return mcpHeaders{}, false
 	}
 	if json, stream := acceptsMCP(h["Accept"]); !json || !stream {
-		return "", false
+		return mcpHeaders{}, false
 	}
 	for name, values := range h {
 		if !strings.HasPrefix(name, "Mcp-") && name != "Last-Event-Id" {
 			continue
 		}
-		if name != "Mcp-Protocol-Version" || len(values) != 1 {
-			return "", false
+		if len(values) != 1 {
+			return mcpHeaders{}, false
+		}
+		switch name {
+		case "Mcp-Protocol-Version":
+		case "Mcp-Method":
+			m.method, m.hasMethod = values[0], true
+		case "Mcp-Name":
+			m.name, m.hasName = values[0], true
+		default:
+			return mcpHeaders{}, false
 		}
 	}
 	switch v := h.Get("Mcp-Protocol-Version"); v {
 	case "":
-		return "", true
 	case "2025-03-26":
-		return "2025-03-26", true
+		m.version = "2025-03-26"
 	case "2025-06-18":
-		return "2025-06-18", true
+		m.version = "2025-06-18"
 	case "2025-11-25":
-		return "2025-11-25", true
+		m.version = "2025-11-25"
+	case mcpRevision2026:
+		m.version = mcpRevision2026
+	default:
+		return mcpHeaders{}, false
 	}
-	return "", false
+	return m, true
 }
 
 // acceptsMCP is the SDK's test of Accept: both application/json and
@@ -187,6 +208,8 @@ func acceptsMCP(values []string) (jsonOK, streamOK bool) {
 // params' and arguments' members that matter. Absent members are nil.
 type rpcCall struct {
 	id, method []byte
+	// meta is params' _meta.
+	meta []byte
 	// params is the whole params value; name, arguments and uri are its
 	// members, and argument the first member of arguments (argName), of
 	// argCount.
@@ -228,6 +251,8 @@ func readFixedCall(body []byte) (rpcCall, bool) {
 			return setOnce(&c.arguments, value)
 		case "uri":
 			return setOnce(&c.uri, value)
+		case "_meta":
+			return setOnce(&c.meta, value)
 		}
 		return false
 	}) {
@@ -530,6 +555,7 @@ func (rd *rendition) askSDK(ctx context.Context, req fixedMCPRequest) (head, tai
 	if req.version != "" {
 		r.Header.Set("Mcp-Protocol-Version", req.version)
 	}
+	req.canonicalHeaders(r.Header)
 	rec := httptest.NewRecorder()
 	rd.mcpHandler().ServeHTTP(rec, r)
 	const before = `{"jsonrpc":"2.0","id":`

@@ -68,6 +68,52 @@ func compareWithSDK(t testing.TB, s *Service, body, version string, headers ...s
 var oddIDs = []string{`1`, `0`, `-7`, `1.5`, `1e3`, `9007199254740993`, `-9223372036854775808`, `"abc"`, `""`,
 	`"</script>&"`, `"\u2028 ü \" \\ \n"`, `"\u00e9"`}
 
+// metas2026 are per-request _meta values of 2026-07-28 as clients send
+// them, all of which the SDK reads: the bare minimum, every capability the
+// SDK knows with the client's identity, and unusual spacing, escapes and a
+// capability the SDK does not know.
+var metas2026 = []string{
+	`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`,
+	`{"io.modelcontextprotocol/clientInfo":{"name":"claude-code","version":"2.1.0","title":"Claude <Code> & co"},` +
+		`"io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true},"sampling":{"context":{},"tools":{}},` +
+		`"elicitation":{"form":{},"url":{}},"experimental":{"x":{"y":[1,2.5,{"z":null}]}},"extensions":{"io.modelcontextprotocol/tasks":{}}},` +
+		`"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`,
+	` { "io.modelcontextprotocol/protocolVersion" : "2026-07-28" , "io.modelcontextprotocol/clientCapabilities" : { "future" : { "a" : [ ] } , "roots" : { } } ,` +
+		` "io.modelcontextprotocol/clientInfo" : { "name" : "t\u00e9st \"q\"" , "version" : "" , "websiteUrl" : "https://x.example" , "description" : "d" } } `,
+}
+
+// with2026 is method's params with meta as their _meta (first for an even
+// k, last for an odd one), and the Mcp-Method and Mcp-Name headers a
+// 2026-07-28 client sends with them.
+func with2026(t testing.TB, method, params, meta string, k int) (string, []string) {
+	t.Helper()
+	headers := []string{"Mcp-Method", method}
+	var p struct{ Name, URI string }
+	if params != "" {
+		if err := json.Unmarshal([]byte(params), &p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	switch method {
+	case "tools/call":
+		headers = append(headers, "Mcp-Name", p.Name)
+	case "resources/read":
+		headers = append(headers, "Mcp-Name", p.URI)
+	}
+	inner := ""
+	if params != "" {
+		trimmed := strings.TrimSpace(params)
+		inner = strings.TrimSpace(trimmed[1 : len(trimmed)-1])
+	}
+	switch {
+	case inner == "":
+		return `{"_meta":` + meta + `}`, headers
+	case k%2 == 0:
+		return `{"_meta":` + meta + `,` + inner + `}`, headers
+	}
+	return `{` + inner + `,"_meta":` + meta + `}`, headers
+}
+
 func rpc(id, method, params string) string {
 	if params == "" {
 		return `{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `"}`
@@ -111,6 +157,18 @@ func TestMCPAnswersAreTheSDKs(t *testing.T) {
 			}
 		}
 	}
+	// Under 2026-07-28, with the _meta and headers of several clients.
+	for _, req := range requests {
+		method, params, _ := strings.Cut(req, "\x00")
+		for k, meta := range metas2026 {
+			withMeta, headers := with2026(t, method, params, meta, k)
+			for _, id := range oddIDs {
+				if !compareWithSDK(t, s, rpc(id, method, withMeta), mcpRevision2026, headers...) {
+					t.Errorf("version 2026-07-28: %s was not answered from the kept answers", rpc(id, method, withMeta))
+				}
+			}
+		}
+	}
 	// Other spellings of the same headers.
 	for _, h := range [][]string{{"Accept", "*/*"}, {"Accept", "application/*, text/*;q=0.5"}, {"Content-Type", "APPLICATION/JSON"}} {
 		if !compareWithSDK(t, s, rpc("1", "tools/list", ""), "2025-06-18", h...) {
@@ -129,44 +187,97 @@ func TestMCPAnswersLeaveTheRestToTheSDK(t *testing.T) {
 		body, version string
 		headers       []string
 	}{
-		"notification":             {body: `{"jsonrpc":"2.0","method":"tools/list"}`},
-		"null id":                  {body: `{"jsonrpc":"2.0","id":null,"method":"tools/list"}`},
-		"batch":                    {body: `[` + rpc("1", "tools/list", "") + `]`},
-		"another method":           {body: rpc("1", "prompts/list", "")},
-		"a resources cursor":       {body: rpc("1", "resources/list", `{"cursor":"x"}`)},
-		"ping":                     {body: rpc("1", "ping", "")},
-		"initialize":               {body: rpc("1", "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}`)},
-		"a cursor":                 {body: rpc("1", "tools/list", `{"cursor":"x"}`)},
-		"_meta":                    {body: rpc("1", "tools/call", `{"name":"get_profile","_meta":{"progressToken":1}}`)},
-		"params null":              {body: rpc("1", "tools/list", `null`)},
-		"duplicate name":           {body: rpc("1", "tools/call", `{"name":"get_profile","name":"get_health"}`)},
-		"duplicate slug":           {body: rpc("1", "tools/call", `{"name":"get_insight","arguments":{"slug":"`+slug+`","slug":"x"}}`)},
-		"unknown slug":             {body: rpc("1", "tools/call", `{"name":"get_insight","arguments":{"slug":"no-such-insight"}}`)},
-		"malformed slug":           {body: rpc("1", "tools/call", `{"name":"get_insight","arguments":{"slug":"Not A Slug"}}`)},
-		"slug not a string":        {body: rpc("1", "tools/call", `{"name":"get_insight","arguments":{"slug":5}}`)},
-		"escaped slug":             {body: rpc("1", "tools/call", `{"name":"get_insight","arguments":{"slug":"\u0074`+slug[1:]+`"}}`)},
-		"extra argument":           {body: rpc("1", "tools/call", `{"name":"get_insight","arguments":{"slug":"`+slug+`","x":1}}`)},
-		"no arguments":             {body: rpc("1", "tools/call", `{"name":"get_insight"}`)},
-		"arguments null":           {body: rpc("1", "tools/call", `{"name":"get_profile","arguments":null}`)},
-		"arguments to get_profile": {body: rpc("1", "tools/call", `{"name":"get_profile","arguments":{"x":1}}`)},
-		"unknown topic":            {body: rpc("1", "tools/call", `{"name":"list_insights","arguments":{"topic":"knitting"}}`)},
-		"blank topic":              {body: rpc("1", "tools/call", `{"name":"list_insights","arguments":{"topic":" "}}`)},
-		"health":                   {body: rpc("1", "tools/call", `{"name":"get_health"}`)},
-		"unknown tool":             {body: rpc("1", "tools/call", `{"name":"nope"}`)},
-		"unknown resource":         {body: rpc("1", "resources/read", `{"uri":"https://example.com/insights/no-such-insight"}`)},
-		"other host's resource":    {body: rpc("1", "resources/read", `{"uri":"https://other.example/insights/`+slug+`"}`)},
-		"protocol 2026-07-28":      {body: rpc("1", "tools/list", ""), version: "2026-07-28"},
-		"unsupported protocol":     {body: rpc("1", "tools/list", ""), version: "2024-11-05"},
-		"no Accept":                {body: rpc("1", "tools/list", ""), headers: []string{"Accept", "application/json"}},
-		"text/plain":               {body: rpc("1", "tools/list", ""), headers: []string{"Content-Type", "text/plain"}},
-		"Last-Event-ID":            {body: rpc("1", "tools/list", ""), headers: []string{"Last-Event-ID", "x"}},
-		"Mcp-Method":               {body: rpc("1", "tools/list", ""), headers: []string{"Mcp-Method", "tools/call"}},
-		"wrong version tag":        {body: `{"jsonrpc":"1.0","id":1,"method":"tools/list"}`},
-		"object id":                {body: `{"jsonrpc":"2.0","id":{},"method":"tools/list"}`},
+		"notification":                          {body: `{"jsonrpc":"2.0","method":"tools/list"}`},
+		"null id":                               {body: `{"jsonrpc":"2.0","id":null,"method":"tools/list"}`},
+		"batch":                                 {body: `[` + rpc("1", "tools/list", "") + `]`},
+		"another method":                        {body: rpc("1", "prompts/list", "")},
+		"a resources cursor":                    {body: rpc("1", "resources/list", `{"cursor":"x"}`)},
+		"ping":                                  {body: rpc("1", "ping", "")},
+		"initialize":                            {body: rpc("1", "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}`)},
+		"a cursor":                              {body: rpc("1", "tools/list", `{"cursor":"x"}`)},
+		"_meta":                                 {body: rpc("1", "tools/call", `{"name":"get_profile","_meta":{"progressToken":1}}`)},
+		"params null":                           {body: rpc("1", "tools/list", `null`)},
+		"duplicate name":                        {body: rpc("1", "tools/call", `{"name":"get_profile","name":"get_health"}`)},
+		"duplicate slug":                        {body: rpc("1", "tools/call", `{"name":"get_insight","arguments":{"slug":"`+slug+`","slug":"x"}}`)},
+		"unknown slug":                          {body: rpc("1", "tools/call", `{"name":"get_insight","arguments":{"slug":"no-such-insight"}}`)},
+		"malformed slug":                        {body: rpc("1", "tools/call", `{"name":"get_insight","arguments":{"slug":"Not A Slug"}}`)},
+		"slug not a string":                     {body: rpc("1", "tools/call", `{"name":"get_insight","arguments":{"slug":5}}`)},
+		"escaped slug":                          {body: rpc("1", "tools/call", `{"name":"get_insight","arguments":{"slug":"\u0074`+slug[1:]+`"}}`)},
+		"extra argument":                        {body: rpc("1", "tools/call", `{"name":"get_insight","arguments":{"slug":"`+slug+`","x":1}}`)},
+		"no arguments":                          {body: rpc("1", "tools/call", `{"name":"get_insight"}`)},
+		"arguments null":                        {body: rpc("1", "tools/call", `{"name":"get_profile","arguments":null}`)},
+		"arguments to get_profile":              {body: rpc("1", "tools/call", `{"name":"get_profile","arguments":{"x":1}}`)},
+		"unknown topic":                         {body: rpc("1", "tools/call", `{"name":"list_insights","arguments":{"topic":"knitting"}}`)},
+		"blank topic":                           {body: rpc("1", "tools/call", `{"name":"list_insights","arguments":{"topic":" "}}`)},
+		"health":                                {body: rpc("1", "tools/call", `{"name":"get_health"}`)},
+		"unknown tool":                          {body: rpc("1", "tools/call", `{"name":"nope"}`)},
+		"unknown resource":                      {body: rpc("1", "resources/read", `{"uri":"https://example.com/insights/no-such-insight"}`)},
+		"other host's resource":                 {body: rpc("1", "resources/read", `{"uri":"https://other.example/insights/`+slug+`"}`)},
+		"protocol 2026-07-28 without _meta":     {body: rpc("1", "tools/list", ""), version: "2026-07-28", headers: []string{"Mcp-Method", "tools/list"}},
+		"_meta of 2026-07-28 before it":         {body: rpc("1", "tools/list", `{"_meta":`+metas2026[0]+`}`), version: "2025-11-25"},
+		"_meta of 2026-07-28 without a version": {body: rpc("1", "tools/list", `{"_meta":`+metas2026[0]+`}`)},
+		"unsupported protocol":                  {body: rpc("1", "tools/list", ""), version: "2024-11-05"},
+		"no Accept":                             {body: rpc("1", "tools/list", ""), headers: []string{"Accept", "application/json"}},
+		"text/plain":                            {body: rpc("1", "tools/list", ""), headers: []string{"Content-Type", "text/plain"}},
+		"Last-Event-ID":                         {body: rpc("1", "tools/list", ""), headers: []string{"Last-Event-ID", "x"}},
+		"Mcp-Method":                            {body: rpc("1", "tools/list", ""), headers: []string{"Mcp-Method", "tools/call"}},
+		"wrong version tag":                     {body: `{"jsonrpc":"1.0","id":1,"method":"tools/list"}`},
+		"object id":                             {body: `{"jsonrpc":"2.0","id":{},"method":"tools/list"}`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if compareWithSDK(t, s, tc.body, tc.version, tc.headers...) {
 				t.Errorf("answered from the kept answers: %s", tc.body)
+			}
+		})
+	}
+	// Under 2026-07-28: a _meta the SDK would refuse or act on, and
+	// headers that do not say what the body says.
+	const (
+		version = `"io.modelcontextprotocol/protocolVersion":"2026-07-28"`
+		caps    = `"io.modelcontextprotocol/clientCapabilities":{}`
+	)
+	profile := func(meta string) string {
+		return rpc("1", "tools/call", `{"name":"get_profile","arguments":{},"_meta":`+meta+`}`)
+	}
+	callHeaders := []string{"Mcp-Method", "tools/call", "Mcp-Name", "get_profile"}
+	for name, tc := range map[string]struct {
+		body    string
+		headers []string
+	}{
+		"no Mcp-Method":               {body: profile(metas2026[0]), headers: []string{"Mcp-Name", "get_profile"}},
+		"Mcp-Method of another":       {body: profile(metas2026[0]), headers: []string{"Mcp-Method", "tools/list", "Mcp-Name", "get_profile"}},
+		"Mcp-Method in capitals":      {body: profile(metas2026[0]), headers: []string{"Mcp-Method", "Tools/Call", "Mcp-Name", "get_profile"}},
+		"no Mcp-Name":                 {body: profile(metas2026[0]), headers: []string{"Mcp-Method", "tools/call"}},
+		"Mcp-Name of another tool":    {body: profile(metas2026[0]), headers: []string{"Mcp-Method", "tools/call", "Mcp-Name", "get_health"}},
+		"Mcp-Name on a list":          {body: rpc("1", "tools/list", `{"_meta":`+metas2026[0]+`}`), headers: []string{"Mcp-Method", "tools/list", "Mcp-Name", "x"}},
+		"Mcp-Name of another URI":     {body: rpc("1", "resources/read", `{"uri":"https://example.com/insights/`+slug+`","_meta":`+metas2026[0]+`}`), headers: []string{"Mcp-Method", "resources/read", "Mcp-Name", "https://example.com/insights/x"}},
+		"Mcp-Param header":            {body: profile(metas2026[0]), headers: append([]string{"Mcp-Param-Slug", "x"}, callHeaders...)},
+		"Mcp-Session-Id":              {body: profile(metas2026[0]), headers: append([]string{"Mcp-Session-Id", "x"}, callHeaders...)},
+		"_meta of 2025-11-25":         {body: profile(`{"io.modelcontextprotocol/protocolVersion":"2025-11-25",` + caps + `}`), headers: callHeaders},
+		"no protocol version":         {body: profile(`{` + caps + `}`), headers: callHeaders},
+		"no capabilities":             {body: profile(`{` + version + `}`), headers: callHeaders},
+		"capabilities not an object":  {body: profile(`{` + version + `,"io.modelcontextprotocol/clientCapabilities":[]}`), headers: callHeaders},
+		"capabilities null":           {body: profile(`{` + version + `,"io.modelcontextprotocol/clientCapabilities":null}`), headers: callHeaders},
+		"a capability null":           {body: profile(`{` + version + `,"io.modelcontextprotocol/clientCapabilities":{"sampling":null}}`), headers: callHeaders},
+		"a capability twice":          {body: profile(`{` + version + `,"io.modelcontextprotocol/clientCapabilities":{"roots":{},"roots":{}}}`), headers: callHeaders},
+		"listChanged a string":        {body: profile(`{` + version + `,"io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":"yes"}}}`), headers: callHeaders},
+		"sampling context true":       {body: profile(`{` + version + `,"io.modelcontextprotocol/clientCapabilities":{"sampling":{"context":true}}}`), headers: callHeaders},
+		"elicitation of another kind": {body: profile(`{` + version + `,"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"voice":{}}}}`), headers: callHeaders},
+		"clientInfo name a number":    {body: profile(`{` + version + `,` + caps + `,"io.modelcontextprotocol/clientInfo":{"name":5,"version":"1"}}`), headers: callHeaders},
+		"clientInfo icons":            {body: profile(`{` + version + `,` + caps + `,"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1","icons":[]}}`), headers: callHeaders},
+		"clientInfo not an object":    {body: profile(`{` + version + `,` + caps + `,"io.modelcontextprotocol/clientInfo":"t"}`), headers: callHeaders},
+		"logLevel":                    {body: profile(`{` + version + `,` + caps + `,"io.modelcontextprotocol/logLevel":"debug"}`), headers: callHeaders},
+		"progressToken":               {body: profile(`{` + version + `,` + caps + `,"progressToken":1}`), headers: callHeaders},
+		"a member twice":              {body: profile(`{` + version + `,` + version + `,` + caps + `}`), headers: callHeaders},
+		"an escaped member name":      {body: profile(`{"io.modelcontextprotocol\/protocolVersion":"2026-07-28",` + caps + `}`), headers: callHeaders},
+		"_meta twice":                 {body: rpc("1", "tools/call", `{"name":"get_profile","_meta":`+metas2026[0]+`,"_meta":`+metas2026[0]+`}`), headers: callHeaders},
+		"_meta not an object":         {body: rpc("1", "tools/call", `{"name":"get_profile","_meta":[]}`), headers: callHeaders},
+		"deep experimental": {body: profile(`{` + version + `,"io.modelcontextprotocol/clientCapabilities":{"experimental":{"a":` +
+			strings.Repeat(`[`, 8) + strings.Repeat(`]`, 8) + `}}}`), headers: callHeaders},
+	} {
+		t.Run("2026-07-28 "+name, func(t *testing.T) {
+			if compareWithSDK(t, s, tc.body, mcpRevision2026, tc.headers...) {
+				t.Errorf("answered from the kept answers: %v %s", tc.headers, tc.body)
 			}
 		})
 	}
@@ -273,12 +384,35 @@ func FuzzMCPAnswers(f *testing.F) {
 			f.Add([]byte(seed), version)
 		}
 	}
-	versions := []string{"", "2025-03-26", "2025-06-18", "2025-11-25"}
+	for _, seed := range []string{
+		rpc("1", "tools/list", `{"_meta":`+metas2026[0]+`}`),
+		rpc(`"b"`, "tools/call", `{"name":"get_insight","arguments":{"slug":"`+slug+`"},"_meta":`+metas2026[1]+`}`),
+		rpc("2", "resources/read", `{"_meta":`+metas2026[2]+`,"uri":"https://example.com/insights/`+slug+`"}`),
+		rpc("3", "tools/call", `{"name":"search_insights","arguments":{"query":"data","limit":2},"_meta":`+metas2026[0]+`}`),
+	} {
+		f.Add([]byte(seed), uint8(4))
+	}
+	versions := []string{"", "2025-03-26", "2025-06-18", "2025-11-25", mcpRevision2026}
 	f.Fuzz(func(t *testing.T, body []byte, version uint8) {
 		if !json.Valid(body) {
 			return // answered before the kept answers are consulted
 		}
-		compareWithSDK(t, s, string(body), versions[int(version)%len(versions)])
+		v := versions[int(version)%len(versions)]
+		var headers []string
+		if v == mcpRevision2026 {
+			// The headers a client derives from the body, so that the
+			// fuzzer reaches the kept answers.
+			var m struct {
+				Method string
+				Params struct{ Name, URI string }
+			}
+			_ = json.Unmarshal(body, &m)
+			headers = []string{"Mcp-Method", m.Method}
+			if name := m.Params.Name + m.Params.URI; name != "" {
+				headers = append(headers, "Mcp-Name", name)
+			}
+		}
+		compareWithSDK(t, s, string(body), v, headers...)
 	})
 }
 
@@ -306,17 +440,24 @@ func BenchmarkMCPRead(b *testing.B) {
 				s.ServeHTTP(w, r)
 			}
 		})
-		for _, path := range []string{"kept", "sdk"} {
+		body2026, headers := with2026(b, tc.method, tc.params, metas2026[1], 0)
+		body2026 = rpc("1", tc.method, body2026)
+		for _, path := range []string{"kept", "sdk", "kept_2026", "sdk_2026"} {
 			b.Run(tc.name+"/"+path, func(b *testing.B) {
 				w := &deadlineWriter{discardWriter{h: make(http.Header)}}
+				body := body
 				r := mcpRequest(body, "")
+				if strings.HasSuffix(path, "_2026") {
+					body = body2026
+					r = mcpRequest(body, mcpRevision2026, headers...)
+				}
 				reader := strings.NewReader(body)
 				b.ReportAllocs()
 				for b.Loop() {
 					clear(w.h)
 					reader.Reset(body)
 					r.Body = io.NopCloser(reader)
-					if path == "kept" {
+					if strings.HasPrefix(path, "kept") {
 						s.ServeHTTP(w, r)
 					} else {
 						rd.mcpHandler().ServeHTTP(w, r)

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"math"
 	"net/http"
 	"strconv"
@@ -99,9 +100,18 @@ func plainValue(raw []byte) (string, bool) {
 	return s, s != ""
 }
 
-// serveSearch answers a recognised search, reporting false, having
-// written nothing, when the search fails (the SDK then answers the error).
-func (rd *rendition) serveSearch(w http.ResponseWriter, call searchCall, id []byte, start time.Time) bool {
+// serveSearch answers a recognised search under protocol version, reporting
+// false, having written nothing, when the search fails (the SDK then
+// answers the error). Under 2026-07-28 the result starts with the _meta the
+// SDK gives every result there and ends with its resultType.
+func (rd *rendition) serveSearch(ctx context.Context, w http.ResponseWriter, call searchCall, version string, id []byte, start time.Time) bool {
+	var meta []byte
+	if version == mcpRevision2026 {
+		var ok bool
+		if meta, ok = rd.resultMeta(ctx); !ok {
+			return false
+		}
+	}
 	out, err := rd.search(call.in)
 	if err != nil {
 		return false
@@ -115,10 +125,19 @@ func (rd *rendition) serveSearch(w http.ResponseWriter, call searchCall, id []by
 	}
 	b := append(buf.answer[:0], `{"jsonrpc":"2.0","id":`...)
 	b = append(b, id...)
-	b = append(b, `,"result":{"content":[{"type":"text","text":`...)
+	b = append(b, `,"result":{`...)
+	if meta != nil {
+		b = append(b, `"_meta":`...)
+		b = append(b, meta...)
+		b = append(b, ',')
+	}
+	b = append(b, `"content":[{"type":"text","text":`...)
 	b = appendJSONString(b, buf.result)
 	b = append(b, `}],"structuredContent":`...)
 	b = append(b, buf.result...)
+	if meta != nil {
+		b = append(b, resultTypeComplete...)
+	}
 	b = append(b, "}}"...)
 	buf.answer = b
 	values := []string{mediaJSON, sdkCacheControl, strconv.Itoa(len(b))}

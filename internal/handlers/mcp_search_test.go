@@ -59,6 +59,16 @@ func TestMCPSearchAnswersAreTheSDKs(t *testing.T) {
 				}
 			}
 		}
+		// Under 2026-07-28, with the _meta and headers of several clients.
+		for i, params := range requests {
+			k := i % len(metas2026)
+			withMeta, headers := with2026(t, "tools/call", params, metas2026[k], i)
+			for _, id := range oddIDs {
+				if !compareWithSDK(t, s, rpc(id, "tools/call", withMeta), mcpRevision2026, headers...) {
+					t.Errorf("version 2026-07-28: %s was left to the SDK", withMeta)
+				}
+			}
+		}
 	}
 }
 
