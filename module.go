@@ -291,6 +291,9 @@ type Handler struct {
 	verifier      *webbotauth.Verifier
 	refused       []bool // by agents.ID; nil when no agent is refused
 	logger        *zap.Logger
+	// unset names the fields whose placeholders expanded to nothing (an
+	// environment variable that is not set), for Validate to report.
+	unset []string
 }
 
 // CaddyModule returns the Caddy module information.
@@ -301,9 +304,12 @@ func (Handler) CaddyModule() caddy.ModuleInfo {
 	}
 }
 
-// Provision expands the placeholders, validates the configuration before
-// anything else happens, then loads and validates the content and renders
-// every document that does not depend on the request.
+// Provision expands the placeholders, then loads the content, renders
+// every document that does not depend on the request and sets up the rate
+// limit, the watcher and the fetcher. Caddy calls Validate right after it:
+// a configuration that Validate refuses is left unprovisioned, so that
+// nothing is read, stored or started for it, and Validate alone reports
+// what is wrong (every invalid value, in one error).
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
 	repl := caddy.NewReplacer()
@@ -314,12 +320,12 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		expanded := repl.ReplaceKnown(*f.value, "")
 		if expanded == "" && *f.value != "" {
 			// An unset variable would silently mean the default.
-			return fmt.Errorf("%s: %s is empty (is the environment variable set?)", f.name, *f.value)
+			h.unset = append(h.unset, f.name+": "+*f.value)
 		}
 		*f.value = expanded
 	}
-	if err := h.Validate(); err != nil {
-		return err
+	if h.Validate() != nil {
+		return nil // Validate, which Caddy calls next, reports it
 	}
 
 	if h.WebBotAuth != "off" {
@@ -481,15 +487,19 @@ func (h *Handler) versionDates() (deprecation, sunset time.Time, err error) {
 	return
 }
 
-// Validate checks every configured value and changes nothing, so Provision
-// runs it before any side effect. Each error names the subdirective, which
-// is also the JSON field.
+// Validate checks every configured value, as Provision expanded it, and
+// changes nothing. Each error names the subdirective, which is also the
+// JSON field.
 func (h *Handler) Validate() error {
 	var errs []error
 	check := func(err error) {
 		if err != nil {
 			errs = append(errs, err)
 		}
+	}
+	for _, field := range h.unset {
+		name, value, _ := strings.Cut(field, ": ")
+		check(fmt.Errorf("%s: %s is empty (is the environment variable set?)", name, value))
 	}
 	if h.BaseURL != "" {
 		if _, err := origin.NormalizeBaseURL(h.BaseURL); err != nil {
