@@ -14,20 +14,6 @@ import (
 // maxBodySize caps the body of every POST endpoint.
 const maxBodySize = 64 << 10
 
-// defaultBodyTimeout is how long a POST body may take to arrive, unless
-// configured: ample for 64 KiB on any working connection, short enough that
-// a client trickling a byte at a time cannot hold connections open by the
-// thousand.
-const defaultBodyTimeout = 10 * time.Second
-
-// bodyTimeout is the configured body timeout, or the default.
-func (c *Config) bodyTimeout() time.Duration {
-	if c.BodyTimeout <= 0 {
-		return defaultBodyTimeout
-	}
-	return c.BodyTimeout
-}
-
 // errBodyTimeout is the error of a body that did not arrive in time.
 var errBodyTimeout = errors.New("the request body did not arrive in time")
 
@@ -40,7 +26,7 @@ func (s *Service) readBody(w http.ResponseWriter, r *http.Request, rd *rendition
 		return nil, false
 	}
 	start := time.Now()
-	body, err := readWithin(w, r, s.cfg.bodyTimeout())
+	body, err := readWithin(w, r, s.cfg.BodyTimeout)
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.Is(err, errBodyTimeout):

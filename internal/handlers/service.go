@@ -137,17 +137,40 @@ type Config struct {
 	loaded time.Time
 }
 
-// defaultTokenTTL is the lifetime of access tokens unless configured.
-const defaultTokenTTL = 24 * time.Hour
+// The defaults of the Config's fields left zero, all applied by
+// withDefaults.
+const (
+	defaultCLIName = "discovery"
+	// defaultTokenTTL is the lifetime of access tokens.
+	defaultTokenTTL = 24 * time.Hour
+	// defaultBodyTimeout is how long a POST body may take to arrive: ample
+	// for 64 KiB on any working connection, short enough that a client
+	// trickling a byte at a time cannot hold connections open by the
+	// thousand.
+	defaultBodyTimeout = 10 * time.Second
+)
+
+// withDefaults sets the fields left zero to their defaults: the one place
+// they are applied, so that the rest of the Service reads the fields as
+// they are.
+func (c *Config) withDefaults() {
+	if c.CLIName == "" {
+		c.CLIName = defaultCLIName
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.TokenTTL <= 0 {
+		c.TokenTTL = defaultTokenTTL
+	}
+	if c.BodyTimeout <= 0 {
+		c.BodyTimeout = defaultBodyTimeout
+	}
+}
 
 // tokenTTLSeconds is expires_in as the token package computes it: whole
 // seconds, rounded down.
-func (c *Config) tokenTTLSeconds() int {
-	if c.TokenTTL <= 0 {
-		return int(defaultTokenTTL / time.Second)
-	}
-	return int(c.TokenTTL / time.Second)
-}
+func (c *Config) tokenTTLSeconds() int { return int(c.TokenTTL / time.Second) }
 
 // Service answers the paths the discovery module owns.
 type Service struct {
@@ -183,12 +206,7 @@ func New(cfg Config) (*Service, error) {
 	if cfg.Site == nil {
 		return nil, errors.New("no content")
 	}
-	if cfg.CLIName == "" {
-		cfg.CLIName = "discovery"
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
+	cfg.withDefaults()
 	if cfg.servesSecurityTxt() {
 		cfg.loaded = cfg.Now() // security.txt's Expires counts from it
 	}

@@ -61,7 +61,7 @@ func skillName(cliName string) string {
 		name = strings.TrimRight(name[:64], "-")
 	}
 	if name == "" {
-		return "discovery"
+		return defaultCLIName
 	}
 	return name
 }
