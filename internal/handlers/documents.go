@@ -121,7 +121,7 @@ func (l links) llmsTxt() []byte {
 	b.WriteString("\nThe API, the MCP server and the documents for machines, to call rather than read:\n\n")
 	for _, listed := range []listing{listMain, listOptional} {
 		for _, rt := range l.routes {
-			if rt.Listed == listed && !rt.readsAsText() && rt.twin == "" && !strings.Contains(rt.Path, "{") {
+			if rt.Listed == listed && !rt.readsAsText() && l.cfg.twinOfPage(rt.Path) == "" && !strings.Contains(rt.Path, "{") {
 				llmsEndpoint(&b, rt.Method, l.base+rt.Path, rt.Summary, rt.Description)
 			}
 		}
@@ -134,8 +134,8 @@ func (l links) llmsTxt() []byte {
 	for _, rt := range l.routes {
 		switch {
 		case rt.Listed != listMain || strings.Contains(rt.Path, "{"):
-		case rt.twin != "":
-			if twin := l.routeAt(rt.twin); twin != nil {
+		case l.cfg.twinOfPage(rt.Path) != "":
+			if twin := l.routeAt(l.cfg.twinOfPage(rt.Path)); twin != nil {
 				llmsLink(&b, twin.Summary, l.base+twin.Path, twin.Description)
 				docs[l.base+twin.Path] = true
 			}

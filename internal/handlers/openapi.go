@@ -66,7 +66,7 @@ func (l links) openAPI31() object {
 	for i := range l.routes {
 		rt := &l.routes[i]
 		metered := rateLimited && !rt.Unmetered
-		paths[rt.Path] = object{strings.ToLower(rt.Method): operation(rt, metered, rateLimited, l.cfg.RefusesAgents)}
+		paths[rt.Path] = object{strings.ToLower(rt.Method): operation(rt, l.cfg.twinOfPage(rt.Path), metered, rateLimited, l.cfg.RefusesAgents)}
 		for _, status := range rt.problems(metered, l.cfg.RefusesAgents) {
 			used[problemUse{status, metered}] = true
 		}
@@ -205,7 +205,7 @@ func (l links) openAPIContact() object {
 
 // operation describes one route; metered says whether the route is counted
 // against the deployment's rate limit, rateLimited whether it has one.
-func operation(rt *Route, metered, rateLimited, refusing bool) object {
+func operation(rt *Route, twin string, metered, rateLimited, refusing bool) object {
 	headers := object{}
 	if rt.Versioned() {
 		headers["API-Version"] = ref("headers", "API-Version")
@@ -252,10 +252,10 @@ func operation(rt *Route, metered, rateLimited, refusing bool) object {
 		}
 		mediaType, _, _ := strings.Cut(rt.MediaType, ";")
 		success["content"] = object{mediaType: object{"schema": schema}}
-		if rt.twin != "" {
+		if twin != "" {
 			// The route answers its Markdown twin for Accept: text/markdown.
 			success["content"].(object)["text/markdown"] = object{"schema": object{"type": "string"}}
-			success["description"] = rt.Summary + "; its Markdown version (" + rt.twin + ") when Accept prefers text/markdown."
+			success["description"] = rt.Summary + "; its Markdown version (" + twin + ") when Accept prefers text/markdown."
 		}
 	}
 	responses := object{strconv.Itoa(status): success}

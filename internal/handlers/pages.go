@@ -19,7 +19,9 @@ import (
 // that twin itself, at an address that follows the page's own and, for
 // Accept: text/markdown, at the page's address.
 
-// sitePage is one page of the site that the content names.
+// sitePage is one page of the site that the content names, or one of the
+// module's own HTML pages (the developer portal): the registry of pages
+// and their Markdown twins holds both, under one path rule (twinPath).
 type sitePage struct {
 	// path is the page's path, as requests name it.
 	path string
@@ -30,6 +32,10 @@ type sitePage struct {
 	route         *Route
 	// slug is the insight of an insight's page.
 	slug string
+	// module marks a page of the module's own, which the module answers
+	// in HTML too, choosing between the page and its twin by the request's
+	// Accept (see Serve); the other pages are the site's.
+	module bool
 }
 
 // twinPath is the address of the Markdown twin of the page at path, the
@@ -173,6 +179,27 @@ func (s *Service) placeAgentRoutes() {
 	for _, t := range withTwins {
 		t.page.route = routeOf[placed[t.placeholder]]
 	}
+	// The module's own HTML pages whose twin, at the same rule's address,
+	// is one of its routes: the developer portal and /developers.md.
+	for _, rt := range s.routes {
+		if rt.MediaType != mediaHTML || rt.Method != http.MethodGet {
+			continue
+		}
+		twin := twinPath(rt.Path)
+		if route := routeOf[twin]; route != nil && !route.placeholder() && cfg.twins[twin] == nil {
+			p := &sitePage{path: rt.Path, twin: twin, twinURL: (&url.URL{Path: twin}).EscapedPath(), route: route, module: true}
+			cfg.pages[rt.Path], cfg.twins[twin] = p, p
+		}
+	}
+}
+
+// twinOfPage is the path of the Markdown twin of the page at path, the
+// site's or the module's, or "" when it has none.
+func (c *Config) twinOfPage(path string) string {
+	if p := c.pages[path]; p != nil {
+		return p.twin
+	}
+	return ""
 }
 
 // pathFor is the path of the route's document for slug, as requests name
@@ -212,12 +239,6 @@ func (l links) twinURL(link string) (string, bool) {
 func (l links) pageLink(link string) string {
 	if twin, ok := l.twinURL(link); ok {
 		return twin
-	}
-	if path, ok := l.cfg.onSite(link); ok {
-		// A page of the module's own with a twin: the developer portal.
-		if rt := l.routeAt(path); rt != nil && rt.twin != "" {
-			return l.base + rt.twin
-		}
 	}
 	return l.abs(link)
 }

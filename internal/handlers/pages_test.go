@@ -188,9 +188,14 @@ func TestPlaceAgentRoutes(t *testing.T) {
 	}
 	// A page the site structure lists but the content does not name as one
 	// of its pages (home, about, insights, an insight, the contact form)
-	// gets no twin.
-	if p := s.cfg.pages["/developers"]; p != nil {
-		t.Errorf("/developers is not named in pages, yet indexed: %+v", p)
+	// is not a site page; /developers is in the registry only as the
+	// module's portal, with its twin by the same rule, and the site check
+	// never asks the site for it.
+	if p := s.cfg.pages["/developers"]; p == nil || !p.module || p.twin != "/developers.md" || p.route == nil || p.route.Path != "/developers.md" {
+		t.Errorf("/developers in the registry: %+v, want the module's page with its twin /developers.md", p)
+	}
+	if slices.Contains(s.SitePages(), "/developers") {
+		t.Errorf("the site pages %q include the module's portal", s.SitePages())
 	}
 
 	// A contact form on another site is not a page of this one.
@@ -239,8 +244,8 @@ func TestTwinsNeverShadow(t *testing.T) {
 	if rt, _ := s.route("/auth.md"); rt == nil || rt.Path != pathAuth {
 		t.Errorf("/auth.md is %v, want the auth notes", rt)
 	}
-	if s.cfg.pages["/developers"] != nil {
-		t.Error("/developers, the module's portal, was taken for a site page")
+	if p := s.cfg.pages["/developers"]; p == nil || !p.module {
+		t.Errorf("/developers, the module's portal, was taken for a site page: %+v", p)
 	}
 	if rt, slug := s.route("/index.md"); rt == nil || rt.OperationID != "getHomeMarkdown" || slug != "" {
 		t.Errorf("/index.md is %v %q, want the home page's twin", rt, slug)

@@ -40,8 +40,9 @@ var (
 	}).Parse(portalMarkdown))
 )
 
-// pathDevelopersTwin is the portal's Markdown twin.
-const pathDevelopersTwin = pathDevelopers + ".md"
+// pathDevelopersTwin is the portal's Markdown twin, by the rule of every
+// page's twin (twinPath).
+var pathDevelopersTwin = twinPath(pathDevelopers)
 
 // portalStyleSource is the CSP source of the portal's inline style: its hash.
 var portalStyleSource = func() string {

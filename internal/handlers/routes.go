@@ -94,9 +94,6 @@ type Route struct {
 	// route only when the site has none (see SiteFirst).
 	siteFirst bool
 
-	// twin is the path of the route's own Markdown twin, which the route
-	// answers for Accept: text/markdown.
-	twin string
 	// surface is the route's metrics surface (see surfaceOf).
 	surface string
 }
@@ -370,7 +367,7 @@ var routes = []Route{
 		Summary:     "Developer portal",
 		Description: "One HTML page documenting every endpoint with examples, authentication, rate limits, errors, versioning, MCP and the CLI.",
 		MediaType:   mediaHTML, CacheControl: cacheDocument, Listed: listMain, Unmetered: true,
-		render: links.developerPortal, headers: links.portalHeaders, twin: pathDevelopersTwin,
+		render: links.developerPortal, headers: links.portalHeaders,
 	},
 	{
 		Path: pathDevelopersTwin, Method: http.MethodGet, OperationID: "getDeveloperPortalMarkdown", Tag: tagDiscovery,

@@ -293,8 +293,10 @@ func (s *Service) Site() *content.Site { return s.cfg.Site }
 // contact form and each insight's page), sorted.
 func (s *Service) SitePages() []string {
 	paths := make([]string, 0, len(s.cfg.pages))
-	for path := range s.cfg.pages {
-		paths = append(paths, (&url.URL{Path: path}).EscapedPath())
+	for path, p := range s.cfg.pages {
+		if !p.module {
+			paths = append(paths, (&url.URL{Path: path}).EscapedPath())
+		}
 	}
 	slices.Sort(paths)
 	return paths
@@ -328,6 +330,18 @@ func (s *Service) base(r *http.Request) (base string, ok bool) {
 		return s.cfg.BaseURL, true
 	}
 	return origin.RequestBase(r)
+}
+
+// modulePage is the page entry of rt when rt is a page of the module's own
+// with a Markdown twin (the developer portal), else nil.
+func (s *Service) modulePage(rt *Route) *sitePage {
+	if rt == nil {
+		return nil
+	}
+	if p := s.cfg.pages[rt.Path]; p != nil && p.module {
+		return p
+	}
+	return nil
 }
 
 // route finds the route of path and, for an insight, its slug.
@@ -373,15 +387,13 @@ func (s *Service) Serve(w http.ResponseWriter, r *http.Request, m Match) {
 		// A site page asked for as Markdown: its twin, varying on Accept.
 		f.vary = s.cfg.pageVary()
 	}
-	if rt != nil && rt.twin != "" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+	if p := s.modulePage(rt); p != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		// A module page with a Markdown twin: HTML unless the request
 		// wants Markdown (as on the site's pages), either way varying on
 		// what chose.
 		f.vary = s.cfg.pageVary()
 		if s.cfg.wantsMarkdown(r) {
-			if twin := s.byPath[rt.twin]; twin != nil {
-				rt = twin
-			}
+			rt = p.route
 		}
 	}
 	// A Host /mcp does not answer to is refused whatever the method, and
