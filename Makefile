@@ -10,7 +10,7 @@ GOTESTSUM   := $(GO) tool -modfile=$(CURDIR)/tools/go.mod gotestsum
 # that the plugin's go.mod lists only what a Caddy build needs.
 MODULES := . caddy_test
 
-.PHONY: help build run test vet unit lint tools xcaddy bench bench-go growth fuzz clean
+.PHONY: help build run test vet unit lint tools xcaddy bench bench-compare bench-go growth fuzz clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -76,6 +76,12 @@ xcaddy: ## build bin/caddy-xcaddy with the line in xcaddy.txt and check it has t
 bench: build ## load benchmark (bench/run.sh: discovery vs respond vs file_server, MCP vs REST, under wrk), then bench-go
 	bench/run.sh
 	$(MAKE) --no-print-directory bench-go
+
+# The commit bench-compare measures the working tree against.
+REV ?= HEAD~1
+
+bench-compare: ## the load benchmark of REV (default HEAD~1) and of the working tree, each target's figures side by side (bench/compare.sh)
+	bench/compare.sh '$(REV)'
 
 growth: build ## growth figures (bench/growth.sh): load time, RSS and req/s of every document at 10, 1 000, 10 000 insights
 	bench/growth.sh
