@@ -41,6 +41,9 @@ func (e *entry) staleOr(now time.Time, maxStale time.Duration) (*Document, error
 func (f *Fetcher) store(key string, doc *Document, ttl time.Duration, err error) {
 	now := f.now()
 	e := f.entries[key]
+	if e == nil && err != nil && f.opts.FailureTTL == 0 {
+		return // failures are not remembered, and there is nothing else to keep
+	}
 	if e == nil {
 		e = &entry{key: key}
 		e.elem = f.lru.PushFront(e)

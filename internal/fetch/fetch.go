@@ -1,6 +1,6 @@
 // Package fetch owns every request the module makes to somebody else's
-// server: the key directories of Web Bot Auth agents, and later the OAuth
-// Client ID Metadata Documents of clients. The URLs come from requests, so
+// server: the key directories of Web Bot Auth agents and the OAuth Client
+// ID Metadata Documents of clients. The URLs come from requests, so
 // the attacker picks them; a Fetcher therefore only speaks https to public
 // addresses (checked on the address actually dialled, so DNS rebinding does
 // not get through), reads a bounded body in bounded time, and caches what it
@@ -50,6 +50,12 @@ const (
 
 // NoRedirects, as Options.MaxRedirects, makes every redirect a failure.
 const NoRedirects = -1
+
+// None, as Options.MinTTL, FailureTTL or MaxStale, means no time at all
+// (zero means the default): a response that forbids reuse is fetched again
+// at the next ask, a failure is not remembered, a stale document is never
+// served.
+const None time.Duration = -1
 
 // maxURLLen bounds the URLs the fetcher accepts; longer ones are refused
 // before any work is done.
@@ -111,7 +117,8 @@ type Options struct {
 	// it is fetched again. The server's Cache-Control max-age (or Expires)
 	// sets the lifetime within them; no-store, no-cache and max-age=0 give
 	// MinTTL, since a document must be held to be used at all. Defaults
-	// 5 min and 24 h.
+	// 5 min and 24 h. MinTTL None honours them to the letter, for callers
+	// that wait on Get: such a document is fetched again at every ask.
 	MinTTL time.Duration
 	MaxTTL time.Duration
 	// DefaultTTL is the lifetime of a document whose response says nothing
@@ -119,12 +126,12 @@ type Options struct {
 	DefaultTTL time.Duration
 	// FailureTTL is how long a failed fetch is remembered: the URL is not
 	// fetched again before it ends, so a failing origin is not hammered.
-	// Default 1 min.
+	// Default 1 min; None remembers no failure.
 	FailureTTL time.Duration
 	// MaxStale is how long past its lifetime a document is still served
 	// while fetching it again fails: an origin's outage then does not
 	// withdraw its keys at once. A successful fetch always replaces the
-	// document. Default 24 h.
+	// document. Default 24 h; None serves no stale document.
 	MaxStale time.Duration
 
 	// MaxEntries bounds the cache, in URLs; the least recently used is
@@ -224,21 +231,24 @@ func (o *Options) setDefaults() error {
 		return errors.New("fetch: AllowHTTP requires AllowPrivate")
 	}
 	for _, d := range []struct {
-		name string
-		v    *time.Duration
-		def  time.Duration
+		name   string
+		v      *time.Duration
+		def    time.Duration
+		noneOK bool
 	}{
-		{"Timeout", &o.Timeout, DefaultTimeout},
-		{"MinTTL", &o.MinTTL, DefaultMinTTL},
-		{"MaxTTL", &o.MaxTTL, DefaultMaxTTL},
-		{"DefaultTTL", &o.DefaultTTL, DefaultTTL},
-		{"FailureTTL", &o.FailureTTL, DefaultFailureTTL},
-		{"MaxStale", &o.MaxStale, DefaultMaxStale},
+		{"Timeout", &o.Timeout, DefaultTimeout, false},
+		{"MinTTL", &o.MinTTL, DefaultMinTTL, true},
+		{"MaxTTL", &o.MaxTTL, DefaultMaxTTL, false},
+		{"DefaultTTL", &o.DefaultTTL, DefaultTTL, false},
+		{"FailureTTL", &o.FailureTTL, DefaultFailureTTL, true},
+		{"MaxStale", &o.MaxStale, DefaultMaxStale, true},
 	} {
-		if *d.v < 0 {
+		switch {
+		case *d.v == None && d.noneOK:
+			*d.v = 0
+		case *d.v < 0:
 			return fmt.Errorf("fetch: %s must not be negative", d.name)
-		}
-		if *d.v == 0 {
+		case *d.v == 0:
 			*d.v = d.def
 		}
 	}
@@ -375,6 +385,22 @@ func (f *Fetcher) prefetchLocked(key string, e *entry, now time.Time) {
 		return
 	}
 	f.startLocked(key, true)
+}
+
+// Forget drops what the cache holds for rawURL, so that the next ask
+// fetches it again: for a caller that found the document unusable, which
+// must not be served from the cache as if it were good.
+func (f *Fetcher) Forget(rawURL string) {
+	key, err := f.normalize(rawURL)
+	if err != nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if e := f.entries[key]; e != nil {
+		f.lru.Remove(e.elem)
+		delete(f.entries, key)
+	}
 }
 
 // Close stops the fetches under way, waits for them to end, and makes

@@ -575,3 +575,74 @@ func waitCached(t *testing.T, f *Fetcher, u string) *Document {
 	t.Fatalf("%s never cached", u)
 	return nil
 }
+
+// TestNone: a fetcher for callers that wait, set to None, keeps nothing the
+// server did not allow: a no-store document is fetched again at every ask, a
+// failure is not remembered, and a stale document is never served.
+func TestNone(t *testing.T) {
+	var failing atomic.Bool
+	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if failing.Load() {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		jsonHandler(strings.TrimPrefix(r.URL.Path, "/"))(w, r)
+	})
+	f, c := newTestFetcher(t, s, Options{MinTTL: None, FailureTTL: None, MaxStale: None})
+	ctx := context.Background()
+	for range 3 {
+		if _, err := f.Get(ctx, s.URL+"/no-store"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := s.Hits("/no-store"); n != 3 {
+		t.Errorf("a no-store document was fetched %d times for 3 asks, want 3", n)
+	}
+	if _, err := f.Get(ctx, s.URL+"/max-age=60"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Get(ctx, s.URL+"/max-age=60"); err != nil || s.Hits("/max-age=60") != 1 {
+		t.Errorf("a fresh document was fetched again: %v, %d fetches", err, s.Hits("/max-age=60"))
+	}
+
+	failing.Store(true)
+	for range 2 {
+		if _, err := f.Get(ctx, s.URL+"/failing"); !errors.Is(err, ErrStatus) {
+			t.Fatalf("Get = %v, want ErrStatus", err)
+		}
+	}
+	if n := s.Hits("/failing"); n != 2 {
+		t.Errorf("with FailureTTL None a failing origin was asked %d times for 2 asks, want 2", n)
+	}
+	c.Advance(time.Minute + time.Second)
+	if _, err := f.Get(ctx, s.URL+"/max-age=60"); !errors.Is(err, ErrStatus) {
+		t.Errorf("with MaxStale None a stale document was served during an outage: %v", err)
+	}
+	if _, ok := f.Cached(s.URL + "/max-age=60"); ok {
+		t.Error("Cached served a stale document with MaxStale None")
+	}
+	if _, err := New(Options{Timeout: None}); err == nil {
+		t.Error("Timeout None was accepted")
+	}
+}
+
+// TestForget: a document the caller found unusable is fetched again.
+func TestForget(t *testing.T) {
+	s := newServer(t, jsonHandler("max-age=600"))
+	f, _ := newTestFetcher(t, s, Options{})
+	ctx := context.Background()
+	u := s.URL + "/doc"
+	for range 2 {
+		if _, err := f.Get(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+		f.Forget(u)
+	}
+	if n := s.Hits("/doc"); n != 2 {
+		t.Errorf("a forgotten document was fetched %d times for 2 asks, want 2", n)
+	}
+	if _, ok := f.Cached(u); ok {
+		t.Error("Cached served a forgotten document")
+	}
+	f.Forget("http://not-fetchable/") // no panic, nothing to drop
+}
