@@ -25,6 +25,15 @@ func TestVerifyAccessTokenAllocations(t *testing.T) {
 			}
 		})
 	}
+	bound, _, err := iss.IssueAccessTokenFor([]string{"https://a.example/mcp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/mcp", "/api/v1/profile"} {
+		if n := testing.AllocsPerRun(100, func() { _, _ = iss.VerifyAccessTokenAt(bound, "https://a.example", path) }); n > 0 {
+			t.Fatalf("VerifyAccessTokenAt(%s) allocates %v objects, want 0", path, n)
+		}
+	}
 	h := "Bearer " + tok
 	if n := testing.AllocsPerRun(100, func() { _, _ = ParseAuthorization(h) }); n != 0 {
 		t.Fatalf("ParseAuthorization allocates %v objects, want 0", n)

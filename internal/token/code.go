@@ -24,13 +24,14 @@ import (
 var ErrVerifier = errors.New("token: code verifier does not match the challenge")
 
 const (
-	clientPrefix   = "dcl_"
-	clientVersion  = 1
-	codePrefix     = "dac_"
-	codeVersion    = 1
-	challengeLen   = sha256.Size // an S256 challenge, decoded
-	fixedCodeLen   = 1 + 8 + nonceLen + sha256.Size + challengeLen + sha256.Size
-	maxClientIDLen = 4096 // longest client id VerifyClient reads
+	clientPrefix     = "dcl_"
+	clientVersion    = 1
+	codePrefix       = "dac_"
+	codeVersion      = 1           // a code for every resource
+	boundCodeVersion = 2           // a code bound to resources (RFC 8707)
+	challengeLen     = sha256.Size // an S256 challenge, decoded
+	fixedCodeLen     = 1 + 8 + nonceLen + sha256.Size + challengeLen + sha256.Size
+	maxClientIDLen   = 4096 // longest client id VerifyClient reads
 
 	// MaxRedirectURIs is the most redirect URIs one client can register.
 	MaxRedirectURIs = 4
@@ -107,20 +108,32 @@ type Code struct {
 	// redeemed until Expires and refuses it the second time.
 	ID      string
 	Expires time.Time
+	// Resources are the RFC 8707 resources of the authorization request,
+	// which the token may be bound to; none when it named none.
+	Resources []string
 }
 
 // IssueCode returns an authorization code for the client, the redirect URI
-// the authorization response goes to, and the S256 code challenge (decoded,
-// 32 bytes). The code is "dac_" and the unpadded base64url of version 1,
-// the expiry as big-endian Unix seconds, 16 random bytes, a SHA-256 of the
-// client id and redirect URI, the challenge, and an HMAC-SHA256 of all of
-// that.
-func (i *Issuer) IssueCode(clientID, redirectURI string, challenge []byte) (string, error) {
+// the authorization response goes to, the S256 code challenge (decoded,
+// 32 bytes) and the RFC 8707 resources of the request (checked by
+// CheckResources; none for a request that named none). The code is "dac_"
+// and the unpadded base64url of version 1 (2 with resources), the expiry
+// as big-endian Unix seconds, 16 random bytes, a SHA-256 of the client id
+// and redirect URI, the challenge, with version 2 the resources encoded as
+// in an access token, and an HMAC-SHA256 of all of that.
+func (i *Issuer) IssueCode(clientID, redirectURI string, challenge []byte, resources []string) (string, error) {
 	if len(challenge) != challengeLen {
 		return "", fmt.Errorf("the challenge must be %d bytes, got %d", challengeLen, len(challenge))
 	}
-	b := make([]byte, 0, fixedCodeLen)
-	b = append(b, codeVersion)
+	if err := CheckResources(resources); err != nil {
+		return "", err
+	}
+	version := byte(codeVersion)
+	if len(resources) > 0 {
+		version = boundCodeVersion
+	}
+	b := make([]byte, 0, fixedCodeLen+1+MaxResources+MaxResourcesLen)
+	b = append(b, version)
 	b = binary.BigEndian.AppendUint64(b, uint64(i.now().Add(i.codeTTL).Unix()))
 	b = b[:len(b)+nonceLen]
 	if _, err := rand.Read(b[len(b)-nonceLen:]); err != nil {
@@ -129,6 +142,9 @@ func (i *Issuer) IssueCode(clientID, redirectURI string, challenge []byte) (stri
 	binding := codeBinding(clientID, redirectURI)
 	b = append(b, binding[:]...)
 	b = append(b, challenge...)
+	if version == boundCodeVersion {
+		b = appendResources(b, resources)
+	}
 	b = append(b, sign(i.codeKey, b)...)
 	return codePrefix + b64.EncodeToString(b), nil
 }
@@ -139,11 +155,11 @@ func (i *Issuer) IssueCode(clientID, redirectURI string, challenge []byte) (stri
 // 7636 S256). It does not record the use: that is the caller's, with the
 // returned ID. It never panics.
 func (i *Issuer) RedeemCode(code, clientID, redirectURI, verifier string) (Code, error) {
-	if len(code) > 2*fixedCodeLen || !strings.HasPrefix(code, codePrefix) || !isBase64URL(code[len(codePrefix):]) {
+	if len(code) > 2*(fixedCodeLen+1+MaxResources+MaxResourcesLen) || !strings.HasPrefix(code, codePrefix) || !isBase64URL(code[len(codePrefix):]) {
 		return Code{}, ErrMalformed
 	}
 	b, err := b64.DecodeString(code[len(codePrefix):])
-	if err != nil || len(b) != fixedCodeLen || b[0] != codeVersion {
+	if err != nil || !(len(b) == fixedCodeLen && b[0] == codeVersion || len(b) > fixedCodeLen && b[0] == boundCodeVersion) {
 		return Code{}, ErrMalformed
 	}
 	body, sum := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
@@ -156,7 +172,14 @@ func (i *Issuer) RedeemCode(code, clientID, redirectURI, verifier string) (Code,
 	}
 	nonce := body[9 : 9+nonceLen]
 	binding := body[9+nonceLen : 9+nonceLen+sha256.Size]
-	challenge := body[9+nonceLen+sha256.Size:]
+	challenge := body[9+nonceLen+sha256.Size : 9+nonceLen+sha256.Size+challengeLen]
+	var resources []string
+	if b[0] == boundCodeVersion {
+		var ok bool
+		if resources, ok = readResources(body[9+nonceLen+sha256.Size+challengeLen:]); !ok {
+			return Code{}, ErrMalformed
+		}
+	}
 	want := codeBinding(clientID, redirectURI)
 	if subtle.ConstantTimeCompare(binding, want[:]) != 1 {
 		return Code{}, ErrForeign
@@ -165,7 +188,7 @@ func (i *Issuer) RedeemCode(code, clientID, redirectURI, verifier string) (Code,
 	if subtle.ConstantTimeCompare(challenge, got[:]) != 1 {
 		return Code{}, ErrVerifier
 	}
-	return Code{ID: b64.EncodeToString(nonce), Expires: expires}, nil
+	return Code{ID: b64.EncodeToString(nonce), Expires: expires, Resources: resources}, nil
 }
 
 // codeBinding ties a code to its client and redirect URI; neither contains

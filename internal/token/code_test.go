@@ -86,14 +86,14 @@ func TestCodeRoundTrip(t *testing.T) {
 	client, _ := i.RegisterClient([]string{"http://127.0.0.1/cb"})
 	redirect := "http://127.0.0.1:5173/cb"
 	verifier, challenge := pkce("v")
-	code, err := i.IssueCode(client, redirect, challenge)
+	code, err := i.IssueCode(client, redirect, challenge, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(code, "dac_") {
 		t.Errorf("code %q", code)
 	}
-	other, _ := i.IssueCode(client, redirect, challenge)
+	other, _ := i.IssueCode(client, redirect, challenge, nil)
 	if other == code {
 		t.Error("two codes are equal")
 	}
@@ -124,7 +124,7 @@ func TestCodeRoundTrip(t *testing.T) {
 		"tampered":           {"dac_" + base64.RawURLEncoding.EncodeToString(raw), client, redirect, verifier, ErrSignature},
 		"garbage":            {"dac_abc", client, redirect, verifier, ErrMalformed},
 		"a client id":        {client, client, redirect, verifier, ErrMalformed},
-		"oversized":          {"dac_" + strings.Repeat("A", 400), client, redirect, verifier, ErrMalformed},
+		"oversized":          {"dac_" + strings.Repeat("A", 3000), client, redirect, verifier, ErrMalformed},
 		"another secret's":   {mustCode(t, newIssuer(t, Config{Secret: otherSecret, Now: c.Now}), client, redirect, challenge), client, redirect, verifier, ErrSignature},
 		"without the prefix": {code[4:], client, redirect, verifier, ErrMalformed},
 	} {
@@ -145,7 +145,7 @@ func TestCodeRoundTrip(t *testing.T) {
 
 func mustCode(t *testing.T, i *Issuer, client, redirect string, challenge []byte) string {
 	t.Helper()
-	code, err := i.IssueCode(client, redirect, challenge)
+	code, err := i.IssueCode(client, redirect, challenge, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func mustCode(t *testing.T, i *Issuer, client, redirect string, challenge []byte
 
 func TestIssueCodeRefusesOtherChallenges(t *testing.T) {
 	i := newIssuer(t, Config{})
-	if _, err := i.IssueCode("dcl_x", "https://a/cb", []byte("short")); err == nil {
+	if _, err := i.IssueCode("dcl_x", "https://a/cb", []byte("short"), nil); err == nil {
 		t.Error("a 5-byte challenge was accepted")
 	}
 }

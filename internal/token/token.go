@@ -43,7 +43,8 @@ var (
 	// ErrExpired means the token was genuine but its lifetime has ended.
 	ErrExpired = errors.New("token: expired")
 	// ErrForeign means a genuinely signed assertion is meant for another
-	// issuer or audience, or is not an anonymous registration.
+	// issuer or audience, or is not an anonymous registration; or that a
+	// genuine access token was issued for another resource (RFC 8707).
 	ErrForeign = errors.New("token: issued for another audience or type")
 	// ErrNotBearer means the Authorization header uses another scheme.
 	ErrNotBearer = errors.New("token: authorization scheme is not Bearer")
@@ -51,8 +52,9 @@ var (
 
 const (
 	accessPrefix    = "dsc_"
-	accessVersion   = 1
-	maxAccessLen    = 512  // longest token string VerifyAccessToken reads
+	accessVersion   = 1    // a token valid for every resource
+	boundVersion    = 2    // a token bound to its resources (RFC 8707)
+	maxAccessLen    = 1024 // longest token string VerifyAccessToken reads
 	maxHeaderLen    = 4096 // longest Authorization header or assertion read
 	nonceLen        = 16
 	fixedAccessLen  = 1 + 1 + 8 + nonceLen + sha256.Size // all but the scope
@@ -216,15 +218,36 @@ type Claims struct {
 // encoding of: version 1, scope length, scope, expiry as big-endian Unix
 // seconds, 16 random bytes (so no two tokens are equal), and an HMAC-SHA256 of
 // all of that. It is deliberately not a JWT: clients must treat it as opaque.
+// It is valid for every resource of the service.
 func (i *Issuer) IssueAccessToken() (token string, expiresIn int, err error) {
+	return i.IssueAccessTokenFor(nil)
+}
+
+// IssueAccessTokenFor is IssueAccessToken for a token bound to resources
+// (RFC 8707 resource indicators, absolute URLs checked by CheckResources):
+// with none it is IssueAccessToken's token; with some, version 2, which
+// carries them between the random bytes and the MAC (their number, then
+// each with its length as one byte), and which VerifyAccessTokenAt accepts
+// only on an address one of them covers (see Covers).
+func (i *Issuer) IssueAccessTokenFor(resources []string) (token string, expiresIn int, err error) {
+	if err := CheckResources(resources); err != nil {
+		return "", 0, err
+	}
+	version := byte(accessVersion)
+	if len(resources) > 0 {
+		version = boundVersion
+	}
 	expires := i.now().Add(i.ttl).Unix()
-	b := make([]byte, 0, fixedAccessLen+len(Scope))
-	b = append(b, accessVersion, byte(len(Scope)))
+	b := make([]byte, 0, fixedAccessLen+len(Scope)+1+MaxResources+MaxResourcesLen)
+	b = append(b, version, byte(len(Scope)))
 	b = append(b, Scope...)
 	b = binary.BigEndian.AppendUint64(b, uint64(expires))
 	b = b[:len(b)+nonceLen]
 	if _, err := rand.Read(b[len(b)-nonceLen:]); err != nil {
 		return "", 0, fmt.Errorf("reading random bytes: %w", err)
+	}
+	if version == boundVersion {
+		b = appendResources(b, resources)
 	}
 	s := i.access.Get().(*macState)
 	s.mac.Reset()
@@ -234,11 +257,25 @@ func (i *Issuer) IssueAccessToken() (token string, expiresIn int, err error) {
 	return accessPrefix + b64.EncodeToString(b), int(i.ttl / time.Second), nil
 }
 
-// VerifyAccessToken checks a token and returns its claims. The MAC is checked,
-// in constant time, before expiry or scope are read, so unauthenticated bytes
-// never influence anything but the ErrMalformed/ErrSignature outcome. It does
-// not allocate on the success path and never panics.
+// VerifyAccessToken checks a token and returns its claims, whatever
+// resources it is bound to: for a caller that is every resource at once.
+// VerifyAccessTokenAt is the check for one address.
 func (i *Issuer) VerifyAccessToken(token string) (Claims, error) {
+	return i.verifyAccess(token, "", "", false)
+}
+
+// VerifyAccessTokenAt checks a token presented at the address base+path
+// (base a scheme and host, path absolute) and returns its claims. A token
+// bound to resources is ErrForeign unless one of them covers the address.
+// The MAC is checked, in constant time, before expiry, scope or resources
+// are read, so unauthenticated bytes never influence anything but the
+// ErrMalformed/ErrSignature outcome. It does not allocate on the success
+// path and never panics.
+func (i *Issuer) VerifyAccessTokenAt(token, base, path string) (Claims, error) {
+	return i.verifyAccess(token, base, path, true)
+}
+
+func (i *Issuer) verifyAccess(token, base, path string, atAddress bool) (Claims, error) {
 	if len(token) > maxAccessLen || !strings.HasPrefix(token, accessPrefix) ||
 		!isBase64URL(token[len(accessPrefix):]) {
 		return Claims{}, ErrMalformed
@@ -253,7 +290,10 @@ func (i *Issuer) VerifyAccessToken(token string) (Claims, error) {
 	}
 	b := s.raw[:n]
 	scopeLen := int(b[1])
-	if b[0] != accessVersion || n != fixedAccessLen+scopeLen {
+	switch {
+	case b[0] == accessVersion && n == fixedAccessLen+scopeLen:
+	case b[0] == boundVersion && n > fixedAccessLen+scopeLen:
+	default:
 		return Claims{}, ErrMalformed
 	}
 	body, mac := b[:n-sha256.Size], b[n-sha256.Size:]
@@ -268,6 +308,16 @@ func (i *Issuer) VerifyAccessToken(token string) (Claims, error) {
 		return Claims{}, ErrMalformed
 	}
 	expires := time.Unix(int64(binary.BigEndian.Uint64(body[2+scopeLen:])), 0)
+	if body[0] == boundVersion {
+		resources := body[2+scopeLen+8+nonceLen:]
+		covered, ok := coversAddress(resources, base, path)
+		if !ok {
+			return Claims{}, ErrMalformed
+		}
+		if atAddress && !covered {
+			return Claims{}, ErrForeign
+		}
+	}
 	if !i.now().Before(expires) {
 		return Claims{}, ErrExpired
 	}
