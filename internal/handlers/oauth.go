@@ -10,17 +10,21 @@ import (
 	"net/netip"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/cimd"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
 )
 
-// The anonymous OAuth 2.1 authorization code flow: dynamic client
-// registration (RFC 7591), the authorization endpoint (RFC 6749 section 4.1
-// with PKCE, RFC 7636, S256 only) and the authorization_code grant. There is
+// The anonymous OAuth 2.1 authorization code flow: clients identified by
+// dynamic client registration (RFC 7591) or by a Client ID Metadata Document
+// (a client_id that is the https URL of the client's metadata), the
+// authorization endpoint (RFC 6749 section 4.1 with PKCE, RFC 7636, S256
+// only) and the authorization_code grant, with RFC 8707 resource indicators. There is
 // no login and no consent screen: the only scope is public:read, which grants
 // nothing beyond unauthenticated access, so there is nobody to identify and
 // nothing to consent to. The flow exists because MCP clients recover from a
@@ -112,13 +116,13 @@ type registrationError struct {
 // authorizationRequest is the query of the authorization endpoint.
 type authorizationRequest struct {
 	ResponseType        string `json:"response_type" schema:"enum=code"`
-	ClientID            string `json:"client_id" jsonschema:"The client_id from the registration endpoint."`
+	ClientID            string `json:"client_id" jsonschema:"The client_id from the registration endpoint, or the https URL of the client's metadata document when client_id_metadata_document_supported is true."`
 	RedirectURI         string `json:"redirect_uri,omitempty" schema:"format=uri" jsonschema:"One of the registered redirect URIs, exactly; on a loopback host any port. Optional when exactly one is registered."`
 	CodeChallenge       string `json:"code_challenge" schema:"pattern=^[A-Za-z0-9_-]{43}$" jsonschema:"BASE64URL(SHA-256(code_verifier)), RFC 7636."`
 	CodeChallengeMethod string `json:"code_challenge_method" schema:"enum=S256"`
 	State               string `json:"state,omitempty" jsonschema:"Returned unchanged with the code or the error."`
 	Scope               string `json:"scope,omitempty" schema:"enum=public:read"`
-	Resource            string `json:"resource,omitempty" schema:"format=uri" jsonschema:"RFC 8707: this site or one of its addresses, such as its MCP endpoint."`
+	Resource            string `json:"resource,omitempty" schema:"format=uri" jsonschema:"RFC 8707: this site or one of its addresses, such as its MCP endpoint; the token is then valid there only (at that address and below it)."`
 }
 
 // serveClientRegistration registers a client (RFC 7591). The client id
@@ -308,16 +312,64 @@ func validPort(p string) bool {
 	return n >= 1 && n <= 65535
 }
 
-// ownResource reports whether an RFC 8707 resource indicator names this
-// site: its base URL, or an address the service answers (such as /mcp).
-// Every token is valid on all of them, so no audience is recorded.
-func (s *Service) ownResource(base, resource string) bool {
+// ownResource returns an RFC 8707 resource indicator in the spelling a
+// token is bound to, when it names this site: its base URL, or an address
+// the service answers (such as /mcp), written as base plus path without a
+// trailing slash. ok is false for any other.
+func (s *Service) ownResource(base, resource string) (canonical string, ok bool) {
 	u, err := url.Parse(resource)
 	if err != nil || u.User != nil || u.RawQuery != "" || strings.Contains(resource, "#") ||
 		!strings.EqualFold(u.Scheme+"://"+u.Host, base) {
-		return false
+		return "", false
 	}
-	return u.Path == "" || u.Path == "/" || s.Owns(u.Path)
+	if u.Path != "" && u.Path != "/" && !s.Owns(u.Path) {
+		return "", false
+	}
+	return base + strings.TrimSuffix(u.Path, "/"), true
+}
+
+// ownResources returns the canonical forms of resource indicators (see
+// ownResource), each once, or ok false when one is not this site's or
+// they are more than a token can carry.
+func (s *Service) ownResources(base string, resources []string) (canonical []string, ok bool) {
+	for _, res := range resources {
+		c, ok := s.ownResource(base, res)
+		if !ok {
+			return nil, false
+		}
+		if !slices.Contains(canonical, c) {
+			canonical = append(canonical, c)
+		}
+	}
+	return canonical, token.CheckResources(canonical) == nil
+}
+
+// invalidTarget is the description of an invalid_target error.
+func invalidTarget(base string) string {
+	return "The resource must be this site, " + base + ", or one of its addresses such as " + base + pathMCP +
+		" (RFC 8707), at most " + strconv.Itoa(token.MaxResources) + " of them."
+}
+
+// clientRedirectURIs returns the redirect URIs a client id stands for: the
+// ones a registered id encodes, or the ones the Client ID Metadata Document
+// at a URL id lists (fetched within cimd.Wait, or from the cache). When the
+// id is refused, it says why in a sentence for the client instead.
+func (s *Service) clientRedirectURIs(ctx context.Context, base, clientID string) (uris []string, refused string) {
+	if cimd.IsURL(clientID) {
+		if s.cfg.ClientMetadata == nil {
+			return nil, "The client_id is a URL, but this site does not use Client ID Metadata Documents; register the client at " + base + pathClientRegistration + "."
+		}
+		c, err := s.cfg.ClientMetadata.Client(ctx, clientID)
+		if err != nil {
+			return nil, "The client_id " + quote(clientID) + " is refused: " + err.Error() + "."
+		}
+		return c.RedirectURIs, ""
+	}
+	uris, err := s.verifier.VerifyClient(clientID)
+	if err != nil {
+		return nil, "The client_id is not one this service registered" + clientError(err) + "."
+	}
+	return uris, ""
 }
 
 // serveAuthorize is the authorization endpoint. A request is answered at
@@ -331,7 +383,11 @@ func (s *Service) ownResource(base, resource string) bool {
 func (s *Service) serveAuthorize(w http.ResponseWriter, r *http.Request, rd *rendition) {
 	refuse := func(detail string) {
 		p := newProblem(rd.base, codeBadRequest, r, detail)
-		p.Hint = "Register the client at " + rd.base + pathClientRegistration + " with its redirect URIs, and send its client_id, one of those redirect_uri values, response_type=code and an S256 code_challenge here; " + rd.base + pathAuth + " describes the flow."
+		p.Hint = "Register the client at " + rd.base + pathClientRegistration + " with its redirect URIs"
+		if s.cfg.ClientMetadata != nil {
+			p.Hint += " (or use the https URL of its Client ID Metadata Document as its client_id)"
+		}
+		p.Hint += ", and send its client_id, one of those redirect_uri values, response_type=code and an S256 code_challenge here; " + rd.base + pathAuth + " describes the flow."
 		writeProblem(w, r, p)
 	}
 	query, err := url.ParseQuery(r.URL.RawQuery)
@@ -348,9 +404,9 @@ func (s *Service) serveAuthorize(w http.ResponseWriter, r *http.Request, rd *ren
 		refuse("The client_id or redirect_uri parameter is repeated.")
 		return
 	}
-	registered, err := s.verifier.VerifyClient(clientID[0])
-	if err != nil {
-		refuse("The client_id is not one this service registered" + clientError(err) + ".")
+	registered, refused := s.clientRedirectURIs(r.Context(), rd.base, clientID[0])
+	if refused != "" {
+		refuse(refused)
 		return
 	}
 	var target string
@@ -371,12 +427,19 @@ func (s *Service) serveAuthorize(w http.ResponseWriter, r *http.Request, rd *ren
 		refuse("The redirect_uri parameter is missing, and the client registered more than one.")
 		return
 	}
-	if problem := authorizationProblem(query, func(resources []string) bool { return s.ownResources(rd.base, resources) }); problem != "" {
+	// A registration checks its redirect URIs; a metadata document's are
+	// checked here, by the same rules, when one is used.
+	if reason := checkRedirectURI(target); reason != "" {
+		refuse("The redirect URI " + quote(target) + " " + reason + ".")
+		return
+	}
+	resources, ownResources := s.ownResources(rd.base, query["resource"])
+	if problem := authorizationProblem(query, ownResources); problem != "" {
 		refuse(problem)
 		return
 	}
 
-	code, err := s.verifier.IssueCode(clientID[0], target, mustDecodeChallenge(query.Get("code_challenge")))
+	code, err := s.verifier.IssueCode(clientID[0], target, mustDecodeChallenge(query.Get("code_challenge")), resources)
 	if err != nil {
 		panic(err) // the system's random source failed
 	}
@@ -399,8 +462,8 @@ func (s *Service) serveAuthorize(w http.ResponseWriter, r *http.Request, rd *ren
 
 // authorizationProblem says what makes an authorization request invalid,
 // with its RFC 6749 error code first, or "" when it is valid. ownResources
-// checks RFC 8707 resource indicators.
-func authorizationProblem(query url.Values, ownResources func([]string) bool) string {
+// says whether its RFC 8707 resource indicators name this site.
+func authorizationProblem(query url.Values, ownResources bool) string {
 	for name, values := range query {
 		if len(values) > 1 && name != "resource" {
 			return "invalid_request: the parameter " + name + " is repeated."
@@ -422,8 +485,8 @@ func authorizationProblem(query url.Values, ownResources func([]string) bool) st
 		return "invalid_request: the code_challenge is not an S256 challenge: 43 base64url characters of a SHA-256 hash."
 	case !onlyScope(query.Get("scope")):
 		return "invalid_scope: the only scope is " + tokenScope + "."
-	case !ownResources(query["resource"]):
-		return "invalid_target: the resource must be this site or one of its addresses, such as its /mcp (RFC 8707)."
+	case !ownResources:
+		return "invalid_target: the resource must be this site or one of its addresses, such as its /mcp, at most " + strconv.Itoa(token.MaxResources) + " of them (RFC 8707)."
 	}
 	return ""
 }
@@ -449,15 +512,6 @@ func onlyScope(scope string) bool {
 	return true
 }
 
-func (s *Service) ownResources(base string, resources []string) bool {
-	for _, res := range resources {
-		if !s.ownResource(base, res) {
-			return false
-		}
-	}
-	return true
-}
-
 // clientError says why a client id was refused.
 func clientError(err error) string {
 	switch {
@@ -470,8 +524,9 @@ func clientError(err error) string {
 
 // redeemCode answers the authorization_code grant: the code must be genuine,
 // unexpired, issued to this client for this redirect URI, match the PKCE
-// verifier, and not have been redeemed before on any instance.
-func (s *Service) redeemCode(w http.ResponseWriter, r *http.Request, rd *rendition, form url.Values, fail func(code, description string)) {
+// verifier, and not have been redeemed before on any instance. requested
+// are the token request's resources, canonical.
+func (s *Service) redeemCode(w http.ResponseWriter, r *http.Request, rd *rendition, form url.Values, requested []string, fail func(code, description string)) {
 	code, clientID, verifier, redirect := form.Get("code"), form.Get("client_id"), form.Get("code_verifier"), form.Get("redirect_uri")
 	switch {
 	case code == "":
@@ -487,20 +542,24 @@ func (s *Service) redeemCode(w http.ResponseWriter, r *http.Request, rd *renditi
 		fail("invalid_request", "The code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9, -, ., _ and ~ (RFC 7636 section 4.1).")
 		return
 	}
-	registered, err := s.verifier.VerifyClient(clientID)
-	if err != nil {
-		fail("invalid_client", "The client_id is not one this service registered"+clientError(err)+".")
-		return
-	}
-	if redirect == "" {
-		if len(registered) != 1 {
+	if redirect == "" || !cimd.IsURL(clientID) {
+		// A code names its client and redirect URI under the MAC: with
+		// both given, a metadata document need not be fetched again.
+		registered, refused := s.clientRedirectURIs(r.Context(), rd.base, clientID)
+		if refused != "" {
+			fail("invalid_client", refused)
+			return
+		}
+		if redirect == "" && len(registered) != 1 {
 			fail("invalid_request", "The redirect_uri parameter is missing, and the client registered more than one.")
 			return
 		}
-		redirect = registered[0]
-	}
-	if !s.ownResources(rd.base, form["resource"]) {
-		fail("invalid_target", "The resource must be this site, "+rd.base+", or one of its addresses such as "+rd.base+pathMCP+" (RFC 8707).")
+		if redirect == "" {
+			redirect = registered[0]
+		}
+	} else if s.cfg.ClientMetadata == nil || cimd.CheckURL(clientID) != nil {
+		_, refused := s.clientRedirectURIs(r.Context(), rd.base, clientID)
+		fail("invalid_client", refused)
 		return
 	}
 	grant, err := s.verifier.RedeemCode(code, clientID, redirect, verifier)
@@ -518,6 +577,19 @@ func (s *Service) redeemCode(w http.ResponseWriter, r *http.Request, rd *renditi
 		fail("invalid_grant", "The code is not an authorization code of this service.")
 		return
 	}
+	// RFC 8707 section 2.2: the token is for the resources of the
+	// authorization request, or for some of them that the token request
+	// names.
+	resources := grant.Resources
+	if len(requested) > 0 {
+		for _, res := range requested {
+			if len(grant.Resources) > 0 && !slices.ContainsFunc(grant.Resources, func(g string) bool { return token.Covers(g, res) }) {
+				fail("invalid_target", "The resource "+quote(res)+" was not among the resources of the authorization request, "+strings.Join(grant.Resources, ", ")+" (RFC 8707 section 2.2).")
+				return
+			}
+		}
+		resources = requested
+	}
 	first, err := s.ledger.Spend(r.Context(), grant.ID, grant.Expires)
 	if err != nil {
 		// Without the ledger a code could be used twice: refuse, as a
@@ -529,7 +601,7 @@ func (s *Service) redeemCode(w http.ResponseWriter, r *http.Request, rd *renditi
 		fail("invalid_grant", "The authorization code has already been used; a code is good for one token. Start the authorization again.")
 		return
 	}
-	s.issueToken(w, r, rd, grantAuthorizationCode)
+	s.issueToken(w, r, rd, grantAuthorizationCode, resources)
 }
 
 // validVerifier checks RFC 7636's code_verifier grammar.

@@ -6,7 +6,7 @@
 // (rendition.go); and the site's pages the content names, with their
 // Markdown twins (pages.go, markdown.go, convert_serve.go).
 //
-// Imports from the module: content, internal/convert, internal/metrics, internal/negotiate, internal/origin, internal/ratelimit, internal/token.
+// Imports from the module: content, internal/cimd, internal/convert, internal/metrics, internal/negotiate, internal/origin, internal/ratelimit, internal/token.
 package handlers
 
 import (
@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/cimd"
 	"github.com/caddy-discovery/caddy-discovery/internal/convert"
 	"github.com/caddy-discovery/caddy-discovery/internal/negotiate"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
@@ -78,6 +79,9 @@ type Config struct {
 	// redeemed once; instances sharing TokenSecret must share it. nil means
 	// a ledger in this process's memory.
 	CodeLedger CodeLedger
+	// ClientMetadata resolves the client ids that are URLs of Client ID
+	// Metadata Documents; nil refuses them.
+	ClientMetadata *cimd.Resolver
 	// ServiceName and Version identify the service in health reports.
 	ServiceName string
 	Version     string

@@ -27,11 +27,11 @@ type tokenRequest struct {
 	GrantType    string `json:"grant_type" schema:"enum=authorization_code|client_credentials|urn:ietf:params:oauth:grant-type:jwt-bearer"`
 	Code         string `json:"code,omitempty" jsonschema:"With the authorization_code grant: the code from the authorization endpoint, valid 60 seconds, usable once."`
 	CodeVerifier string `json:"code_verifier,omitempty" schema:"pattern=^[A-Za-z0-9._~-]{43,128}$" jsonschema:"With the authorization_code grant: the PKCE verifier (RFC 7636)."`
-	ClientID     string `json:"client_id,omitempty" jsonschema:"With the authorization_code grant: the client_id from the registration endpoint."`
+	ClientID     string `json:"client_id,omitempty" jsonschema:"With the authorization_code grant: the client_id of the authorization request."`
 	RedirectURI  string `json:"redirect_uri,omitempty" schema:"format=uri" jsonschema:"With the authorization_code grant: the redirect_uri of the authorization request; optional when the client registered one."`
 	Assertion    string `json:"assertion,omitempty" jsonschema:"With the JWT-bearer grant: the identity_assertion from /agent/identity."`
 	Scope        string `json:"scope,omitempty" schema:"enum=public:read"`
-	Resource     string `json:"resource,omitempty" schema:"format=uri" jsonschema:"RFC 8707: this site or one of its addresses; the token is valid on all of them."`
+	Resource     string `json:"resource,omitempty" schema:"format=uri" jsonschema:"RFC 8707: this site or one of its addresses; the token is then valid there only (at that address and below it). With the authorization_code grant, one of the resources of the authorization request (by default all of them)."`
 }
 
 // oauthError is RFC 6749 section 5.2's error response.
@@ -65,13 +65,14 @@ func (s *Service) serveRegister(w http.ResponseWriter, r *http.Request, rd *rend
 	if _, ok := s.readBody(w, r, rd, ""); !ok {
 		return
 	}
-	s.issueToken(w, r, rd, "register")
+	s.issueToken(w, r, rd, "register", nil)
 }
 
 // issueToken answers with a new access token, counted under grant (an
-// OAuth grant type, or "register" for /agent/register).
-func (s *Service) issueToken(w http.ResponseWriter, r *http.Request, rd *rendition, grant string) {
-	tok, expiresIn, err := rd.tokens.IssueAccessToken()
+// OAuth grant type, or "register" for /agent/register), bound to resources
+// (canonical, see ownResource) when there are any.
+func (s *Service) issueToken(w http.ResponseWriter, r *http.Request, rd *rendition, grant string, resources []string) {
+	tok, expiresIn, err := rd.tokens.IssueAccessTokenFor(resources)
 	if err != nil {
 		panic(err) // the system's random source failed
 	}
@@ -185,13 +186,18 @@ func (s *Service) serveToken(w http.ResponseWriter, r *http.Request, rd *renditi
 		fail("invalid_scope", "The only scope is "+tokenScope+".")
 		return
 	}
+	resources, ok := s.ownResources(rd.base, form["resource"])
+	if !ok {
+		fail("invalid_target", invalidTarget(rd.base))
+		return
+	}
 	switch grant := form.Get("grant_type"); grant {
 	case "":
 		fail("invalid_request", "The grant_type parameter is missing.")
 	case grantAuthorizationCode:
-		s.redeemCode(w, r, rd, form, fail)
+		s.redeemCode(w, r, rd, form, resources, fail)
 	case grantClientCredentials:
-		s.issueToken(w, r, rd, grant)
+		s.issueToken(w, r, rd, grant, resources)
 	case grantJWTBearer:
 		assertion := form.Get("assertion")
 		if assertion == "" {
@@ -202,7 +208,7 @@ func (s *Service) serveToken(w http.ResponseWriter, r *http.Request, rd *renditi
 			fail("invalid_grant", assertionError(err))
 			return
 		}
-		s.issueToken(w, r, rd, grant)
+		s.issueToken(w, r, rd, grant, resources)
 	default:
 		fail("unsupported_grant_type", "The grant type "+quote(grant)+" is not supported; use "+grantAuthorizationCode+", "+grantClientCredentials+" or "+grantJWTBearer+".")
 	}
@@ -250,12 +256,14 @@ func (s *Service) checkAuthorization(w http.ResponseWriter, r *http.Request, bas
 	}
 	detail := "The bearer token is malformed."
 	if err == nil {
-		_, err = s.verifier.VerifyAccessToken(tok)
+		_, err = s.verifier.VerifyAccessTokenAt(tok, base, r.URL.Path)
 		switch {
 		case err == nil:
 			return true
 		case errors.Is(err, token.ErrExpired):
 			detail = "The bearer token has expired."
+		case errors.Is(err, token.ErrForeign):
+			detail = "The bearer token was issued for another resource (RFC 8707): ask for one for " + base + protectedResourceResource(rt.Path) + "."
 		case errors.Is(err, token.ErrSignature):
 			detail = "The bearer token was not issued by this service, or was altered."
 		}
@@ -277,6 +285,16 @@ func invalidToken(base string, r *http.Request, rt *Route, detail string) *Probl
 	p.Hint = "Omit the Authorization header (no token is needed), or get a new token with POST " + base + pathRegister +
 		" or the OAuth flow the metadata at " + base + protectedResourceMetadataPath(rt.Path) + " describes."
 	return p
+}
+
+// protectedResourceResource is the path of the resource identifier of the
+// route at path, after the base URL: its protected resource metadata's
+// resource.
+func protectedResourceResource(path string) string {
+	if path == pathMCP {
+		return pathMCP
+	}
+	return ""
 }
 
 // protectedResourceMetadataPath is the address of the RFC 9728 metadata of

@@ -80,6 +80,7 @@ type authorizationServerMetadata struct {
 	ServiceDocumentation              string   `json:"service_documentation" schema:"format=uri" jsonschema:"The developer portal."`
 	// RFC 9207: the authorization response names its issuer, against mix-up.
 	AuthorizationResponseISSParameterSupported bool `json:"authorization_response_iss_parameter_supported" schema:"const=true" jsonschema:"The redirect carries iss (RFC 9207)."`
+	ClientIDMetadataDocumentSupported          bool `json:"client_id_metadata_document_supported" jsonschema:"Whether a client_id may be the https URL of the client's metadata document (draft-ietf-oauth-client-id-metadata-document)."`
 }
 
 func (l links) authorizationServerMetadata() authorizationServerMetadata {
@@ -97,6 +98,7 @@ func (l links) authorizationServerMetadata() authorizationServerMetadata {
 		JWKSURI:                                    l.base + pathJWKS,
 		ServiceDocumentation:                       l.base + pathAuth,
 		AuthorizationResponseISSParameterSupported: true,
+		ClientIDMetadataDocumentSupported:          l.cfg.ClientMetadata != nil,
 	}
 }
 
