@@ -44,6 +44,8 @@ func init() {
 //		distributed    [<read_interval> [<write_interval>]]
 //		token_secret   <secret>
 //		token_ttl      <duration>
+//		client_id_metadata    on|off|private
+//		client_id_metadata_ca <pem file>...
 //		body_timeout   <duration>
 //		mcp_host_check on|off
 //		mcp_discovery  on|off
@@ -145,6 +147,18 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			if h.WebBotAuth != "on" && h.WebBotAuth != "off" && h.WebBotAuth != "private" {
 				return d.Errf("web_bot_auth: must be on, off or private, got '%s'", h.WebBotAuth)
+			}
+		case "client_id_metadata":
+			if !d.AllArgs(&h.ClientIDMetadata) {
+				return d.ArgErr()
+			}
+			if h.ClientIDMetadata != "on" && h.ClientIDMetadata != "off" && h.ClientIDMetadata != "private" {
+				return d.Errf("client_id_metadata: must be on, off or private, got '%s'", h.ClientIDMetadata)
+			}
+		case "client_id_metadata_ca":
+			h.ClientIDMetadataCA = d.RemainingArgs()
+			if len(h.ClientIDMetadataCA) == 0 {
+				return d.ArgErr()
 			}
 		case "verified_agent_quota":
 			args := d.RemainingArgs()

@@ -2,7 +2,7 @@
 // discovery API for one person and their published articles: a read-only
 // JSON API under /api/v1 and the documents agents look for.
 //
-// Imports from the module: content, internal/agents, internal/fetch, internal/handlers, internal/metrics, internal/origin, internal/ratelimit, internal/sitecheck, internal/token, internal/webbotauth.
+// Imports from the module: content, internal/agents, internal/cimd, internal/fetch, internal/handlers, internal/metrics, internal/origin, internal/ratelimit, internal/sitecheck, internal/token, internal/webbotauth.
 package discovery
 
 import (
@@ -26,6 +26,7 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/agents"
+	"github.com/caddy-discovery/caddy-discovery/internal/cimd"
 	"github.com/caddy-discovery/caddy-discovery/internal/fetch"
 	"github.com/caddy-discovery/caddy-discovery/internal/handlers"
 	"github.com/caddy-discovery/caddy-discovery/internal/metrics"
@@ -238,6 +239,26 @@ type Handler struct {
 	// other's tokens. Changing it invalidates every token issued.
 	TokenSecret string `json:"token_secret,omitempty"`
 
+	// ClientIDMetadata lets OAuth clients identify themselves with a Client
+	// ID Metadata Document: a client_id that is the https URL of a JSON
+	// document of the client's metadata, which the authorization endpoint
+	// fetches (waiting at most 3 s; at most 5 KiB, no redirects, cached
+	// as its Cache-Control allows, at most 1000 documents) and whose
+	// redirect_uris it then accepts. "on" (the default) fetches from
+	// public addresses only; "private" also from loopback and private
+	// addresses, for tests and intranets, at the cost that anyone who can
+	// send an authorization request can make the server fetch from that
+	// network (link-local addresses, where cloud metadata services
+	// live, stay refused); "off" refuses URL client ids, and clients
+	// register instead.
+	ClientIDMetadata string `json:"client_id_metadata,omitempty"`
+
+	// ClientIDMetadataCA are PEM files of certificate authorities
+	// trusted, beside the system's, for the https of Client ID Metadata
+	// Documents: an intranet's own authority, or a test's. Global
+	// placeholders are expanded at load. Default: the system's only.
+	ClientIDMetadataCA []string `json:"client_id_metadata_ca,omitempty"`
+
 	// TokenTTL is the lifetime of access tokens. Default: 24h (expires_in
 	// 86400).
 	TokenTTL caddy.Duration `json:"token_ttl,omitempty"`
@@ -289,6 +310,7 @@ type Handler struct {
 	site          *siteState
 	fetcher       *fetch.Fetcher
 	verifier      *webbotauth.Verifier
+	clients       *cimd.Resolver
 	refused       []bool // by agents.ID; nil when no agent is refused
 	logger        *zap.Logger
 	// unset names the fields whose placeholders expanded to nothing (an
@@ -324,8 +346,22 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		}
 		*f.value = expanded
 	}
+	for i, file := range h.ClientIDMetadataCA {
+		if h.ClientIDMetadataCA[i] = repl.ReplaceKnown(file, ""); h.ClientIDMetadataCA[i] == "" {
+			h.unset = append(h.unset, "client_id_metadata_ca: "+file)
+		}
+	}
 	if h.Validate() != nil {
 		return nil // Validate, which Caddy calls next, reports it
+	}
+	if h.ClientIDMetadata != "off" {
+		roots, err := trustedRoots(h.ClientIDMetadataCA)
+		if err != nil {
+			return fmt.Errorf("client_id_metadata_ca: %w", err)
+		}
+		if h.clients, err = cimd.New(cimd.Options{AllowPrivate: h.ClientIDMetadata == "private", RootCAs: roots}); err != nil {
+			return fmt.Errorf("client_id_metadata: %w", err)
+		}
 	}
 
 	if h.WebBotAuth != "off" {
@@ -381,6 +417,8 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		RateLimit:   limit,
 		OnPanic:     h.logPanic,
 		CodeLedger:  newStorageLedger(ctx.Storage(), h.logger),
+
+		ClientMetadata: h.clients,
 
 		Sitemap:             on(h.Sitemap),
 		SiteSitemaps:        h.SiteSitemaps,
@@ -555,6 +593,14 @@ func (h *Handler) Validate() error {
 	default:
 		check(fmt.Errorf("web_bot_auth: must be on, off or private, got %q", h.WebBotAuth))
 	}
+	switch h.ClientIDMetadata {
+	case "", "on", "off", "private":
+	default:
+		check(fmt.Errorf("client_id_metadata: must be on, off or private, got %q", h.ClientIDMetadata))
+	}
+	if len(h.ClientIDMetadataCA) > 0 && h.ClientIDMetadata == "off" {
+		check(fmt.Errorf("client_id_metadata_ca: client_id_metadata is off, so no document is fetched"))
+	}
 	for _, agent := range h.RefuseAgents {
 		if !agents.IsAI(agent) {
 			check(fmt.Errorf("refuse_agents: %q is not an agent of the list (%s)", agent, strings.Join(agents.Labels()[:len(agents.Families)], ", ")))
@@ -586,6 +632,9 @@ func (h *Handler) Cleanup() error {
 	}
 	if h.fetcher != nil {
 		h.fetcher.Close()
+	}
+	if h.clients != nil {
+		h.clients.Close()
 	}
 	if h.watcher != nil {
 		h.watcher.stop()
