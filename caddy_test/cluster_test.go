@@ -139,7 +139,7 @@ func (c *cluster) authorize(t *testing.T, p *process, client, clientID string) (
 	t.Helper()
 	verifier, challenge := newPKCE()
 	query := authorizationQuery(clientID, loopbackRedirect, challenge)
-	query.Set("resource", clusterBase+"/mcp")
+	query.Set("resource", clusterBase) // the whole site: its token is good at /api too
 	resp, _, err := p.send(http.MethodGet, "/oauth/authorize?"+query.Encode(), client, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +150,7 @@ func (c *cluster) authorize(t *testing.T, p *process, client, clientID string) (
 	}
 	code = loc.Query().Get("code")
 	return code, url.Values{"grant_type": {"authorization_code"}, "code": {code}, "code_verifier": {verifier},
-		"client_id": {clientID}, "redirect_uri": {loopbackRedirect}, "resource": {clusterBase + "/mcp"}}.Encode()
+		"client_id": {clientID}, "redirect_uri": {loopbackRedirect}, "resource": {clusterBase}}.Encode()
 }
 
 // redeem posts form to p's token endpoint and returns the status, the

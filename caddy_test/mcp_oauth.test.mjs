@@ -1,7 +1,9 @@
 // The official TypeScript MCP SDK's OAuth client against a real Caddy: a
 // client holding a stale token gets 401 from /mcp and recovers with no human
-// (discovery, registration, authorization, token) and then calls a tool.
-// Run by TestMCPOAuthRecovery with DISCOVERY_TEST_BASE_URL set.
+// (discovery, registration or a Client ID Metadata Document, authorization,
+// token) and then calls a tool. Run by TestMCPOAuthRecovery with
+// DISCOVERY_TEST_BASE_URL set, and DISCOVERY_TEST_CLIENT_METADATA_URL: the
+// https URL of this client's metadata document, served by the Go test.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -10,14 +12,19 @@ import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 
 const base = process.env.DISCOVERY_TEST_BASE_URL;
 if (!base) throw new Error("DISCOVERY_TEST_BASE_URL is not set");
+const clientMetadataUrl = process.env.DISCOVERY_TEST_CLIENT_METADATA_URL;
+if (!clientMetadataUrl) throw new Error("DISCOVERY_TEST_CLIENT_METADATA_URL is not set");
 
 // A provider for an unattended client: redirectToAuthorization follows the
 // authorization URL itself, as a browser would, and reads the code from the
 // redirect instead of running a callback listener.
 class UnattendedProvider {
-  constructor(staleToken) {
+  constructor(staleToken, metadataUrl) {
     this.stored = { tokens: { access_token: staleToken, token_type: "Bearer" } };
     this.code = undefined;
+    // With it, the SDK uses the URL as its client_id when the server
+    // advertises client_id_metadata_document_supported; without, it registers.
+    this.clientMetadataUrl = metadataUrl;
   }
   get redirectUrl() {
     return "http://127.0.0.1:33418/callback";
@@ -77,8 +84,8 @@ function recordingFetch(log) {
   };
 }
 
-async function recover(staleToken) {
-  const provider = new UnattendedProvider(staleToken);
+async function recover(staleToken, metadataUrl) {
+  const provider = new UnattendedProvider(staleToken, metadataUrl);
   const log = [];
   const transport = () =>
     new StreamableHTTPClientTransport(new URL(base + "/mcp"), { authProvider: provider, fetch: recordingFetch(log) });
@@ -122,10 +129,43 @@ test("a client whose token came from another site's secret recovers too", async 
   await client.close();
 });
 
-test("the recovered token is a plain bearer token for the REST API too", async () => {
+test("the recovered token is bound to /mcp: the REST API refuses it and names its own metadata", async () => {
   const { provider } = await recover("stale");
   const res = await fetch(base + "/api/v1/profile", {
     headers: { authorization: `Bearer ${provider.stored.tokens.access_token}` },
   });
-  assert.equal(res.status, 200);
+  assert.equal(res.status, 401);
+  assert.match(res.headers.get("www-authenticate"), /^Bearer error="invalid_token"/);
+  assert.match(res.headers.get("www-authenticate"), /resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource"/);
+  assert.match((await res.json()).detail, /issued for another resource/);
+});
+
+test("a client with a Client ID Metadata Document recovers unattended, without registering", async () => {
+  const { provider, log, client } = await recover("dsc_" + "B".repeat(60), clientMetadataUrl);
+  assert.equal(provider.stored.client.client_id, clientMetadataUrl);
+  assert.match(provider.stored.tokens.access_token, /^dsc_/);
+  for (const step of [
+    "POST /mcp",
+    "GET /.well-known/oauth-protected-resource/mcp",
+    "GET /.well-known/oauth-authorization-server",
+    "POST /oauth/token",
+  ]) {
+    assert.ok(log.includes(step), `${step} is not in ${JSON.stringify(log)}`);
+  }
+  assert.ok(!log.includes("POST /oauth/register"), `the client registered: ${JSON.stringify(log)}`);
+  const health = await client.callTool({ name: "get_health" });
+  assert.notEqual(health.isError, true);
+  assert.equal(health.structuredContent.status, "ok");
+  await client.close();
+});
+
+test("a Client ID Metadata Document client recovers again once its token is stale", async () => {
+  const first = await recover("stale", clientMetadataUrl);
+  await first.client.close();
+  // The same client, its token gone stale: the document is cached or fetched again.
+  const { provider, client } = await recover("dsc_" + "C".repeat(60), clientMetadataUrl);
+  assert.equal(provider.stored.client.client_id, clientMetadataUrl);
+  const list = await client.callTool({ name: "list_insights" });
+  assert.ok(list.structuredContent.count >= 1);
+  await client.close();
 });

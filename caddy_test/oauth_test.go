@@ -173,17 +173,39 @@ func TestAuthorizationCodeFlow(t *testing.T) {
 	if r.StatusCode != http.StatusOK || tok["token_type"] != "Bearer" || tok["scope"] != "public:read" || tok["refresh_token"] != nil {
 		t.Fatalf("token response %d %v", r.StatusCode, tok)
 	}
+	// The token is for /mcp (RFC 8707): good there, refused elsewhere with
+	// the challenge that names where to ask.
+	bearer := "Bearer " + tok["access_token"].(string)
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+	if r := s.mcpPost(initialize, "Authorization", bearer); r.StatusCode != http.StatusOK {
+		t.Errorf("/mcp with its token: %d %s", r.StatusCode, r.body)
+	}
 	for _, path := range []string{"/api/v1/profile", "/llms.txt"} {
-		if r := s.get(path, "Authorization", "Bearer "+tok["access_token"].(string)); r.StatusCode != http.StatusOK {
-			t.Errorf("%s with the token: %d", path, r.StatusCode)
+		r := s.get(path, "Authorization", bearer)
+		s.validate(r)
+		if r.StatusCode != http.StatusUnauthorized || !strings.Contains(string(r.body), "issued for another resource") ||
+			!strings.HasPrefix(r.Header.Get("WWW-Authenticate"), `Bearer error="invalid_token"`) {
+			t.Errorf("%s with the token for /mcp: %d %s", path, r.StatusCode, r.body)
 		}
 	}
 	// A code is good once.
 	wantOAuthError(t, s.exchange(form), http.StatusBadRequest, "invalid_grant")
 
+	// Without resource, as before RFC 8707: a token for every address.
+	query := authorizationQuery(client, redirect, challenge)
+	query.Del("resource")
+	form.Set("code", redirected(t, s.authorize(query), redirect).Get("code"))
+	form.Del("resource")
+	r = s.exchange(form)
+	for _, path := range []string{"/api/v1/profile", "/llms.txt"} {
+		if r := s.get(path, "Authorization", "Bearer "+r.json(t)["access_token"].(string)); r.StatusCode != http.StatusOK {
+			t.Errorf("%s with a token for no resource in particular: %d", path, r.StatusCode)
+		}
+	}
+
 	// An https redirect URI gets a page naming its host, not a redirect. A
 	// registered URI with a query keeps it; state is optional.
-	query := authorizationQuery(client, "https://app.example/cb?tenant=7", challenge)
+	query = authorizationQuery(client, "https://app.example/cb?tenant=7", challenge)
 	query.Del("state")
 	q = consented(t, s.authorize(query), "https://app.example/cb?tenant=7")
 	if _, ok := q["state"]; ok || q.Get("tenant") != "7" || q.Get("code") == "" {
