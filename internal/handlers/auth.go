@@ -33,8 +33,10 @@ recovers by itself.
    ` + "`grant_type=client_credentials`" + `; no client authentication (` + "`token_endpoint_auth_methods_supported: [\"none\"]`" + `).
 3. **Identity assertion** (the auth.md agent flow): get an anonymous identity, then exchange its assertion with the
    JWT-bearer grant (RFC 7523).
-4. **Authorization code with PKCE** (OAuth 2.1, what MCP clients do on their own after a 401): register a client, follow
-   the authorization endpoint's redirect, exchange the code. There is no login: nothing private is behind this
+{{if .CIMD}}4. **Authorization code with PKCE** (OAuth 2.1, what MCP clients do on their own after a 401): register a client,
+   or name it by the https URL of its Client ID Metadata Document; follow the authorization endpoint's redirect,
+   exchange the code.{{else}}4. **Authorization code with PKCE** (OAuth 2.1, what MCP clients do on their own after a 401): register a client, follow
+   the authorization endpoint's redirect, exchange the code.{{end}} There is no login: nothing private is behind this
    service, and ` + "`{{.Scope}}`" + ` is what every anonymous caller has anyway. A redirect URI on a loopback address or with a
    private-use scheme (RFC 8252) gets the code at once, so the flow completes unattended; an https redirect URI gets a
    page that names its host and links there, so that this site never forwards anyone to another site by itself.
@@ -90,9 +92,17 @@ curl -X POST {{.Base}}{{.ClientRegistration}} -H 'Content-Type: application/json
 returns 201 with ` + "`client_id`" + ` and the registered metadata. Redirect URIs: 1 to 4, at most 1024 bytes together; https,
 http only on a loopback host (127.0.0.1, [::1], localhost), or a native app's private-use scheme; no fragment. The
 ` + "`client_id`" + ` is the registration itself, a signed encoding of the redirect URIs: nothing is stored, so it never expires
-(unless the site changes its token secret: then register again). Client ID Metadata Documents (URL client ids) are
-not supported, so this site never fetches a URL a client names; clients that prefer them fall back to this endpoint.
-
+(unless the site changes its token secret: then register again).
+{{if .CIMD}}
+Or skip registration: a client that publishes a Client ID Metadata Document uses its https URL as the ` + "`client_id`" + `
+(` + "`client_id_metadata_document_supported: true`" + ` in the metadata). The document is JSON with ` + "`client_id`" + ` (its own URL,
+exactly), ` + "`client_name`" + ` and ` + "`redirect_uris`" + `, and ` + "`token_endpoint_auth_method` `none`" + ` if any; no client secret.
+This site fetches it at the authorization request (https, no redirects, at most 5 KiB, waiting at most 3 seconds),
+keeps it as its ` + "`Cache-Control`" + ` allows, and accepts the redirect URIs it lists by the rules above.
+{{else}}
+Client ID Metadata Documents (URL client ids) are switched off on this site, so it never fetches a URL a client names;
+clients that prefer them fall back to this endpoint.
+{{end}}
 Then send the user agent, or a plain GET, to the authorization endpoint, with PKCE (S256 only):
 
 ` + "```" + `
@@ -104,7 +114,8 @@ curl -i -G {{.Base}}{{.Authorize}} -d response_type=code -d client_id=<client_id
 It answers 302 at once, to the redirect URI with ` + "`code`, `state`" + ` (unchanged) and ` + "`iss`" + ` (RFC 9207). The
 ` + "`redirect_uri`" + ` must be a registered one exactly; on a loopback host any port is accepted (RFC 8252), and it may be left
 out when exactly one is registered. ` + "`scope`" + ` may only be ` + "`{{.Scope}}`" + `; ` + "`resource`" + ` (RFC 8707), if sent, must be
-{{.Base}} or one of its addresses such as {{.Base}}/mcp.
+{{.Base}} or one of its addresses such as {{.Base}}/mcp, and the token is then valid there (and below) only: one
+for {{.Base}}/mcp is refused on /api/v1 with ` + "`invalid_token`" + `. Without ` + "`resource`" + ` the token is valid everywhere.
 
 Exchange the code within {{.CodeTTL}} seconds, once:
 
@@ -128,15 +139,17 @@ A valid token is accepted on every public endpoint and changes nothing about the
 
 - Token endpoint errors follow RFC 6749 section 5.2, status 400, ` + "`{\"error\",\"error_description\"}`" + `:
   ` + "`invalid_request`" + ` (no grant type, a missing, repeated or malformed parameter, or a body that is not form-encoded),
-  ` + "`invalid_client`" + ` (a client_id this site did not register), ` + "`unsupported_grant_type`" + `,
+  ` + "`invalid_client`" + ` (a client_id this site did not register{{if .CIMD}}, or whose metadata document is
+  refused{{end}}), ` + "`unsupported_grant_type`" + `,
   ` + "`invalid_grant`" + ` (a code that is expired, already used, issued to another client or redirect URI, or whose
   ` + "`code_verifier`" + ` does not match; an assertion that is malformed, expired, tampered with or not from this service),
-  ` + "`invalid_scope`" + ` (a scope other than ` + "`{{.Scope}}`" + `), ` + "`invalid_target`" + ` (a resource that is not this site).
+  ` + "`invalid_scope`" + ` (a scope other than ` + "`{{.Scope}}`" + `), ` + "`invalid_target`" + ` (a resource that is not this site, or one
+  the authorization request did not name).
 - Registration errors follow RFC 7591 section 3.2.2, status 400: ` + "`invalid_redirect_uri`" + `, ` + "`invalid_client_metadata`" + `.
 - The authorization endpoint redirects only a request that is valid in every respect. Any other gets a 400 problem
   whose ` + "`detail`" + ` begins with the RFC 6749 error: ` + "`invalid_request`" + ` (no PKCE, ` + "`plain`" + ` PKCE, a malformed challenge, a
-  repeated parameter), ` + "`unsupported_response_type`, `invalid_scope`, `invalid_target`" + `; an unknown client or an
-  unregistered redirect URI likewise. Errors are never sent to a redirect URI, so no link to this site forwards to
+  repeated parameter), ` + "`unsupported_response_type`, `invalid_scope`, `invalid_target`" + `; an unknown client,
+  {{if .CIMD}}a refused metadata document (the detail names the rule it breaks), {{end}}an unregistered redirect URI likewise. Errors are never sent to a redirect URI, so no link to this site forwards to
   another.
 - A malformed, expired or forged Bearer token gets a 401 ` + "`application/problem+json`" + ` with code ` + "`invalid_token`" + ` and
   ` + "`WWW-Authenticate: Bearer error=\"invalid_token\", scope=\"{{.Scope}}\", resource_metadata=\"{{.Base}}{{.PRM}}\"`" + `
@@ -147,7 +160,8 @@ A valid token is accepted on every public endpoint and changes nothing about the
 
 ## Not supported
 
-User-account creation, login and consent screens, multi-tenant application registration, Client ID Metadata Documents,
+User-account creation, login and consent screens, multi-tenant application registration,{{if not .CIMD}} Client ID
+Metadata Documents (switched off here),{{end}}
 refresh tokens, identity assertions from third-party providers, verified-email claim procedures for elevated scopes,
 and write APIs. There is one scope, ` + "`{{.Scope}}`" + `, and it is
 read-only.
@@ -182,6 +196,7 @@ func (l links) authMarkdown() []byte {
 		"ClientRegistration": pathClientRegistration,
 		"PRM":                pathPRM,
 		"PRMMCP":             pathPRMMCP,
+		"CIMD":               l.cfg.ClientMetadata != nil,
 	})
 	if err != nil {
 		panic(err) // a fixed template over strings and ints
