@@ -156,7 +156,7 @@ func (o *clientOrigin) site(mode string) string {
 	return `
 http://localhost:9080 {
 	discovery {
-		rate_limit 1500 1s
+		rate_limit off
 		client_id_metadata ` + mode + `
 		client_id_metadata_ca ` + o.caFile + `
 	}
