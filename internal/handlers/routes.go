@@ -463,7 +463,7 @@ var routes = []Route{
 	{
 		Path: pathToken, Method: http.MethodPost, OperationID: "issueToken", Tag: tagAuth,
 		Summary:     "OAuth token endpoint",
-		Description: "Issues the public:read bearer for the authorization_code grant (with the PKCE verifier), the client_credentials grant (no client authentication) or the JWT-bearer grant with an identity assertion of this service. Errors follow RFC 6749.",
+		Description: "Issues the public:read bearer for the authorization_code grant (with the PKCE verifier), the client_credentials grant (no client authentication) or the JWT-bearer grant with an identity assertion of this service. A token asked for resources (RFC 8707) is valid at them only. Errors follow RFC 6749.",
 		MediaType:   mediaJSON, Body: typeOf[tokenResponse](), CacheControl: cacheNever,
 		RequestMediaType: mediaForm, Request: typeOf[tokenRequest](), ErrorBody: typeOf[oauthError](),
 		Problems:    []int{http.StatusRequestTimeout, http.StatusRequestEntityTooLarge},
@@ -474,7 +474,7 @@ var routes = []Route{
 	{
 		Path: pathAuthorize, Method: http.MethodGet, OperationID: "authorize", Tag: tagAuth,
 		Summary:     "OAuth authorization endpoint",
-		Description: "The authorization code flow with PKCE (S256) and no login: there is nothing private behind it. Only a request valid in every respect (a registered client and redirect URI, response_type=code, an S256 code_challenge, scope public:read) is answered with a code for public:read (valid 60 seconds, usable once): at once, by a redirect, when the redirect URI is on a loopback address or uses a private-use scheme (RFC 8252); for an https redirect URI, by a page that names its host and links there. Any other request gets a 400 problem, its RFC 6749 error code first in the detail, and never a redirect.",
+		Description: "The authorization code flow with PKCE (S256) and no login: there is nothing private behind it. Only a request valid in every respect (a client, registered or named by the https URL of its Client ID Metadata Document, which is fetched within 3 seconds; one of its redirect URIs; response_type=code, an S256 code_challenge, scope public:read, resources of this site) is answered with a code for public:read (valid 60 seconds, usable once): at once, by a redirect, when the redirect URI is on a loopback address or uses a private-use scheme (RFC 8252); for an https redirect URI, by a page that names its host and links there. Any other request gets a 400 problem, its RFC 6749 error code first in the detail, and never a redirect.",
 		Status:      http.StatusFound, CacheControl: cacheNever, Query: typeOf[authorizationRequest](),
 		ExampleArgs: `-i -G -d response_type=code -d client_id=<client_id> -d redirect_uri=http://127.0.0.1:8765/callback -d code_challenge=<S256 challenge> -d code_challenge_method=S256 -d state=<state>`,
 		serve:       (*Service).serveAuthorize,
