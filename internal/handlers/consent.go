@@ -6,6 +6,8 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/cimd"
 )
 
 // The page of a valid authorization request whose redirect URI is an https
@@ -18,15 +20,24 @@ var consentHTML string
 
 var consentTemplate = template.Must(template.New("consent").Parse(consentHTML))
 
-func (s *Service) writeConsentPage(w http.ResponseWriter, r *http.Request, rd *rendition, target, location string) {
+// writeConsentPage writes the page for a valid request to the redirect URI
+// target, which links to location. A client named by its Client ID Metadata
+// Document is shown with the host of its client_id and the name the document
+// gives (the draft's section 8.5), so that the user sees who asks.
+func (s *Service) writeConsentPage(w http.ResponseWriter, r *http.Request, rd *rendition, target, location, clientID, clientName string) {
 	host := target
 	if u, err := url.Parse(target); err == nil {
 		host = u.Host
+	}
+	var clientHost string
+	if u, err := url.Parse(clientID); err == nil && cimd.IsURL(clientID) {
+		clientHost = u.Host
 	}
 	var b bytes.Buffer
 	err := consentTemplate.Execute(&b, map[string]any{
 		"Name": s.cfg.Site.Profile.Name, "Host": host, "Target": template.URL(location),
 		"Home": rd.abs(s.cfg.Site.Pages.Home), "Style": template.CSS(limitedCSS),
+		"ClientHost": clientHost, "ClientName": clientName,
 	})
 	if err != nil {
 		panic(err) // a fixed template of strings

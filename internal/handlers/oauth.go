@@ -350,26 +350,35 @@ func invalidTarget(base string) string {
 		" (RFC 8707), at most " + strconv.Itoa(token.MaxResources) + " of them."
 }
 
-// clientRedirectURIs returns the redirect URIs a client id stands for: the
-// ones a registered id encodes, or the ones the Client ID Metadata Document
-// at a URL id lists (fetched within cimd.Wait, or from the cache). When the
-// id is refused, it says why in a sentence for the client instead.
-func (s *Service) clientRedirectURIs(ctx context.Context, base, clientID string) (uris []string, refused string) {
+// oauthClient is what the service knows of a client: its redirect URIs,
+// and for one with a Client ID Metadata Document, its name as the document
+// gives it.
+type oauthClient struct {
+	redirectURIs []string
+	name         string
+}
+
+// resolveClient returns the client a client id stands for: the redirect
+// URIs a registered id encodes, or the client the Client ID Metadata
+// Document at a URL id describes (fetched within cimd.Wait, or from the
+// cache). When the id is refused, it says why in a sentence for the client
+// instead.
+func (s *Service) resolveClient(ctx context.Context, base, clientID string) (c oauthClient, refused string) {
 	if cimd.IsURL(clientID) {
 		if s.cfg.ClientMetadata == nil {
-			return nil, "The client_id is a URL, but this site does not use Client ID Metadata Documents; register the client at " + base + pathClientRegistration + "."
+			return c, "The client_id is a URL, but this site does not use Client ID Metadata Documents; register the client at " + base + pathClientRegistration + "."
 		}
-		c, err := s.cfg.ClientMetadata.Client(ctx, clientID)
+		doc, err := s.cfg.ClientMetadata.Client(ctx, clientID)
 		if err != nil {
-			return nil, "The client_id " + quote(clientID) + " is refused: " + err.Error() + "."
+			return c, "The client_id " + quote(clientID) + " is refused: " + err.Error() + "."
 		}
-		return c.RedirectURIs, ""
+		return oauthClient{redirectURIs: doc.RedirectURIs, name: doc.Name}, ""
 	}
 	uris, err := s.verifier.VerifyClient(clientID)
 	if err != nil {
-		return nil, "The client_id is not one this service registered" + clientError(err) + "."
+		return c, "The client_id is not one this service registered" + clientError(err) + "."
 	}
-	return uris, ""
+	return oauthClient{redirectURIs: uris}, ""
 }
 
 // serveAuthorize is the authorization endpoint. A request is answered at
@@ -404,11 +413,12 @@ func (s *Service) serveAuthorize(w http.ResponseWriter, r *http.Request, rd *ren
 		refuse("The client_id or redirect_uri parameter is repeated.")
 		return
 	}
-	registered, refused := s.clientRedirectURIs(r.Context(), rd.base, clientID[0])
+	client, refused := s.resolveClient(r.Context(), rd.base, clientID[0])
 	if refused != "" {
 		refuse(refused)
 		return
 	}
+	registered := client.redirectURIs
 	var target string
 	switch {
 	case len(redirect) == 1:
@@ -457,7 +467,7 @@ func (s *Service) serveAuthorize(w http.ResponseWriter, r *http.Request, rd *ren
 		write(w, r, http.StatusFound, mediaText, nil)
 		return
 	}
-	s.writeConsentPage(w, r, rd, target, location)
+	s.writeConsentPage(w, r, rd, target, location, clientID[0], client.name)
 }
 
 // authorizationProblem says what makes an authorization request invalid,
@@ -545,11 +555,12 @@ func (s *Service) redeemCode(w http.ResponseWriter, r *http.Request, rd *renditi
 	if redirect == "" || !cimd.IsURL(clientID) {
 		// A code names its client and redirect URI under the MAC: with
 		// both given, a metadata document need not be fetched again.
-		registered, refused := s.clientRedirectURIs(r.Context(), rd.base, clientID)
+		client, refused := s.resolveClient(r.Context(), rd.base, clientID)
 		if refused != "" {
 			fail("invalid_client", refused)
 			return
 		}
+		registered := client.redirectURIs
 		if redirect == "" && len(registered) != 1 {
 			fail("invalid_request", "The redirect_uri parameter is missing, and the client registered more than one.")
 			return
@@ -558,7 +569,7 @@ func (s *Service) redeemCode(w http.ResponseWriter, r *http.Request, rd *renditi
 			redirect = registered[0]
 		}
 	} else if s.cfg.ClientMetadata == nil || cimd.CheckURL(clientID) != nil {
-		_, refused := s.clientRedirectURIs(r.Context(), rd.base, clientID)
+		_, refused := s.resolveClient(r.Context(), rd.base, clientID)
 		fail("invalid_client", refused)
 		return
 	}

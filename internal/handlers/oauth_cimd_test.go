@@ -133,8 +133,11 @@ func TestClientIDMetadataDocumentFlow(t *testing.T) {
 	// An https redirect URI gets the page that names the host.
 	q := url.Values{"response_type": {"code"}, "client_id": {origin.URL + "/web.json"}, "redirect_uri": {"https://app.example/cb"},
 		"code_challenge": {testChallenge()}, "code_challenge_method": {"S256"}}
-	if rec := h.do(http.MethodGet, "/oauth/authorize?"+q.Encode(), ""); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "app.example") {
-		t.Errorf("https redirect URI: %d %s", rec.Code, rec.Body)
+	rec := h.do(http.MethodGet, "/oauth/authorize?"+q.Encode(), "")
+	page := rec.Body.String()
+	if rec.Code != http.StatusOK || !strings.Contains(page, "<h1>Continue to app.example?</h1>") ||
+		!strings.Contains(page, "<strong>Test app</strong>, described by <strong>"+strings.TrimPrefix(origin.URL, "https://")+"</strong>") {
+		t.Errorf("https redirect URI: the page names neither the destination nor the client's document: %d %s", rec.Code, page)
 	}
 
 	for name, tc := range map[string]struct {
