@@ -24,8 +24,8 @@ import (
 // dynamic client registration (RFC 7591) or by a Client ID Metadata Document
 // (a client_id that is the https URL of the client's metadata), the
 // authorization endpoint (RFC 6749 section 4.1 with PKCE, RFC 7636, S256
-// only) and the authorization_code grant, with RFC 8707 resource indicators. There is
-// no login and no consent screen: the only scope is public:read, which grants
+// only) and the authorization_code grant, with RFC 8707 resource
+// indicators. There is no login and no consent screen: the only scope is public:read, which grants
 // nothing beyond unauthenticated access, so there is nobody to identify and
 // nothing to consent to. The flow exists because MCP clients recover from a
 // stale token through it.
@@ -552,26 +552,23 @@ func (s *Service) redeemCode(w http.ResponseWriter, r *http.Request, rd *renditi
 		fail("invalid_request", "The code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9, -, ., _ and ~ (RFC 7636 section 4.1).")
 		return
 	}
-	if redirect == "" || !cimd.IsURL(clientID) {
-		// A code names its client and redirect URI under the MAC: with
-		// both given, a metadata document need not be fetched again.
+	// A code names its client and redirect URI under its MAC: when the
+	// request names both, a metadata document need not be fetched again,
+	// its URL only checked. Any other client is resolved.
+	documentClient := cimd.IsURL(clientID) && s.cfg.ClientMetadata != nil && cimd.CheckURL(clientID) == nil
+	if redirect == "" || !documentClient {
 		client, refused := s.resolveClient(r.Context(), rd.base, clientID)
 		if refused != "" {
 			fail("invalid_client", refused)
 			return
 		}
-		registered := client.redirectURIs
-		if redirect == "" && len(registered) != 1 {
+		if redirect == "" && len(client.redirectURIs) != 1 {
 			fail("invalid_request", "The redirect_uri parameter is missing, and the client registered more than one.")
 			return
 		}
 		if redirect == "" {
-			redirect = registered[0]
+			redirect = client.redirectURIs[0]
 		}
-	} else if s.cfg.ClientMetadata == nil || cimd.CheckURL(clientID) != nil {
-		_, refused := s.resolveClient(r.Context(), rd.base, clientID)
-		fail("invalid_client", refused)
-		return
 	}
 	grant, err := s.verifier.RedeemCode(code, clientID, redirect, verifier)
 	switch {
@@ -592,13 +589,15 @@ func (s *Service) redeemCode(w http.ResponseWriter, r *http.Request, rd *renditi
 	// authorization request, or for some of them that the token request
 	// names.
 	resources := grant.Resources
-	if len(requested) > 0 {
+	if len(requested) > 0 && len(grant.Resources) > 0 {
 		for _, res := range requested {
-			if len(grant.Resources) > 0 && !slices.ContainsFunc(grant.Resources, func(g string) bool { return token.Covers(g, res) }) {
+			if !slices.ContainsFunc(grant.Resources, func(g string) bool { return token.Covers(g, res) }) {
 				fail("invalid_target", "The resource "+quote(res)+" was not among the resources of the authorization request, "+strings.Join(grant.Resources, ", ")+" (RFC 8707 section 2.2).")
 				return
 			}
 		}
+	}
+	if len(requested) > 0 {
 		resources = requested
 	}
 	first, err := s.ledger.Spend(r.Context(), grant.ID, grant.Expires)
