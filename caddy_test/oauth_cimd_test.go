@@ -41,6 +41,7 @@ type clientOrigin struct {
 const (
 	sdkRedirect          = "http://127.0.0.1:33418/callback"
 	oauth4webapiRedirect = "http://127.0.0.1:43110/callback"
+	inspectorRedirect    = "http://127.0.0.1:9236/oauth/callback"
 )
 
 func newClientOrigin(t *testing.T) *clientOrigin {
@@ -86,7 +87,7 @@ func newClientOrigin(t *testing.T) *clientOrigin {
 
 // serve answers by path:
 //
-//	/clients/sdk.json, /clients/oauth4webapi.json  the node clients' documents
+//	/clients/{sdk,oauth4webapi,inspector}.json  the node clients' documents
 //	/many/<n>.json      a valid document, one per n, kept 10 minutes
 //	/no-store.json      a valid document that may not be kept
 //	/redirect/<n>.json  a redirect to /redirect/<n-1>.json, and /redirect/0.json to a document
@@ -106,6 +107,8 @@ func (o *clientOrigin) serve(w http.ResponseWriter, r *http.Request) {
 		redirects = []string{sdkRedirect}
 	case p == "/clients/oauth4webapi.json":
 		redirects = []string{oauth4webapiRedirect}
+	case p == "/clients/inspector.json":
+		redirects = []string{inspectorRedirect}
 	case strings.HasPrefix(p, "/many/"):
 		w.Header().Set("Cache-Control", "max-age=600")
 	case p == "/no-store.json":

@@ -1,6 +1,7 @@
 package caddytest
 
 import (
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,9 +45,12 @@ func TestOAuth4WebAPI(t *testing.T) {
 // stale bearer token, headless: on the 401 it discovers the metadata,
 // registers, and opens the authorization URL in "the browser", which here
 // is a script that follows the redirect to the Inspector's loopback
-// callback. The Inspector then lists and calls the tools.
+// callback. The Inspector then lists and calls the tools; a third run names
+// its Client ID Metadata Document (--client-metadata-url) and registers
+// nothing.
 func TestInspectorCLIRecovery(t *testing.T) {
-	startCaddy(t, sampleSite)
+	o := newClientOrigin(t)
+	startCaddy(t, o.site("private"))
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
@@ -59,11 +63,15 @@ func TestInspectorCLIRecovery(t *testing.T) {
 	}
 	browserLog := filepath.Join(dir, "browser.log")
 	for _, tc := range []struct {
+		home string
 		args []string
 		want string
 	}{
-		{[]string{"--method", "tools/list"}, `"name": "search_insights"`},
-		{[]string{"--method", "tools/call", "--tool-name", "get_health"}, `"status": "ok"`},
+		{"registered", []string{"--method", "tools/list"}, `"name": "search_insights"`},
+		{"registered", []string{"--method", "tools/call", "--tool-name", "get_health"}, `"status": "ok"`},
+		// With a Client ID Metadata Document instead of registering: a
+		// home of its own, where no registration is remembered.
+		{"cimd", []string{"--client-metadata-url", o.URL + "/clients/inspector.json", "--method", "tools/call", "--tool-name", "get_health"}, `"status": "ok"`},
 	} {
 		cmd := nodeCommand(t, node22, append([]string{
 			"node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js", "--cli", base + "/mcp",
@@ -71,7 +79,7 @@ func TestInspectorCLIRecovery(t *testing.T) {
 			"--callback-url", "http://127.0.0.1:9236/oauth/callback",
 		}, tc.args...)...)
 		cmd.Env = append(cmd.Env,
-			"HOME="+dir, // the Inspector's catalog and OAuth state
+			"HOME="+filepath.Join(dir, tc.home), // the Inspector's catalog and OAuth state
 			"BROWSER="+browser,
 			"MCP_AUTO_OPEN_ENABLED=true", // open "the browser" without a terminal
 			"MCP_INSPECTOR_SECRET_STORE=memory",
@@ -83,7 +91,10 @@ func TestInspectorCLIRecovery(t *testing.T) {
 		}
 	}
 	opened, _ := os.ReadFile(browserLog)
-	if n := strings.Count(string(opened), base+"/oauth/authorize?"); n != 2 {
-		t.Errorf("the Inspector never opened the authorization endpoint:\n%s", opened)
+	if n := strings.Count(string(opened), base+"/oauth/authorize?"); n != 3 {
+		t.Errorf("the Inspector opened the authorization endpoint %d times, want 3:\n%s", n, opened)
+	}
+	if n := strings.Count(string(opened), "client_id="+url.QueryEscape(o.URL+"/clients/inspector.json")); n != 1 || o.Hits("/clients/inspector.json") == 0 {
+		t.Errorf("the Inspector did not use its metadata document (%d authorizations with it, %d fetches):\n%s", n, o.Hits("/clients/inspector.json"), opened)
 	}
 }
