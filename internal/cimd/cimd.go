@@ -136,6 +136,10 @@ func CheckURL(clientID string) error {
 		return refuse("the client_id is not a URL")
 	case u.Scheme != "https":
 		return refuse("the client_id URL uses %s: a Client Identifier URL must use https", u.Scheme)
+	case !strings.HasPrefix(clientID, "https://"):
+		// Compared as strings with the document's client_id, the URL has
+		// one spelling: the scheme in lower case, with its "//".
+		return refuse("the client_id URL must begin with https:// in lower case")
 	case u.Opaque != "" || u.Host == "" || u.Hostname() == "":
 		return refuse("the client_id URL has no host")
 	case u.User != nil:

@@ -39,9 +39,10 @@ func TestCheckURL(t *testing.T) {
 		{"https://app.example:8443/oauth/client?v=2", ""},
 		{"https://127.0.0.1/client.json", ""}, // the address is the fetcher's business
 		{"http://app.example/client.json", "must use https"},
+		{"HTTPS://app.example/client.json", "in lower case"},
 		{"ftp://app.example/client.json", "must use https"},
 		{"https:///client.json", "no host"},
-		{"https:app.example", "no host"},
+		{"https:app.example", "in lower case"},
 		{"https://user:pw@app.example/client.json", "user information"},
 		{"https://app.example/client.json#x", "fragment"},
 		{"https://app.example", "no path"},
@@ -244,4 +245,24 @@ func TestResolverRefusesPrivateAddresses(t *testing.T) {
 	if _, err := r.Client(context.Background(), "http://"+strings.TrimPrefix(o.URL, "https://")+"/client.json"); err == nil || !strings.Contains(err.Error(), "must use https") {
 		t.Errorf("http client_id: %v", err)
 	}
+}
+
+// FuzzDocument: no client_id and no document, however malformed, makes the
+// checks panic, and whatever they accept keeps the rules.
+func FuzzDocument(f *testing.F) {
+	const id = "https://app.example/client.json"
+	f.Add(id, "application/json", []byte(`{"client_id":"`+id+`","client_name":"App","redirect_uris":["http://127.0.0.1/cb"]}`))
+	f.Add(id, "application/json", []byte(`{"client_id":"`+id+`","client_name":"App","redirect_uris":["x"],"jwks":{"keys":[{"d":1}]}}`))
+	f.Add(id, "application/json", []byte(`{"client_id":null,"jwks":{"keys":null},"token_endpoint_auth_method":7}`))
+	f.Add("https://a.example/%2e%2e", "application/x+json", []byte(`[]`))
+	f.Add("https://[::1]:0/x", "text/html", []byte(`null`))
+	f.Fuzz(func(t *testing.T, clientID, contentType string, body []byte) {
+		if CheckURL(clientID) == nil && (!strings.HasPrefix(clientID, "https://") || strings.Contains(clientID, "#") || len(clientID) > MaxURLLen) {
+			t.Fatalf("CheckURL accepted %q", clientID)
+		}
+		c, err := parse(clientID, &fetch.Document{URL: clientID, ContentType: contentType, Body: body})
+		if err == nil && (c.ID != clientID || strings.TrimSpace(c.Name) == "" || len(c.RedirectURIs) == 0 || !isJSON(contentType)) {
+			t.Fatalf("parse accepted %q as %+v", body, c)
+		}
+	})
 }

@@ -59,11 +59,14 @@ func key(secret []byte, label string) []byte {
 
 // mintAccess builds an access token by hand from the documented format, so
 // tests pin the format and can sign payloads the issuer never would.
-func mintAccess(secret []byte, version byte, scope string, expires time.Time, nonce byte) string {
+func mintAccess(secret []byte, version byte, scope string, expires time.Time, nonce byte, resources ...string) string {
 	b := []byte{version, byte(len(scope))}
 	b = append(b, scope...)
 	b = binary.BigEndian.AppendUint64(b, uint64(expires.Unix()))
 	b = append(b, bytes.Repeat([]byte{nonce}, 16)...)
+	if len(resources) > 0 {
+		b = appendResources(b, resources)
+	}
 	m := hmac.New(sha256.New, key(secret, "access-token v1"))
 	m.Write(b)
 	return "dsc_" + base64.RawURLEncoding.EncodeToString(m.Sum(b))
@@ -624,8 +627,15 @@ func fuzzAccessSeeds() []string {
 	for n := range 4 {
 		seeds = append(seeds, mintAccess(testSecret, 1, Scope, t0.Add(time.Duration(n+1)*time.Hour), byte(n)))
 	}
+	seeds = append(seeds,
+		mintAccess(testSecret, 2, Scope, t0.Add(time.Hour), 5, fuzzBase+"/mcp"),
+		mintAccess(testSecret, 2, Scope, t0.Add(time.Hour), 6, fuzzBase, "https://b.example/api"))
 	return seeds
 }
+
+// fuzzBase is the address FuzzVerifyAccessToken verifies tokens at, with
+// the path /mcp.
+const fuzzBase = "https://a.example"
 
 func FuzzVerifyAccessToken(f *testing.F) {
 	iss := newIssuer(f, Config{Now: fixedNow(t0)})
@@ -654,6 +664,9 @@ func FuzzVerifyAccessToken(f *testing.F) {
 	f.Add(mintAccess(testSecret, 2, Scope, t0.Add(time.Hour), 9))
 	f.Fuzz(func(t *testing.T, s string) {
 		c, err := iss.VerifyAccessToken(s)
+		if _, errAt := iss.VerifyAccessTokenAt(s, fuzzBase, "/mcp"); errAt != nil && errAt != ErrForeign && errAt != err {
+			t.Fatalf("VerifyAccessTokenAt: %v, VerifyAccessToken: %v", errAt, err)
+		}
 		if err != nil {
 			if err != ErrMalformed && err != ErrSignature && err != ErrExpired {
 				t.Fatalf("unexpected error %v", err)
