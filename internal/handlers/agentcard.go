@@ -18,10 +18,6 @@ const a2aVersion = "1.0"
 // A2A names a binding beyond its own by a URI (specification section 5.8).
 const mcpBinding = "https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http"
 
-func (c *Config) servesAgentCard() bool { return c.Agents.AgentCard }
-
-func (c *Config) servesWellKnownOpenAPI() bool { return c.Agents.WellKnownOpenAPI }
-
 // agentCard is an A2A AgentCard. The official JSON Schema allows no other
 // members, so the card carries nothing of older drafts (a top-level url,
 // protocolVersion or preferredTransport).
@@ -89,10 +85,10 @@ type agentSkill struct {
 
 // agentCard describes the site's agent: every tool the MCP server declares
 // is a skill, with the tool's own name, title and description.
-func (l links) agentCard() agentCard {
+func newAgentCard(l links) agentCard {
 	p := l.cfg.Site.Profile
 	var skills []agentSkill
-	for _, t := range l.tools() {
+	for _, t := range declaredTools(l) {
 		tags := append([]string{"mcp", "read-only"}, strings.Split(t.Name, "_")...)
 		skills = append(skills, agentSkill{ID: t.Name, Name: t.Title, Description: t.Description, Tags: tags})
 	}

@@ -32,7 +32,7 @@ func TestAgentCard(t *testing.T) {
 		card.SupportedInterfaces[0].ProtocolBinding != mcpBinding || card.SupportedInterfaces[0].ProtocolVersion != "1.0" {
 		t.Errorf("interfaces %+v", card.SupportedInterfaces)
 	}
-	tools := s.fixed.links.tools()
+	tools := declaredTools(s.fixed.links)
 	if len(card.Skills) != len(tools) {
 		t.Fatalf("%d skills for %d tools", len(card.Skills), len(tools))
 	}

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
@@ -96,31 +95,7 @@ type insightDocument struct {
 // and in the apiVersion fields.
 const apiVersion = "1"
 
-// links resolves the addresses a rendition publishes against one base URL.
-type links struct {
-	base   string
-	cfg    *Config
-	routes []Route
-	// onPanic reports a panic recovered outside the request goroutine.
-	onPanic func(any)
-}
-
-// abs makes a content link absolute: a path beginning with "/" is taken
-// relative to the base URL.
-func (l links) abs(link string) string {
-	if strings.HasPrefix(link, "/") {
-		return l.base + link
-	}
-	return link
-}
-
-func (l links) developers() string { return l.base + pathDevelopers }
-func (l links) openAPI() string    { return l.base + pathOpenAPI }
-
-// insight is the address of the page of the insight with the given slug.
-func (l links) insight(slug string) string { return l.abs(l.insightLink(slug)) }
-
-func (l links) index() apiIndex {
+func index(l links) apiIndex {
 	var endpoints []indexEndpoint
 	for _, rt := range l.routes {
 		if rt.Versioned() {
@@ -133,7 +108,7 @@ func (l links) index() apiIndex {
 		Documentation: l.developers(),
 		OpenAPI:       l.openAPI(),
 		Auth:          "No authentication is required: unauthenticated GET works on every public endpoint. An optional anonymous bearer token (scope public:read, from POST " + pathRegister + " or the OAuth flows of " + l.base + pathASM + ", with no login) grants nothing more. See " + l.base + pathAuth + ".",
-		RateLimit:     l.cfg.rateLimitSummary(),
+		RateLimit:     rateLimitSummary(l.cfg),
 		Versioning:    "The version is in the URL path (/api/v1) and in the API-Version response header. Additive changes stay within v1; breaking changes ship as /api/v2 with at least 180 days of overlap, announced by Deprecation and Sunset headers. See " + l.developers() + "#versioning.",
 		Endpoints:     endpoints,
 		URLs: indexURLs{
@@ -147,7 +122,7 @@ func (l links) index() apiIndex {
 	}
 }
 
-func (l links) health(now time.Time) health {
+func newHealth(l links, now time.Time) health {
 	return health{
 		Status:     "ok",
 		Service:    l.cfg.ServiceName,
@@ -158,7 +133,7 @@ func (l links) health(now time.Time) health {
 	}
 }
 
-func (l links) profile() profile {
+func newProfile(l links) profile {
 	p := l.cfg.Site.Profile
 	c := &p.Contact
 	for _, f := range []*string{&c.Form, &c.LinkedIn, &c.X, &c.Substack, &c.YouTube, &c.CompanyBio} {
@@ -183,7 +158,7 @@ func (l links) profile() profile {
 	}
 }
 
-func (l links) summary(in content.Insight) insightSummary {
+func summary(l links, in content.Insight) insightSummary {
 	return insightSummary{
 		Slug:            in.Slug,
 		Title:           in.Title,
@@ -197,29 +172,20 @@ func (l links) summary(in content.Insight) insightSummary {
 	}
 }
 
-func (l links) insights() insightList {
+func insights(l links) insightList {
 	items := make([]insightSummary, len(l.cfg.Site.Insights))
 	for i, in := range l.cfg.Site.Insights {
-		items[i] = l.summary(in)
+		items[i] = summary(l, in)
 	}
 	return insightList{Count: len(items), Items: items}
 }
 
-// published returns the published insight with the given slug.
-func (l links) published(slug string) (content.Insight, bool) {
-	i, ok := l.cfg.bySlug[slug]
-	if !ok {
-		return content.Insight{}, false
-	}
-	return l.cfg.Site.Insights[i], true
-}
-
-func (l links) insightDocument(in content.Insight) insightDocument {
-	return insightDocument{insightSummary: l.summary(in), Content: in.Body}
+func newInsightDocument(l links, in content.Insight) insightDocument {
+	return insightDocument{insightSummary: summary(l, in), Content: in.Body}
 }
 
 // rateLimitSummary describes the rate-limit policy in a sentence.
-func (c *Config) rateLimitSummary() string {
+func rateLimitSummary(c *Config) string {
 	if c.RateLimit.Events == 0 {
 		return "No rate limit is enforced by this deployment."
 	}

@@ -170,7 +170,7 @@ read-only.
 // authDocument is one document /auth.md points an agent at.
 type authDocument struct{ Summary, URL, Description string }
 
-func (l links) authMarkdown() []byte {
+func authMarkdown(l links) []byte {
 	var public []string
 	var discover []authDocument
 	for _, rt := range l.routes {

@@ -10,11 +10,6 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/content"
 )
 
-// cliURL is the address of the command-line client.
-func (l links) cliURL() string {
-	return l.base + strings.Replace(pathCLI, "{cli}", l.cfg.CLIName, 1)
-}
-
 // The OAuth vocabulary the metadata and /auth.md publish.
 const (
 	tokenScope             = "public:read"
@@ -104,7 +99,7 @@ const maxLLMsTxt = 50000
 // summary, guidance, then H2 sections of link items, the last "Optional".
 // Pages and insights are linked to their Markdown twins when they have
 // them.
-func (l links) llmsTxt() []byte {
+func llmsTxt(l links) []byte {
 	p := l.cfg.Site.Profile
 	var b bytes.Buffer
 	b.Grow(maxLLMsTxt)
@@ -157,7 +152,7 @@ func (l links) llmsTxt() []byte {
 	n := len(l.cfg.Site.Insights)
 	var item bytes.Buffer
 	indexLink := func(w *bytes.Buffer, listed int) {
-		llmsLink(w, fmt.Sprintf("All %d insights", n), l.insightsIndex(),
+		llmsLink(w, fmt.Sprintf("All %d insights", n), insightsIndex(l),
 			fmt.Sprintf("every insight, newest first; the newest %d follow", listed))
 	}
 	indexLink(&item, n)
@@ -172,7 +167,7 @@ func (l links) llmsTxt() []byte {
 		return true
 	}
 	var pages bytes.Buffer
-	for _, sl := range l.sitePages() {
+	for _, sl := range sitePages(l) {
 		if docs[l.pageLink(sl.URL)] {
 			continue
 		}
@@ -190,7 +185,7 @@ func (l links) llmsTxt() []byte {
 		var insights bytes.Buffer
 		listed := 0
 		for i := range n {
-			if !fits(func(w *bytes.Buffer) { l.insightItem(w, i) }) {
+			if !fits(func(w *bytes.Buffer) { insightItem(l, w, i) }) {
 				break
 			}
 			insights.Write(item.Bytes())
@@ -207,7 +202,7 @@ func (l links) llmsTxt() []byte {
 
 // sitePages are the site's pages as the content lists them: its site
 // structure, or else its about and insights pages.
-func (l links) sitePages() []content.SiteLink {
+func sitePages(l links) []content.SiteLink {
 	if len(l.cfg.Site.Profile.SiteStructure) > 0 {
 		return l.cfg.Site.Profile.SiteStructure
 	}
@@ -221,13 +216,13 @@ func (l links) sitePages() []content.SiteLink {
 // llmsFullTxt renders /llms-full.txt: the profile in prose and lists, then
 // every insight in full under its own heading, separated by "---", its
 // links made absolute (see absoluteLinks).
-func (l links) llmsFullTxt() []byte {
+func llmsFullTxt(l links) []byte {
 	site := l.cfg.Site
 	p := site.Profile
 	var b bytes.Buffer
 	b.Grow(l.cfg.bodiesSize + 512*len(site.Insights) + 16<<10)
 	fmt.Fprintf(&b, "# %s\n\n> %s\n\nSource: %s\nLast updated: %s\n", p.Name, oneLine(p.Tagline), l.base+pathProfile, p.LastUpdated)
-	l.profileSections(&b, true)
+	profileSections(l, &b, true)
 	for i, in := range site.Insights {
 		fmt.Fprintf(&b, "\n---\n\n## %s\n\nURL: %s\nPublished: %s (%s)\nUpdated: %s\nTopic: %s\nRead time: %s\n\n%s\n\n",
 			oneLine(in.Title), l.insight(in.Slug), in.Date, in.DateISO, in.DateModifiedISO, in.Topic, in.ReadTime,
@@ -242,7 +237,7 @@ func (l links) llmsFullTxt() []byte {
 // heading: biography, key facts, recognition, expertise, education, the
 // company and initiatives (only withCompany: llms-full.txt alone publishes
 // them) and contact.
-func (l links) profileSections(b *bytes.Buffer, withCompany bool) {
+func profileSections(l links, b *bytes.Buffer, withCompany bool) {
 	site := l.cfg.Site
 	p := site.Profile
 	section := func(title string, items []string, bullets bool) {
@@ -270,13 +265,13 @@ func (l links) profileSections(b *bytes.Buffer, withCompany bool) {
 		section("Company", site.CompanyFacts, true)
 		section("Initiatives", site.Initiatives, true)
 	}
-	section("Contact", l.contactChannels(), true)
+	section("Contact", contactChannels(l), true)
 }
 
 // contactChannels are the ways to reach the subject the profile publishes,
 // each as "Label: value"; a channel the subject does not have is left out.
-func (l links) contactChannels() []string {
-	c := l.profile().Contact
+func contactChannels(l links) []string {
+	c := newProfile(l).Contact
 	var contact []string
 	for _, ch := range []struct{ label, value string }{
 		{"Contact form", c.Form}, {"Email", c.Email}, {"Phone", c.Phone}, {"LinkedIn", c.LinkedIn},
@@ -307,7 +302,7 @@ func demoteHeadings(md string) string {
 }
 
 // cliScript is the CLI with this base URL and version built in.
-func (l links) cliScript() []byte {
+func cliScript(l links) []byte {
 	return []byte(strings.NewReplacer(
 		`"__DISCOVERY_BASE_URL__"`, jsString(l.base),
 		`"__DISCOVERY_VERSION__"`, jsString(l.cfg.Version),
@@ -321,7 +316,7 @@ func jsString(s string) string {
 }
 
 // slugExample is a published slug for examples, or a placeholder.
-func (l links) slugExample() string {
+func slugExample(l links) string {
 	if len(l.cfg.Site.Insights) > 0 {
 		return l.cfg.Site.Insights[0].Slug
 	}

@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
-	"path"
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/caddy-discovery/caddy-discovery/content"
 )
 
 // The Markdown twins of the site's pages: what an agent reads instead of
@@ -34,7 +31,7 @@ const latestInsights = 10
 func (rd *rendition) twinHeaders(url string, body []byte) [][2]string {
 	return [][2]string{
 		{headerLink, "<" + url + `>; rel="canonical", ` + rd.link},
-		{headerContentSignal, rd.signalValue()},
+		{headerContentSignal, signalValue(rd.links)},
 		{headerMarkdownTokens, strconv.Itoa(markdownTokens(body))},
 	}
 }
@@ -53,7 +50,7 @@ type twinFacts struct {
 // twinHead writes the front matter of the twin of a page (its title,
 // description, canonical address and last update, which agents cite and
 // judge staleness by), then its title and the pointer at llms.txt.
-func (l links) twinHead(b *bytes.Buffer, f twinFacts) {
+func twinHead(l links, b *bytes.Buffer, f twinFacts) {
 	writeFrontMatter(b, f)
 	fmt.Fprintf(b, "# %s\n\n> The Markdown version of [%s](%s), for agents. Everything this site publishes for agents is indexed at [llms.txt](%s).\n\n",
 		oneLine(f.title), llmsTitle.Replace(f.url), llmsURL.Replace(f.url), l.base+pathLLMs)
@@ -80,7 +77,7 @@ func writeFrontMatter(b *bytes.Buffer, f twinFacts) {
 
 // pageDescription is what the site structure says of the page at url (an
 // absolute address), or else fallback.
-func (l links) pageDescription(url, fallback string) string {
+func pageDescription(l links, url, fallback string) string {
 	for _, sl := range l.cfg.Site.Profile.SiteStructure {
 		if sl.Desc != "" && l.abs(sl.URL) == url {
 			return sl.Desc
@@ -91,7 +88,7 @@ func (l links) pageDescription(url, fallback string) string {
 
 // newestUpdate is the date of the newest change to the insights, or of
 // the profile when there are none.
-func (l links) newestUpdate() string {
+func newestUpdate(l links) string {
 	site := l.cfg.Site
 	if len(site.Insights) == 0 {
 		return site.Profile.LastUpdated
@@ -104,56 +101,34 @@ func (l links) newestUpdate() string {
 }
 
 // insightItem writes the list item of one insight, linked to its twin.
-func (l links) insightItem(b *bytes.Buffer, i int) {
+func insightItem(l links, b *bytes.Buffer, i int) {
 	in := l.cfg.Site.Insights[i]
 	llmsLink(b, in.Title, l.pageLink(l.insightLink(in.Slug)), in.Description+" ("+in.Topic+", "+in.Date+")")
 }
 
-// postURL is the address of the insight a Jekyll tag names by its file
-// ("2024-05-01-name", "_posts/2024-05-01-name.md", "/drafts/name"): the
-// insight whose slug is the name without its folders, extension and
-// date.
-func (l links) postURL(name string) (string, bool) {
-	name = path.Base(name)
-	name, _ = content.NameSlug(strings.TrimSuffix(name, path.Ext(name)))
-	if _, ok := l.cfg.bySlug[name]; !ok {
-		return "", false
-	}
-	return l.insight(name), true
-}
-
-// insightLink is the content's link of an insight's page, before it is
-// made absolute.
-func (l links) insightLink(slug string) string {
-	if i, ok := l.cfg.bySlug[slug]; ok {
-		return l.cfg.Site.Insights[i].Page
-	}
-	return content.FillPage(l.cfg.Site.Pages.Insight, slug, "")
-}
-
 // homeMarkdown renders the home page's twin: who the subject is, the
 // site's pages, the latest insights and where agents go next.
-func (l links) homeMarkdown() []byte {
+func homeMarkdown(l links) []byte {
 	site := l.cfg.Site
 	p := site.Profile
 	var b bytes.Buffer
 	home := l.abs(site.Pages.Home)
-	l.twinHead(&b, twinFacts{p.Name, l.pageDescription(home, p.Tagline), home, p.LastUpdated})
+	twinHead(l, &b, twinFacts{p.Name, pageDescription(l, home, p.Tagline), home, p.LastUpdated})
 	b.WriteString(oneLine(p.Tagline) + "\n\n")
 	if len(p.About) > 0 {
 		b.WriteString(strings.TrimSpace(p.About[0]) + "\n\n")
 	}
 	b.WriteString("## Pages\n\n")
-	for _, sl := range l.sitePages() {
+	for _, sl := range sitePages(l) {
 		llmsLink(&b, sl.Label, l.pageLink(sl.URL), sl.Desc)
 	}
 	if n := len(site.Insights); n > 0 {
 		b.WriteString("\n## Latest insights\n\n")
 		for i := range min(n, latestInsights) {
-			l.insightItem(&b, i)
+			insightItem(l, &b, i)
 		}
 		if n > latestInsights {
-			llmsLink(&b, fmt.Sprintf("All %d insights", n), l.insightsIndex(), "")
+			llmsLink(&b, fmt.Sprintf("All %d insights", n), insightsIndex(l), "")
 		}
 	}
 	fmt.Fprintf(&b, "\n## For agents and developers\n\nEverything on this site is also a public, read-only API: see [the developer portal](%s), or point an agent at [/llms.txt](%s).\n\n",
@@ -168,7 +143,7 @@ func (l links) homeMarkdown() []byte {
 
 // insightsIndex is the address that lists every insight for agents: the
 // insights list's twin, else the JSON list.
-func (l links) insightsIndex() string {
+func insightsIndex(l links) string {
 	if twin, ok := l.twinURL(l.cfg.Site.Pages.Insights); ok {
 		return twin
 	}
@@ -176,28 +151,28 @@ func (l links) insightsIndex() string {
 }
 
 // aboutMarkdown renders the about page's twin: the profile in full.
-func (l links) aboutMarkdown() []byte {
+func aboutMarkdown(l links) []byte {
 	site := l.cfg.Site
 	var b bytes.Buffer
 	about := l.abs(site.Pages.About)
-	l.twinHead(&b, twinFacts{"About " + site.Profile.Name, l.pageDescription(about, site.Profile.Tagline), about, site.Profile.LastUpdated})
+	twinHead(l, &b, twinFacts{"About " + site.Profile.Name, pageDescription(l, about, site.Profile.Tagline), about, site.Profile.LastUpdated})
 	b.WriteString(oneLine(site.Profile.Tagline) + "\n")
-	l.profileSections(&b, false)
+	profileSections(l, &b, false)
 	fmt.Fprintf(&b, "\nLast updated: %s. The same facts as JSON: %s\n", site.Profile.LastUpdated, l.base+pathProfile)
 	return b.Bytes()
 }
 
 // contactMarkdown renders the contact page's twin: every way to reach the
 // subject, then what the page itself is for, as the site describes it.
-func (l links) contactMarkdown() []byte {
+func contactMarkdown(l links) []byte {
 	site := l.cfg.Site
 	var b bytes.Buffer
 	form := l.abs(site.Profile.Contact.Form)
-	description := l.pageDescription(form, "How to reach "+site.Profile.Name+".")
-	l.twinHead(&b, twinFacts{"Contact " + site.Profile.Name, description, form, site.Profile.LastUpdated})
+	description := pageDescription(l, form, "How to reach "+site.Profile.Name+".")
+	twinHead(l, &b, twinFacts{"Contact " + site.Profile.Name, description, form, site.Profile.LastUpdated})
 	b.WriteString(oneLine(description) + "\n\n")
 	b.WriteString("## How to reach " + oneLine(site.Profile.Name) + "\n\n")
-	for _, ch := range l.contactChannels() {
+	for _, ch := range contactChannels(l) {
 		b.WriteString("- " + oneLine(ch) + "\n")
 	}
 	fmt.Fprintf(&b, "\nThe same details as JSON, under contact: %s\n", l.base+pathProfile)
@@ -206,14 +181,14 @@ func (l links) contactMarkdown() []byte {
 
 // insightsMarkdown renders the insights list's twin: every insight, newest
 // first, linked to its own twin.
-func (l links) insightsMarkdown() []byte {
+func insightsMarkdown(l links) []byte {
 	site := l.cfg.Site
 	var b bytes.Buffer
 	b.Grow(1024 + len(site.Insights)*(384+2*len(l.base)))
 	list := l.abs(site.Pages.Insights)
-	description := l.pageDescription(list, "")
-	l.twinHead(&b, twinFacts{"Insights by " + site.Profile.Name,
-		cmp.Or(description, "Every insight by "+site.Profile.Name+", newest first."), list, l.newestUpdate()})
+	description := pageDescription(l, list, "")
+	twinHead(l, &b, twinFacts{"Insights by " + site.Profile.Name,
+		cmp.Or(description, "Every insight by "+site.Profile.Name+", newest first."), list, newestUpdate(l)})
 	if description != "" {
 		// What the site's own page says of itself, as the page says it.
 		b.WriteString(oneLine(description) + "\n\n")
@@ -224,21 +199,21 @@ func (l links) insightsMarkdown() []byte {
 	}
 	fmt.Fprintf(&b, "Newest first. The same list as JSON: %s\n\n## %d insights\n\n", l.base+pathInsights, len(site.Insights))
 	for i := range site.Insights {
-		l.insightItem(&b, i)
+		insightItem(l, &b, i)
 	}
 	return b.Bytes()
 }
 
 // insightMarkdown renders the twin of one insight's page: its facts, then
 // the body as written, its links made absolute (see absoluteLinks).
-func (l links) insightMarkdown(slug string) ([]byte, error) {
+func insightMarkdown(l links, slug string) ([]byte, error) {
 	in, ok := l.published(slug)
 	if !ok {
 		return nil, fmt.Errorf("no published insight %q", slug)
 	}
 	var b bytes.Buffer
 	b.Grow(len(in.Body) + 1024)
-	l.twinHead(&b, twinFacts{in.Title, in.Description, l.insight(slug), in.DateModifiedISO})
+	twinHead(l, &b, twinFacts{in.Title, in.Description, l.insight(slug), in.DateModifiedISO})
 	fmt.Fprintf(&b, "%s\n\n- Author: %s\n- Published: %s (%s)\n- Updated: %s\n- Topic: %s\n- Read time: %s\n- JSON: %s\n\n",
 		oneLine(in.Description), oneLine(l.cfg.Site.Profile.Name), in.Date, in.DateISO, in.DateModifiedISO, in.Topic,
 		in.ReadTime, l.base+insightPath(slug))
@@ -246,6 +221,3 @@ func (l links) insightMarkdown(slug string) ([]byte, error) {
 	b.WriteByte('\n')
 	return b.Bytes(), nil
 }
-
-// servesMarkdown: the site's pages the content names have Markdown twins.
-func (c *Config) servesMarkdown() bool { return c.Markdown }

@@ -91,7 +91,7 @@ func addTool[In, Out any](l links, t *mcp.Tool, server *mcp.Server, h mcp.ToolHa
 }
 
 func addProfileTool(l links, t *mcp.Tool, server *mcp.Server) {
-	p := l.profile()
+	p := newProfile(l)
 	addTool(l, t, server, func(context.Context, *mcp.CallToolRequest, noInput) (*mcp.CallToolResult, profile, error) {
 		return nil, p, nil
 	})
@@ -99,13 +99,13 @@ func addProfileTool(l links, t *mcp.Tool, server *mcp.Server) {
 
 func addHealthTool(l links, t *mcp.Tool, server *mcp.Server) {
 	addTool(l, t, server, func(context.Context, *mcp.CallToolRequest, noInput) (*mcp.CallToolResult, health, error) {
-		return nil, l.health(l.cfg.Now()), nil
+		return nil, newHealth(l, l.cfg.Now()), nil
 	})
 }
 
 func addListInsightsTool(l links, t *mcp.Tool, server *mcp.Server) {
 	t.Description += " Optionally only those of one topic (" + strings.Join(l.cfg.Site.Topics(), ", ") + ")."
-	all := l.insights()
+	all := insights(l)
 	addTool(l, t, server, func(_ context.Context, _ *mcp.CallToolRequest, in listInsightsInput) (*mcp.CallToolResult, insightList, error) {
 		if in.Topic == "" {
 			return nil, all, nil
@@ -130,14 +130,14 @@ func addInsightTool(l links, t *mcp.Tool, server *mcp.Server) {
 		if !ok {
 			return nil, insightDocument{}, fmt.Errorf("no published insight has the slug %s. Call list_insights or search_insights for the published slugs", quote(in.Slug))
 		}
-		return nil, l.insightDocument(doc), nil
+		return nil, newInsightDocument(l, doc), nil
 	})
 }
 
 // mcpServer builds the MCP server of one rendition: the tools of the route
 // table, whose structured results are the REST API's JSON for the same
 // resource, a search, and the insights as resources.
-func (l links) mcpServer() *mcp.Server {
+func mcpServer(l links) *mcp.Server {
 	if l.onPanic == nil {
 		l.onPanic = func(any) {}
 	}
@@ -153,8 +153,8 @@ func (l links) mcpServer() *mcp.Server {
 			"Use get_profile for the biography and contact links, list_insights or search_insights to find articles, " +
 			"and get_insight for one article's Markdown body; search and fetch are the same search and articles in the shape ChatGPT connectors and deep research use. The same data is at " + l.base + pathIndex + ".",
 	})
-	l.addTools(server)
-	server.AddReceivingMiddleware(refuseUndeclared, l.countCalls)
+	addTools(l, server)
+	server.AddReceivingMiddleware(refuseUndeclared, countCalls(l))
 	for _, in := range l.cfg.Site.Insights {
 		uri := l.insight(in.Slug)
 		body := in.Body
@@ -180,7 +180,7 @@ type declaredTool struct {
 // search_insights, and the connectors' search and fetch. It returns them as
 // declared, so that the documents that describe the tools (SKILL.md, the
 // WebMCP script) say what the server says.
-func (l links) addTools(server *mcp.Server) []declaredTool {
+func addTools(l links, server *mcp.Server) []declaredTool {
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(bool)}
 	var tools []declaredTool
 	for i := range l.routes {
@@ -200,11 +200,11 @@ func (l links) addTools(server *mcp.Server) []declaredTool {
 			"Ranks them by BM25 relevance (title first, then topic, description and body), then newest first, each with its score, a snippet and its slug for get_insight. " +
 			"Optionally only one topic or a range of publication dates; limit sets the page size and nextCursor, passed back as cursor, the next page."}
 	addTool(l, search, server, func(_ context.Context, _ *mcp.CallToolRequest, in searchInput) (*mcp.CallToolResult, searchOutput, error) {
-		out, err := l.search(in)
+		out, err := searchInsights(l, in)
 		return nil, out, err
 	})
 	tools = append(tools, declaredTool{search, nil})
-	for _, t := range l.addConnectorTools(server, readOnly) {
+	for _, t := range addConnectorTools(l, server, readOnly) {
 		tools = append(tools, declaredTool{t, nil})
 	}
 	return tools
@@ -212,9 +212,9 @@ func (l links) addTools(server *mcp.Server) []declaredTool {
 
 // tools are the MCP server's tools as it declares them, from a server
 // built for the purpose (registering a tool runs no handler).
-func (l links) tools() []declaredTool {
+func declaredTools(l links) []declaredTool {
 	if l.onPanic == nil {
 		l.onPanic = func(any) {}
 	}
-	return l.addTools(mcp.NewServer(&mcp.Implementation{Name: l.cfg.ServiceName, Version: l.cfg.Version}, nil))
+	return addTools(l, mcp.NewServer(&mcp.Implementation{Name: l.cfg.ServiceName, Version: l.cfg.Version}, nil))
 }

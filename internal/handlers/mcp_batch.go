@@ -28,7 +28,7 @@ type Extra struct {
 const rpcRateLimited = -32000
 
 // batchCap is the most messages a batch may hold in this configuration.
-func (c *Config) batchCap() int {
+func batchCap(c *Config) int {
 	if e := c.RateLimit.Events; e > 0 {
 		return min(maxBatch, e)
 	}
@@ -51,7 +51,7 @@ func (s *Service) admitBatch(w http.ResponseWriter, r *http.Request, body []byte
 	if err := json.Unmarshal(body, &batch); err != nil || len(batch) < 2 {
 		return true // the SDK answers an empty batch; one message costs no more
 	}
-	if limit := s.cfg.batchCap(); len(batch) > limit {
+	if limit := batchCap(&s.cfg); len(batch) > limit {
 		msg := fmt.Sprintf("Invalid Request: a batch may hold at most %d messages; this one holds %d. Send them in batches of %d or fewer, or one by one.", limit, len(batch), limit)
 		writeRPCErrors(w, r, http.StatusBadRequest, []json.RawMessage{nil}, -32600, msg, nil)
 		return false

@@ -54,8 +54,8 @@ type fetchOutput struct {
 
 // connectorSearch is search_insights' first page, in the connectors'
 // shape.
-func (l links) connectorSearch(in connectorSearchInput) (connectorSearchOutput, error) {
-	found, err := l.search(searchInput{Query: in.Query})
+func connectorSearch(l links, in connectorSearchInput) (connectorSearchOutput, error) {
+	found, err := searchInsights(l, searchInput{Query: in.Query})
 	if err != nil {
 		return connectorSearchOutput{}, err
 	}
@@ -67,13 +67,13 @@ func (l links) connectorSearch(in connectorSearchInput) (connectorSearchOutput, 
 }
 
 // addConnectorTools registers search and fetch on server, and returns them.
-func (l links) addConnectorTools(server *mcp.Server, annotations *mcp.ToolAnnotations) []*mcp.Tool {
+func addConnectorTools(l links, server *mcp.Server, annotations *mcp.ToolAnnotations) []*mcp.Tool {
 	search := &mcp.Tool{Name: "search", Title: "Search (connector)", Annotations: annotations,
 		Description: "Searches the published insights for the query's words, best matches first (the ranking of search_insights); each result's id is for fetch. " +
 			"The search/fetch pair ChatGPT connectors and deep research use; search_insights gives scores and snippets."}
 	addTool(l, search,
 		server, func(_ context.Context, _ *mcp.CallToolRequest, in connectorSearchInput) (*mcp.CallToolResult, connectorSearchOutput, error) {
-			out, err := l.connectorSearch(in)
+			out, err := connectorSearch(l, in)
 			return nil, out, err
 		})
 	fetch := &mcp.Tool{Name: "fetch", Title: "Fetch (connector)", Annotations: annotations,
@@ -88,7 +88,7 @@ func (l links) addConnectorTools(server *mcp.Server, annotations *mcp.ToolAnnota
 			if !ok {
 				return nil, fetchOutput{}, fmt.Errorf("no published insight has the id %s. Call search for ids", quote(in.ID))
 			}
-			d := l.insightDocument(doc)
+			d := newInsightDocument(l, doc)
 			return nil, fetchOutput{
 				ID: d.Slug, Title: d.Title, Text: d.Content, URL: d.URL,
 				Metadata: fetchMetadata{

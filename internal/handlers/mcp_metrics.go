@@ -17,27 +17,29 @@ type uncounted struct{}
 
 // countCalls is the MCP server's middleware that counts each tool call
 // and resource read, with how long it took and whether it failed.
-func (l links) countCalls(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method != "tools/call" && method != "resources/read" || ctx.Value(uncounted{}) != nil {
-			return next(ctx, method, req)
+func countCalls(l links) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != "tools/call" && method != "resources/read" || ctx.Value(uncounted{}) != nil {
+				return next(ctx, method, req)
+			}
+			start := time.Now()
+			result, err := next(ctx, method, req)
+			kind, name := callName(l, method, req.GetParams())
+			failed := err != nil
+			if r, ok := result.(*mcp.CallToolResult); ok && r != nil && r.IsError {
+				failed = true
+			}
+			metrics.MCPCall(kind, name, failed, time.Since(start))
+			return result, err
 		}
-		start := time.Now()
-		result, err := next(ctx, method, req)
-		kind, name := l.callName(method, req.GetParams())
-		failed := err != nil
-		if r, ok := result.(*mcp.CallToolResult); ok && r != nil && r.IsError {
-			failed = true
-		}
-		metrics.MCPCall(kind, name, failed, time.Since(start))
-		return result, err
 	}
 }
 
 // callName is the kind and the name a call is counted under: a tool of
 // the server's, a resource's kind, else "other", so that no client can
 // add a series.
-func (l links) callName(method string, params mcp.Params) (kind, name string) {
+func callName(l links, method string, params mcp.Params) (kind, name string) {
 	switch p := params.(type) {
 	case *mcp.CallToolParamsRaw:
 		if p != nil && l.cfg.toolNames[p.Name] {

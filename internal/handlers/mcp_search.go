@@ -112,7 +112,7 @@ func (rd *rendition) serveSearch(ctx context.Context, w http.ResponseWriter, cal
 			return false
 		}
 	}
-	out, err := rd.search(call.in)
+	out, err := searchInsights(rd.links, call.in)
 	if err != nil {
 		return false
 	}

@@ -38,7 +38,7 @@ func TestMCPSearchAnswersAreTheSDKs(t *testing.T) {
 			l := s.renditionFor(s.cfg.BaseURL).links
 			for page := 0; page < 4; page++ {
 				requests = append(requests, fmt.Sprintf(`{"name":"search_insights","arguments":%s}`, mustJSON(t, in)))
-				out, err := l.search(in)
+				out, err := searchInsights(l, in)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -86,7 +86,7 @@ func mustJSON(t *testing.T, v any) string {
 func TestMCPSearchLeavesTheRestToTheSDK(t *testing.T) {
 	s := newTestService(t, Config{BaseURL: "https://example.com"})
 	l := s.renditionFor(s.cfg.BaseURL).links
-	first, err := l.search(searchInput{Query: "data", Limit: 2})
+	first, err := searchInsights(l, searchInput{Query: "data", Limit: 2})
 	if err != nil || first.NextCursor == "" {
 		t.Fatalf("%+v, %v", first, err)
 	}

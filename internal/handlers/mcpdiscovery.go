@@ -1,8 +1,9 @@
 package handlers
 
 import (
-	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"strings"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -36,8 +37,6 @@ type AgentDocs struct {
 	SecurityTxt bool
 }
 
-func (c *Config) servesMCPDiscovery() bool { return c.Agents.MCPDiscovery }
-
 // aiCatalog is an AI Catalog (application/ai-catalog+json, spec version
 // 1.0): typed entries pointing at the site's agent artifacts.
 type aiCatalog struct {
@@ -66,9 +65,9 @@ type aiCatalogEntry struct {
 	RepresentativeQueries []string `json:"representativeQueries" schema:"minItems=2;maxItems=5" jsonschema:"Questions the artifact answers, for registries that index by meaning."`
 }
 
-func (l links) aiCatalog() aiCatalog {
-	card := l.serverCard()
-	queries := l.representativeQueries()
+func newAICatalog(l links) aiCatalog {
+	card := newServerCard(l)
+	queries := representativeQueries(l)
 	c := aiCatalog{
 		SpecVersion: "1.0",
 		Host: aiCatalogHost{
@@ -91,12 +90,12 @@ func (l links) aiCatalog() aiCatalog {
 			DisplayName:           skillName(l.cfg.CLIName),
 			Type:                  mediaSkill,
 			URL:                   l.base + l.skillPath(),
-			Description:           l.skillDescription(),
+			Description:           skillDescription(l),
 			RepresentativeQueries: queries,
 		})
 	}
 	if l.cfg.servesAgentCard() {
-		card := l.agentCard()
+		card := newAgentCard(l)
 		c.Entries = append(c.Entries, aiCatalogEntry{
 			Identifier:            airIdentifier(l.base, "a2a", l.cfg.ServiceName),
 			DisplayName:           card.Name,
@@ -112,7 +111,7 @@ func (l links) aiCatalog() aiCatalog {
 // representativeQueries are questions the site's artifacts answer, from
 // the content: who the subject is, what they wrote on their newest
 // insight's topic, and how to reach them.
-func (l links) representativeQueries() []string {
+func representativeQueries(l links) []string {
 	name := clipChars(oneLine(l.cfg.Site.Profile.Name), maxCardTitle)
 	queries := []string{"Who is " + name + " and what do they do?"}
 	if ins := l.cfg.Site.Insights; len(ins) > 0 && ins[0].Topic != "" {

@@ -50,12 +50,12 @@ var commonProblems = []int{http.StatusBadRequest, http.StatusNotFound, http.Stat
 
 // openAPIDocument renders the OpenAPI description of every route for one
 // base URL.
-func (l links) openAPIDocument(_ string) ([]byte, error) {
-	return json.MarshalIndent(l.openAPI31(), "", "  ")
+func openAPIDocument(l links, _ string) ([]byte, error) {
+	return json.MarshalIndent(openAPI31(l), "", "  ")
 }
 
 // openAPI31 describes every route for one base URL.
-func (l links) openAPI31() object {
+func openAPI31(l links) object {
 	rateLimited := l.cfg.RateLimit.Events > 0
 	paths := object{}
 	type problemUse struct {
@@ -146,8 +146,8 @@ func (l links) openAPI31() object {
 			"title":       profile.Name + " public discovery API",
 			"version":     openAPIVersion,
 			"summary":     "Read-only public facts about " + profile.Name + " and their published insights.",
-			"description": "A read-only public JSON API serving the profile of " + profile.Name + ", their published insight articles and site-discovery metadata. No API key is required. " + l.cfg.rateLimitSummary() + " Errors are RFC 9457 problem documents (application/problem+json). The production deployment is also the sandbox.",
-			"contact":     l.openAPIContact(),
+			"description": "A read-only public JSON API serving the profile of " + profile.Name + ", their published insight articles and site-discovery metadata. No API key is required. " + rateLimitSummary(l.cfg) + " Errors are RFC 9457 problem documents (application/problem+json). The production deployment is also the sandbox.",
+			"contact":     openAPIContact(l),
 		},
 		"servers": []object{{"url": l.base, "description": "Production, which is also the sandbox."}},
 		"tags": []object{
@@ -191,7 +191,7 @@ func (l links) openAPI31() object {
 
 // openAPIContact is the description's contact object: the subject's name,
 // and the contact form and email when the profile has them.
-func (l links) openAPIContact() object {
+func openAPIContact(l links) object {
 	c := l.cfg.Site.Profile.Contact
 	contact := object{"name": l.cfg.Site.Profile.Name}
 	if c.Form != "" {

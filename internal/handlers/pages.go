@@ -220,29 +220,6 @@ func (c *Config) urlPathFor(rt *Route, slug string) string {
 	return (&url.URL{Path: c.pathFor(rt, slug)}).EscapedPath()
 }
 
-// twinURL is the address of the Markdown twin of the content link (a page),
-// and whether it has one.
-func (l links) twinURL(link string) (string, bool) {
-	path, ok := l.cfg.onSite(link)
-	if !ok {
-		return "", false
-	}
-	p := l.cfg.pages[path]
-	if p == nil || p.twin == "" {
-		return "", false
-	}
-	return l.base + p.twinURL, true
-}
-
-// pageLink is the address agents should read a site page at: its
-// Markdown twin when it has one, else the page.
-func (l links) pageLink(link string) string {
-	if twin, ok := l.twinURL(link); ok {
-		return twin
-	}
-	return l.abs(link)
-}
-
 // wantsMarkdown reports whether r, a request for a page with a twin, is
 // answered with the twin: its Accept prefers text/markdown to HTML, or,
 // with MarkdownByUserAgent, it comes from a known AI agent (by

@@ -55,7 +55,7 @@ var portalStyleSource = func() string {
 // on, the WebMCP script and the JSON API the script reads; and the site's
 // llms.txt, robots.txt and AI catalog, which audits (Lighthouse's SEO and
 // Agentic Browsing categories) fetch from the page: nothing else.
-func (l links) portalHeaders() [][2]string {
+func portalHeaders(l links) [][2]string {
 	csp := "default-src 'none'; style-src " + portalStyleSource
 	connect := ""
 	if l.cfg.servesWebMCP() {
@@ -163,8 +163,8 @@ type portalField struct {
 
 // exampleTime is the time in the examples that would show the clock: the
 // content's last update, at noon UTC.
-func (l links) exampleTime() time.Time {
-	t, err := time.Parse(time.DateOnly, l.lastModified())
+func exampleTime(l links) time.Time {
+	t, err := time.Parse(time.DateOnly, lastModified(l))
 	if err != nil {
 		return time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	}
@@ -172,7 +172,7 @@ func (l links) exampleTime() time.Time {
 }
 
 // lastModified is the newest modification date of the content.
-func (l links) lastModified() string {
+func lastModified(l links) string {
 	newest := l.cfg.Site.Profile.LastUpdated
 	for _, in := range l.cfg.Site.Insights {
 		newest = max(newest, in.DateModifiedISO)
@@ -181,20 +181,20 @@ func (l links) lastModified() string {
 }
 
 // portal makes the portal's content for this base URL.
-func (l links) portal() *portalPage {
+func portal(l links) *portalPage {
 	p := l.cfg.Site.Profile
 	ttl := l.cfg.tokenTTLSeconds()
 	pg := &portalPage{
 		Name: p.Name, Tagline: strings.TrimSuffix(oneLine(p.Tagline), "."), Base: l.base,
 		Home: l.abs(l.cfg.Site.Pages.Home), LLMs: l.base + pathLLMs, LLMsFull: l.base + pathLLMsFull,
 		OpenAPI: l.openAPI(), AuthNotes: l.base + pathAuth, HTML: l.developers(), Markdown: l.base + pathDevelopersTwin,
-		Updated: l.lastModified(), Slug: l.slugExample(), Scope: tokenScope,
+		Updated: lastModified(l), Slug: slugExample(l), Scope: tokenScope,
 		TokenLifetime: lifetime(ttl), TokenSeconds: ttl,
-		RateLimit: l.cfg.rateLimitSummary(), Limited: l.cfg.RateLimit.Events > 0,
+		RateLimit: rateLimitSummary(l.cfg), Limited: l.cfg.RateLimit.Events > 0,
 		Events: l.cfg.RateLimit.Events, Window: l.cfg.RateLimit.WindowSeconds(),
 		Policy:        ratelimit.NewHeaders(l.cfg.RateLimit).Policy(),
-		VersionStatus: l.versionStatus(), OpenAPIVer: openAPIVersion,
-		MCP: l.base + pathMCP, MCPBatch: l.cfg.batchCap(), CLI: l.cliURL(), CLIName: l.cfg.CLIName,
+		VersionStatus: versionStatus(l), OpenAPIVer: openAPIVersion,
+		MCP: l.base + pathMCP, MCPBatch: batchCap(l.cfg), CLI: l.cliURL(), CLIName: l.cfg.CLIName,
 		WebMCP: l.webMCPScriptURL(),
 	}
 	pg.CLIFile = path.Base(pg.CLI)
@@ -206,7 +206,7 @@ func (l links) portal() *portalPage {
 	types := map[string]bool{}
 	for i := range l.routes {
 		rt := &l.routes[i]
-		op := l.operation(rt)
+		op := portalOperationOf(l, rt)
 		if op.Response != "" && rt.Body != nil {
 			if first, ok := shared[op.Response]; ok {
 				op.Shared, op.SharedPath, op.Response = "op-"+first.OperationID, first.Path, ""
@@ -230,8 +230,8 @@ func (l links) portal() *portalPage {
 	}
 	types["Problem"] = true
 	pg.Types = portalTypes(types)
-	pg.NotFound, pg.Unauthorized, pg.Refused = l.errorExamples()
-	pg.Clients = l.clients()
+	pg.NotFound, pg.Unauthorized, pg.Refused = errorExamples(l)
+	pg.Clients = clients(l)
 	return pg
 }
 
@@ -256,7 +256,7 @@ func plural(n int, unit string) string {
 	return strconv.Itoa(n) + " " + unit + "s"
 }
 
-func (l links) versionStatus() string {
+func versionStatus(l links) string {
 	status := "v1 is current and not deprecated."
 	if !l.cfg.Deprecation.IsZero() {
 		status = "v1 is deprecated since " + l.cfg.Deprecation.UTC().Format("2 January 2006") + "."
@@ -272,8 +272,8 @@ func (l links) versionStatus() string {
 
 // operation documents one route: its request, its example response and
 // its type.
-func (l links) operation(rt *Route) portalOperation {
-	slug := l.slugExample()
+func portalOperationOf(l links, rt *Route) portalOperation {
+	slug := slugExample(l)
 	address := l.base + l.cfg.urlPathFor(rt, slug)
 	op := portalOperation{
 		ID: "op-" + rt.OperationID, Method: rt.Method, Path: rt.Path, Summary: rt.Summary,
@@ -304,7 +304,7 @@ func (l links) operation(rt *Route) portalOperation {
 			}
 		}
 	}
-	body, note := l.exampleBody(rt, slug)
+	body, note := exampleBody(l, rt, slug)
 	op.Note = note
 	switch {
 	case body != nil:
@@ -315,7 +315,7 @@ func (l links) operation(rt *Route) portalOperation {
 			op.Response = string(body)
 		}
 	case rt.Status == http.StatusFound:
-		op.Response, op.ResponseLanguage = l.redirectExample(), "http"
+		op.Response, op.ResponseLanguage = redirectExample(l), "http"
 	case !strings.Contains(rt.Path, "{"):
 		op.Document = address
 	default:
@@ -336,15 +336,15 @@ var (
 // and a note on it; nil for a route whose answer is a document to open.
 // A route rendered from the content gives its real body; the others give
 // what their handlers send, with example credentials.
-func (l links) exampleBody(rt *Route, slug string) ([]byte, string) {
-	now := l.exampleTime()
+func exampleBody(l links, rt *Route, slug string) ([]byte, string) {
+	now := exampleTime(l)
 	var v any
 	note := ""
 	switch rt.Path {
 	case pathHealth:
-		v = l.health(now)
+		v = newHealth(l, now)
 	case pathInsights:
-		list := l.insights()
+		list := insights(l)
 		if len(list.Items) > maxExampleItems {
 			list.Items = list.Items[:maxExampleItems]
 			note = fmt.Sprintf("The first %d of the %d items; the response lists them all.", maxExampleItems, list.Count)
@@ -368,7 +368,7 @@ func (l links) exampleBody(rt *Route, slug string) ([]byte, string) {
 			TokenEndpointAuthMethod: "none", Scope: tokenScope,
 		}
 	case pathMCP:
-		out, _ := l.search(searchInput{Query: exampleQuery, Limit: exampleLimit})
+		out, _ := searchInsights(l, searchInput{Query: exampleQuery, Limit: exampleLimit})
 		text, _ := marshal(out)
 		type textContent struct {
 			Type string `json:"type"`
@@ -409,15 +409,15 @@ const (
 
 // redirectExample is the answer of the authorization endpoint to its
 // example request.
-func (l links) redirectExample() string {
+func redirectExample(l links) string {
 	return "HTTP/1.1 302 Found\nLocation: http://127.0.0.1:8765/callback?code=dac_" +
 		base64.RawURLEncoding.EncodeToString([]byte("example authorization code")) + "&state=<state>&iss=" + l.base + "\nCache-Control: no-store"
 }
 
 // errorExamples are whole example responses: a 404, a 401 for a bad
 // bearer and a 429, made by the code that makes the real ones.
-func (l links) errorExamples() (notFound, unauthorized, refused string) {
-	profile := l.routeOf(pathProfile)
+func errorExamples(l links) (notFound, unauthorized, refused string) {
+	profile := routeOf(l, pathProfile)
 	r := &http.Request{Method: http.MethodGet, URL: &url.URL{Path: insightPath("no-such-insight")}}
 	p := newProblem(l.base, codeNotFound, r, "The requested API endpoint does not exist: no published insight has the slug \"no-such-insight\".")
 	p.Hint = "List the published insights and their slugs at " + l.base + pathInsights + "; the machine-readable description is at " + l.base + pathOpenAPI + "."
@@ -435,12 +435,12 @@ func (l links) errorExamples() (notFound, unauthorized, refused string) {
 			{"RateLimit-Policy", ratelimit.NewHeaders(l.cfg.RateLimit).Policy()},
 			{"RateLimit", `"` + ratelimit.PolicyName + `";r=0;t=` + strconv.Itoa(retry)},
 			{"Vary", "Accept"},
-		}, l.cfg.rateLimited(l.base, r, retry))
+		}, rateLimitedProblem(l.cfg, l.base, r, retry))
 	}
 	return notFound, unauthorized, refused
 }
 
-func (l links) routeOf(path string) *Route {
+func routeOf(l links, path string) *Route {
 	for i := range l.routes {
 		if l.routes[i].Path == path {
 			return &l.routes[i]
@@ -463,7 +463,7 @@ func httpExample(status int, headers [][2]string, p *Problem) string {
 }
 
 // clients are the setups of the agents people use, for this MCP endpoint.
-func (l links) clients() []portalClient {
+func clients(l links) []portalClient {
 	mcp := l.base + pathMCP
 	name := l.cfg.CLIName
 	indent := func(v any) string {
@@ -503,19 +503,19 @@ func (l links) clients() []portalClient {
 func typeAnchor(name string) string { return "type-" + strings.ToLower(name) }
 
 // developerPortal renders /developers.
-func (l links) developerPortal(_ string) ([]byte, error) {
+func developerPortal(l links, _ string) ([]byte, error) {
 	var b bytes.Buffer
 	err := portalTemplate.Execute(&b, struct {
 		*portalPage
 		Style template.CSS
-	}{l.portal(), template.CSS(portalCSS)})
+	}{portal(l), template.CSS(portalCSS)})
 	return b.Bytes(), err
 }
 
 // developerPortalMarkdown renders /developers.md, the portal for agents.
-func (l links) developerPortalMarkdown(_ string) ([]byte, error) {
+func developerPortalMarkdown(l links, _ string) ([]byte, error) {
 	var b bytes.Buffer
-	p := l.portal()
+	p := portal(l)
 	writeFrontMatter(&b, twinFacts{
 		title:       p.Name + " public discovery API",
 		description: "The developer portal for agents: every endpoint of the public discovery API of " + p.Name + " with examples, the field reference, authentication, rate limits, errors, MCP and the CLI.",

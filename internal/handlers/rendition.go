@@ -261,7 +261,7 @@ func (c *renditionCache) evictOldest(shelf map[string]*rendition) {
 // use.
 func (rd *rendition) mcpHandler() http.Handler {
 	rd.mcpOnce.Do(func() {
-		server := rd.links.mcpServer()
+		server := mcpServer(rd.links)
 		rd.mcp = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
 			Stateless:    true,
 			JSONResponse: true,

@@ -19,13 +19,13 @@ import (
 const MaxSiteRobots = 512 << 10
 
 // contentSignal is the Content-Signal line of the site's preferences.
-func (l links) contentSignal() string {
-	return "Content-Signal: " + l.signalValue()
+func contentSignal(l links) string {
+	return "Content-Signal: " + signalValue(l)
 }
 
 // signalValue is the site's preferences as robots.txt and the
 // Content-Signal header of the Markdown twins state them.
-func (l links) signalValue() string {
+func signalValue(l links) string {
 	yesNo := func(b bool) string {
 		if b {
 			return "yes"
@@ -38,7 +38,7 @@ func (l links) signalValue() string {
 
 // sitemaps are the sitemaps robots.txt names: the site's own, as
 // configured, then the module's.
-func (l links) sitemaps() []string {
+func sitemaps(l links) []string {
 	var urls []string
 	for _, link := range l.cfg.SiteSitemaps {
 		urls = append(urls, l.abs(link))
@@ -50,7 +50,7 @@ func (l links) sitemaps() []string {
 }
 
 // robotsComments explain the content signal and point agents at the API.
-func (l links) robotsComments() string {
+func robotsComments(l links) string {
 	return `# Content signals (https://contentsignals.org) say how this site's content may be used:
 #   search    building a search index and showing links and excerpts in results
 #   ai-input  giving content to AI models as input for answers (retrieval, grounding)
@@ -60,15 +60,15 @@ func (l links) robotsComments() string {
 }
 
 // robotsTxt renders the module's own /robots.txt, for a site that has none.
-func (l links) robotsTxt() []byte {
-	b := bytes.NewBufferString(l.robotsComments() + "User-agent: *\n" + l.contentSignal() + "\nAllow: /\n")
-	l.writeSitemaps(b, nil)
+func robotsTxt(l links) []byte {
+	b := bytes.NewBufferString(robotsComments(l) + "User-agent: *\n" + contentSignal(l) + "\nAllow: /\n")
+	writeSitemaps(l, b, nil)
 	return b.Bytes()
 }
 
 // writeSitemaps adds a Sitemap line (which belongs to no group) for each
 // sitemap the module names that the site's lines do not name already.
-func (l links) writeSitemaps(b *bytes.Buffer, lines []string) {
+func writeSitemaps(l links, b *bytes.Buffer, lines []string) {
 	named := make(map[string]bool)
 	for _, line := range lines {
 		if k, _ := robotsField(line); k == "sitemap" {
@@ -78,7 +78,7 @@ func (l links) writeSitemaps(b *bytes.Buffer, lines []string) {
 		}
 	}
 	first := true
-	for _, url := range l.sitemaps() {
+	for _, url := range sitemaps(l) {
 		if named[url] {
 			continue
 		}
@@ -95,9 +95,9 @@ func (l links) writeSitemaps(b *bytes.Buffer, lines []string) {
 // for "User-agent: *" (unless that group already states one: the site's own
 // choice stands), or, when the site has no such group, into a new one that
 // allows what an absent group allows, everything.
-func (l links) mergeRobots(site []byte) []byte {
+func mergeRobots(l links, site []byte) []byte {
 	var out bytes.Buffer
-	out.WriteString(l.robotsComments())
+	out.WriteString(robotsComments(l))
 	lines := splitLines(site)
 	inserted := false
 	for i := 0; i < len(lines); i++ {
@@ -122,7 +122,7 @@ func (l links) mergeRobots(site []byte) []byte {
 		i = j - 1
 		inserted = true
 		if !groupHasSignal(lines[j:]) {
-			out.WriteString(l.contentSignal())
+			out.WriteString(contentSignal(l))
 			out.WriteByte('\n')
 		}
 	}
@@ -130,9 +130,9 @@ func (l links) mergeRobots(site []byte) []byte {
 		if out.Len() > 0 && !bytes.HasSuffix(out.Bytes(), []byte("\n\n")) {
 			out.WriteByte('\n')
 		}
-		out.WriteString("User-agent: *\n" + l.contentSignal() + "\nAllow: /\n")
+		out.WriteString("User-agent: *\n" + contentSignal(l) + "\nAllow: /\n")
 	}
-	l.writeSitemaps(&out, lines)
+	writeSitemaps(l, &out, lines)
 	return out.Bytes()
 }
 
@@ -193,8 +193,5 @@ func (s *Service) ServeRobots(w http.ResponseWriter, r *http.Request, m Match, s
 	f := newFields(w.Header())
 	s.headersFor(base).setCommon(f, r, rt)
 	rd := s.renditionOf(r, base)
-	serveDocument(f, w, r, newDocument(rt, rd.mergeRobots(site), rd.eager == nil))
+	serveDocument(f, w, r, newDocument(rt, mergeRobots(rd.links, site), rd.eager == nil))
 }
-
-// servesRobots: /robots.txt is served (merged into the site's own).
-func (c *Config) servesRobots() bool { return c.Robots }

@@ -237,7 +237,7 @@ func BenchmarkSearch(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/%d", q, n), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					_, _ = l.search(searchInput{Query: q})
+					_, _ = searchInsights(l, searchInput{Query: q})
 				}
 			})
 		}
@@ -336,7 +336,7 @@ func BenchmarkSearchLatency(b *testing.B) {
 	}
 	b.Run("search/1000", func(b *testing.B) {
 		p95(b, func(i int) {
-			if _, err := rd.search(queries[i]); err != nil {
+			if _, err := searchInsights(rd.links, queries[i]); err != nil {
 				b.Fatal(err)
 			}
 		})

@@ -144,7 +144,7 @@ func decodeCursor(cursor string, key uint64) (int, error) {
 // them. A word matches wherever it occurs, inside longer words too
 // ("contract" in "contracts"). The index finds the insights, so a search
 // costs in proportion to the query and its matches, not to the corpus.
-func (l links) search(in searchInput) (searchOutput, error) {
+func searchInsights(l links, in searchInput) (searchOutput, error) {
 	if strings.TrimSpace(in.Query) == "" {
 		return searchOutput{}, errEmptyQuery
 	}

@@ -206,7 +206,7 @@ func TestSearchIndexGivesTheScansResults(t *testing.T) {
 		l := links{base: "https://example.com", cfg: &s.cfg, routes: s.routes}
 		for _, q := range queries {
 			if strings.TrimSpace(q) == "" {
-				if _, err := l.search(searchInput{Query: q}); err != errEmptyQuery {
+				if _, err := searchInsights(l, searchInput{Query: q}); err != errEmptyQuery {
 					t.Errorf("%s: search(%q): %v, want %v", c.name, q, err, errEmptyQuery)
 				}
 				continue
@@ -219,7 +219,7 @@ func TestSearchIndexGivesTheScansResults(t *testing.T) {
 				{
 					// Every page, following the cursors.
 					for page := 0; ; page++ {
-						got, err := l.search(in)
+						got, err := searchInsights(l, in)
 						if err != nil {
 							t.Fatalf("%s: search(%+v): %v", c.name, in, err)
 						}
@@ -258,7 +258,7 @@ func TestSearchSnippetsAnyText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := links{base: "https://example.com", cfg: &s.cfg}.search(searchInput{Query: "ZEBRA"})
+	out, err := searchInsights(links{base: "https://example.com", cfg: &s.cfg}, searchInput{Query: "ZEBRA"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +297,7 @@ func FuzzSearchIndex(f *testing.F) {
 			return
 		}
 		in := searchInput{Query: q, Limit: 50}
-		if got, err := l.search(in); err != nil || !reflect.DeepEqual(got, scanSearch(l, in)) {
+		if got, err := searchInsights(l, in); err != nil || !reflect.DeepEqual(got, scanSearch(l, in)) {
 			t.Errorf("search(%q): %v\n got %+v\nwant %+v", q, err, got, scanSearch(l, in))
 		}
 	})
@@ -317,14 +317,14 @@ func TestSearchPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := links{base: "https://example.com", cfg: &s.cfg, routes: s.routes}
-	all, err := l.search(searchInput{Query: "data team", Limit: 50, Since: "2020-01-10"})
+	all, err := searchInsights(l, searchInput{Query: "data team", Limit: 50, Since: "2020-01-10"})
 	if err != nil || all.Total <= 50 || all.NextCursor == "" {
 		t.Fatalf("%d of %d results, next %q, %v: want more than a page", all.Count, all.Total, all.NextCursor, err)
 	}
 	var paged []searchResult
 	in := searchInput{Query: "DATA  team", Limit: 7, Since: "2020-01-10"}
 	for {
-		page, err := l.search(in)
+		page, err := searchInsights(l, in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -366,7 +366,7 @@ func TestSearchPages(t *testing.T) {
 		"a page past the last": {searchInput{Query: "data team", Since: "2020-01-10", Cursor: encodeCursor(searchKey([]string{"data", "team"}, searchFilter{since: "2020-01-10"}), 5000)}, ""},
 	} {
 		t.Run(name, func(t *testing.T) {
-			out, err := l.search(tc.in)
+			out, err := searchInsights(l, tc.in)
 			if tc.want == "" {
 				if err != nil || out.Results == nil || out.Total == 0 {
 					t.Errorf("%+v, %v", out, err)

@@ -10,10 +10,6 @@ import (
 // section. A site's own /.well-known/security.txt always wins: the route
 // asks the site first (siteFirst).
 
-func (c *Config) servesSecurityTxt() bool {
-	return c.Agents.SecurityTxt && c.Site.Security.Contact != ""
-}
-
 // securityTxtLifetime is how long after the content was loaded the
 // security.txt stays valid. RFC 9116 recommends less than a year, and a
 // reload, or a change of the content with watch on, renders it again.
@@ -22,7 +18,7 @@ const securityTxtLifetime = 364 * 24 * time.Hour
 // securityExpires is the Expires of security.txt: a whole day, 364 days
 // after the day (UTC) the content was loaded, so the file's bytes are the
 // same all that day.
-func (c *Config) securityExpires() time.Time {
+func securityExpires(c *Config) time.Time {
 	loaded := c.loaded.UTC()
 	return time.Date(loaded.Year(), loaded.Month(), loaded.Day(), 0, 0, 0, 0, time.UTC).Add(securityTxtLifetime)
 }
@@ -31,12 +27,12 @@ func (c *Config) securityExpires() time.Time {
 // (required), then Policy, Preferred-Languages and Canonical. RFC 9116
 // allows only https web addresses, so on a plain-http base URL (a test or
 // development server) a policy given as a path and Canonical are left out.
-func (l links) securityTxt() []byte {
+func securityTxt(l links) []byte {
 	sec := l.cfg.Site.Security
 	var b bytes.Buffer
 	b.WriteString("# How to report a vulnerability in " + oneLine(l.cfg.Site.Profile.Name) + "'s site (RFC 9116).\n")
 	b.WriteString("Contact: " + sec.Contact + "\n")
-	b.WriteString("Expires: " + l.cfg.securityExpires().Format(time.RFC3339) + "\n")
+	b.WriteString("Expires: " + securityExpires(l.cfg).Format(time.RFC3339) + "\n")
 	if policy := l.abs(sec.Policy); strings.HasPrefix(policy, "https://") {
 		b.WriteString("Policy: " + policy + "\n")
 	}

@@ -20,161 +20,12 @@ import (
 	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
-	"github.com/caddy-discovery/caddy-discovery/internal/cimd"
 	"github.com/caddy-discovery/caddy-discovery/internal/convert"
 	"github.com/caddy-discovery/caddy-discovery/internal/negotiate"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
 )
-
-// Config is what a Service serves and how.
-type Config struct {
-	// Site is the loaded content.
-	Site *content.Site
-	// BaseURL is the scheme, host and optional port that every published
-	// address starts with, without a trailing slash. Empty means the scheme
-	// and Host of each request.
-	BaseURL string
-	// CLIName names the CLI script: /cli/<CLIName>.mjs.
-	CLIName string
-	// CLIScript is the CLI's source, with the placeholders
-	// "__DISCOVERY_BASE_URL__" and "__DISCOVERY_VERSION__".
-	CLIScript []byte
-	// Robots serves /robots.txt.
-	Robots bool
-	// Sitemap serves the module's sitemap and names it in robots.txt;
-	// SiteSitemaps are the site's own sitemaps (paths or absolute URLs),
-	// named there too.
-	Sitemap      bool
-	SiteSitemaps []string
-	// PageLinks adds the module's Link values to the site's answers for the
-	// pages the content names; Markdown serves those pages' Markdown twins
-	// and answers Accept: text/markdown on them.
-	PageLinks bool
-	// MarkdownByUserAgent answers the pages' Markdown to known AI agents
-	// that do not ask for HTML by name (see wantsMarkdown).
-	MarkdownByUserAgent bool
-	Markdown            bool
-	// Deprecation, Sunset and Successor, when set, announce the end of v1 on
-	// every versioned response (RFC 9745, RFC 8594).
-	Deprecation time.Time
-	Sunset      time.Time
-	Successor   string
-	// TokenSecret authenticates access tokens and identity assertions; at
-	// least token.MinSecretLen bytes.
-	TokenSecret []byte
-	// MCPAnyHost turns off the MCP endpoint's Host check on loopback
-	// listeners (DNS rebinding protection).
-	MCPAnyHost bool
-	// Agents says which documents for agents beyond the specification's
-	// are served.
-	Agents AgentDocs
-	// TokenTTL is the lifetime of access tokens; 0 means 24 hours.
-	TokenTTL time.Duration
-	// BodyTimeout bounds the reading of a POST body, from its start; 0
-	// means 10 seconds. A late body is answered with a 408 problem.
-	BodyTimeout time.Duration
-	// CodeLedger records redeemed authorization codes, so that each is
-	// redeemed once; instances sharing TokenSecret must share it. nil means
-	// a ledger in this process's memory.
-	CodeLedger CodeLedger
-	// ClientMetadata resolves the client ids that are URLs of Client ID
-	// Metadata Documents; nil refuses them.
-	ClientMetadata *cimd.Resolver
-	// ServiceName and Version identify the service in health reports.
-	ServiceName string
-	Version     string
-	// RateLimit is the public policy the deployment enforces (zero Events:
-	// none). The Service only describes it; enforcement is the caller's.
-	RateLimit ratelimit.Policy
-	// ChargeExtra, when set, counts n more events against the quota of the
-	// client that sent r, beyond the one the caller counted for r itself:
-	// the messages of a JSON-RPC batch after the first. It stops at the
-	// first event refused, sets the RateLimit header in h to what is then
-	// left, and reports whether all were allowed and, if not, when the
-	// whole request (n+1 events) could be sent again. Nil when no rate
-	// limit is enforced.
-	ChargeExtra func(h http.Header, r *http.Request, n int) Extra
-	// OnConvertFailure, if set, is told when a page of the site could not
-	// be converted to Markdown, its HTML being served instead: once per
-	// page, until the page changes or convertRetry has passed. err is
-	// ErrNothingToConvert for a page with no text.
-	OnConvertFailure func(page string, err error)
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
-	// RefusesAgents says that the owner refuses some agents a 403 problem
-	// (see Service.RefuseAgent), which every operation then documents.
-	RefusesAgents bool
-	// OnPanic, if set, is told of a recovered panic and of the request it
-	// happened in (nil for one in an MCP tool, which runs apart from the
-	// request); the client gets a 500 problem or a tool error either way.
-	OnPanic func(r *http.Request, v any)
-
-	// bySlug indexes Site.Insights by slug; topics are their distinct
-	// topics, in the content's order.
-	bySlug map[string]int
-	topics []string
-	// fullBodies are the insights' bodies as llms-full.txt prints them
-	// (headings demoted, trimmed), and bodiesSize their total length: they
-	// do not depend on the base URL, so they are made once.
-	fullBodies []string
-	bodiesSize int
-	// searchIndex is the search tool's index of Site.Insights.
-	searchIndex *searchIndex
-	// pages are the site's pages the content names, by path, and twins
-	// the same pages by the path of their Markdown twin; twinOfSlug is
-	// the path of each insight's twin, by slug.
-	pages, twins map[string]*sitePage
-	twinOfSlug   map[string]string
-	// slugOfPage is the slug of each insight by the link of its page
-	// (Insight.Page), which is the URI of its MCP resource.
-	slugOfPage map[string]string
-	// guardedPages and guardedNames are the pages of the posts the owner
-	// keeps off every surface, by path and by folded slug (see guarded).
-	guardedPages, guardedNames map[string]bool
-	// toolNames are the MCP server's tools, the names calls are counted
-	// under.
-	toolNames map[string]bool
-	// loaded is when the Service was built from the content, when it
-	// serves security.txt.
-	loaded time.Time
-}
-
-// The defaults of the Config's fields left zero, all applied by
-// withDefaults.
-const (
-	defaultCLIName = "discovery"
-	// defaultTokenTTL is the lifetime of access tokens.
-	defaultTokenTTL = 24 * time.Hour
-	// defaultBodyTimeout is how long a POST body may take to arrive: ample
-	// for 64 KiB on any working connection, short enough that a client
-	// trickling a byte at a time cannot hold connections open by the
-	// thousand.
-	defaultBodyTimeout = 10 * time.Second
-)
-
-// withDefaults sets the fields left zero to their defaults: the one place
-// they are applied, so that the rest of the Service reads the fields as
-// they are.
-func (c *Config) withDefaults() {
-	if c.CLIName == "" {
-		c.CLIName = defaultCLIName
-	}
-	if c.Now == nil {
-		c.Now = time.Now
-	}
-	if c.TokenTTL <= 0 {
-		c.TokenTTL = defaultTokenTTL
-	}
-	if c.BodyTimeout <= 0 {
-		c.BodyTimeout = defaultBodyTimeout
-	}
-}
-
-// tokenTTLSeconds is expires_in as the token package computes it: whole
-// seconds, rounded down.
-func (c *Config) tokenTTLSeconds() int { return int(c.TokenTTL / time.Second) }
 
 // Service answers the paths the discovery module owns.
 type Service struct {
@@ -259,7 +110,7 @@ func New(cfg Config) (*Service, error) {
 		s.byPath[s.routes[i].Path] = &s.routes[i]
 	}
 	s.insightRoute = s.byPath[pathInsight]
-	for _, t := range (links{cfg: &s.cfg, routes: s.routes}).tools() {
+	for _, t := range declaredTools((links{cfg: &s.cfg, routes: s.routes})) {
 		s.cfg.toolNames[t.Name] = true
 	}
 	if cfg.servesMarkdown() {
@@ -468,7 +319,7 @@ func (s *Service) unknownSlug(w http.ResponseWriter, r *http.Request, base, slug
 
 // serveHealth answers the health check, made per request for its time.
 func (s *Service) serveHealth(w http.ResponseWriter, r *http.Request, rd *rendition) {
-	writeJSON(w, r, http.StatusOK, rd.health(s.cfg.Now()))
+	writeJSON(w, r, http.StatusOK, newHealth(rd.links, s.cfg.Now()))
 }
 
 // RateLimited answers a request the rate limiter refused: a 429 problem with
@@ -496,11 +347,11 @@ func (s *Service) RateLimited(w http.ResponseWriter, r *http.Request, m Match, r
 		s.writeLimitedPage(f, w, r, base, retryAfter)
 		return
 	}
-	writeProblem(w, r, s.cfg.rateLimited(base, r, retryAfter))
+	writeProblem(w, r, rateLimitedProblem(&s.cfg, base, r, retryAfter))
 }
 
 // rateLimited is the 429 problem of a refused request.
-func (c *Config) rateLimited(base string, r *http.Request, retryAfter int) *Problem {
+func rateLimitedProblem(c *Config, base string, r *http.Request, retryAfter int) *Problem {
 	p := newProblem(base, codeRateLimited, r, fmt.Sprintf(
 		"This client has used all %d requests the %q policy allows in %d seconds.",
 		c.RateLimit.Events, ratelimit.PolicyName, c.RateLimit.WindowSeconds()))

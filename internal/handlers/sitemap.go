@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
-	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"net/http"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 )
 
 // The module's sitemap (sitemaps.org 0.9) lists the site's pages that the
@@ -36,7 +37,7 @@ type urlSet struct {
 // pages the content names, the developer portal, then every insight's
 // page, newest first. A sitemap may only list addresses of its own host, so
 // links to other sites are left out.
-func (l links) sitemapURLs() []sitemapURL {
+func sitemapURLs(l links) []sitemapURL {
 	site := l.cfg.Site
 	var urls []sitemapURL
 	seen := make(map[string]bool)
@@ -50,7 +51,7 @@ func (l links) sitemapURLs() []sitemapURL {
 	}
 	add(site.Pages.Home, site.Profile.LastUpdated, "Home")
 	add(site.Pages.About, site.Profile.LastUpdated, "About")
-	add(site.Pages.Insights, l.newestUpdate(), "Insights")
+	add(site.Pages.Insights, newestUpdate(l), "Insights")
 	if site.Profile.Contact.Form != "" {
 		add(site.Profile.Contact.Form, site.Profile.LastUpdated, "Contact")
 	}
@@ -65,8 +66,8 @@ func (l links) sitemapURLs() []sitemapURL {
 }
 
 // sitemap renders the sitemaps.org sitemap for this base URL.
-func (l links) sitemap() []byte {
-	set := urlSet{XMLNS: "http://www.sitemaps.org/schemas/sitemap/0.9", URLs: l.sitemapURLs()}
+func sitemap(l links) []byte {
+	set := urlSet{XMLNS: "http://www.sitemaps.org/schemas/sitemap/0.9", URLs: sitemapURLs(l)}
 	var b bytes.Buffer
 	b.Grow(256 + len(set.URLs)*(96+len(l.base)))
 	b.WriteString(xml.Header)
@@ -82,8 +83,8 @@ func (l links) sitemap() []byte {
 // sitemapMarkdown renders /sitemap.md: the same addresses as the XML
 // sitemap for agents that read rather than parse, each with its Markdown
 // twin when it has one and its last update.
-func (l links) sitemapMarkdown() []byte {
-	urls := l.sitemapURLs()
+func sitemapMarkdown(l links) []byte {
+	urls := sitemapURLs(l)
 	var b bytes.Buffer
 	b.Grow(512 + len(urls)*(160+2*len(l.base)))
 	fmt.Fprintf(&b, "# Sitemap of %s's site\n\n> Every page of this site named in its content, with its Markdown version for agents and its last update. "+
@@ -114,6 +115,3 @@ func (s *Service) serveSitemap(w http.ResponseWriter, r *http.Request, rd *rendi
 	doc := s.document(rd, s.byPath[pathSitemapOwn], "", pathSitemapOwn)
 	serveDocument(newFields(w.Header()), w, r, doc)
 }
-
-// servesSitemap: the module's sitemaps are served and named in robots.txt.
-func (c *Config) servesSitemap() bool { return c.Sitemap }

@@ -6,12 +6,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"net/http"
 	"path"
 	"slices"
 	"strings"
 	"text/template"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -41,8 +42,6 @@ type skillEntry struct {
 	Digest      string `json:"digest" schema:"pattern=^sha256:[0-9a-f]{64}$" jsonschema:"The SHA-256 of the SKILL.md bytes served at url."`
 }
 
-func (c *Config) servesSkills() bool { return c.Agents.Skills }
-
 // skillName is the skill's name, from the CLI's name (the name the site
 // already gives its tools): the skill grammar's lowercase letters, digits
 // and single inner hyphens, at most 64 characters.
@@ -66,17 +65,12 @@ func skillName(cliName string) string {
 	return name
 }
 
-// skillPath is the address of the SKILL.md.
-func (l links) skillPath() string {
-	return strings.Replace(pathSkill, "{skill}", skillName(l.cfg.CLIName), 1)
-}
-
 // maxSkillDescription is the longest description a skill may have.
 const maxSkillDescription = 1024
 
 // skillDescription is the skill's description: what it is for and when to
 // use it, which is what an agent reads to decide whether to load it.
-func (l links) skillDescription() string {
+func skillDescription(l links) string {
 	p := l.cfg.Site.Profile
 	return clipChars(oneLine(fmt.Sprintf("Look up %s (%s) and their published articles (\"insights\") in the read-only public API of %s: "+
 		"biography, key facts, expertise, contact links, articles by topic or by words, and each article's full Markdown. "+
@@ -86,20 +80,20 @@ func (l links) skillDescription() string {
 
 // skillsIndex lists the skill with the digest of the bytes served at its
 // address, rendered here exactly as for that address.
-func (l links) skillsIndex() (skillsIndex, error) {
-	body, err := l.skillMarkdown("")
+func newSkillsIndex(l links) (skillsIndex, error) {
+	body, err := skillMarkdown(l, "")
 	if err != nil {
 		return skillsIndex{}, err
 	}
 	sum := sha256.Sum256(body)
 	return skillsIndex{Schema: agentSkillsSchema, Skills: []skillEntry{{
-		Name: skillName(l.cfg.CLIName), Type: "skill-md", Description: l.skillDescription(),
+		Name: skillName(l.cfg.CLIName), Type: "skill-md", Description: skillDescription(l),
 		URL: l.base + l.skillPath(), Digest: "sha256:" + hex.EncodeToString(sum[:]),
 	}}}, nil
 }
 
-func (l links) skillsIndexDocument(_ string) ([]byte, error) {
-	index, err := l.skillsIndex()
+func skillsIndexDocument(l links, _ string) ([]byte, error) {
+	index, err := newSkillsIndex(l)
 	if err != nil {
 		return nil, err
 	}
@@ -180,10 +174,10 @@ type skillTool struct{ Name, Arguments, Description string }
 
 // skillMarkdown renders the SKILL.md from the route table, the CLI's
 // commands and the MCP server's tools as the server declares them.
-func (l links) skillMarkdown(_ string) ([]byte, error) {
+func skillMarkdown(l links, _ string) ([]byte, error) {
 	p := l.cfg.Site.Profile
-	slug := l.slugExample()
-	description, err := yamlString(l.skillDescription())
+	slug := slugExample(l)
+	description, err := yamlString(skillDescription(l))
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +185,7 @@ func (l links) skillMarkdown(_ string) ([]byte, error) {
 		"Name": skillName(l.cfg.CLIName), "Description": description,
 		"Subject": oneLine(p.Name), "Host": origin.HostOf(l.base), "Base": l.base,
 		"Topics":    strings.Join(l.cfg.Site.Topics(), ", "),
-		"RateLimit": l.cfg.rateLimitSummary(), "OpenAPI": l.openAPI(),
+		"RateLimit": rateLimitSummary(l.cfg), "OpenAPI": l.openAPI(),
 		"CLI": l.cliURL(), "CLIFile": path.Base(l.cliURL()),
 		"MCP": l.base + pathMCP, "ServerKey": l.cfg.CLIName,
 		"LLMs": l.base + pathLLMs, "LLMsFull": l.base + pathLLMsFull,
@@ -214,7 +208,7 @@ func (l links) skillMarkdown(_ string) ([]byte, error) {
 	}
 	data["Commands"] = commands
 	var tools []skillTool
-	for _, t := range l.tools() {
+	for _, t := range declaredTools(l) {
 		tools = append(tools, skillTool{t.Name, toolArguments(t.InputSchema), t.Description})
 	}
 	slices.SortFunc(tools, func(a, b skillTool) int { return strings.Compare(a.Name, b.Name) })
@@ -224,16 +218,6 @@ func (l links) skillMarkdown(_ string) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
-}
-
-// routeAt is the route of path, if the configuration serves it.
-func (l links) routeAt(path string) *Route {
-	for i := range l.routes {
-		if l.routes[i].Path == path {
-			return &l.routes[i]
-		}
-	}
-	return nil
 }
 
 // toolArguments describes a tool's input schema in a line: each argument

@@ -74,9 +74,9 @@ func TestSkill(t *testing.T) {
 		}
 	}
 	for _, c := range cliCommands {
-		want = append(want, "node Rosa_Tools.mjs "+strings.Replace(c.command, "<slug>", s.fixed.slugExample(), 1)+"  # ")
+		want = append(want, "node Rosa_Tools.mjs "+strings.Replace(c.command, "<slug>", slugExample(s.fixed.links), 1)+"  # ")
 	}
-	for _, tool := range s.fixed.tools() {
+	for _, tool := range declaredTools(s.fixed.links) {
 		want = append(want, "- `"+tool.Name+"` (")
 	}
 	want = append(want, `"mcpServers": {"Rosa_Tools": {"type": "http", "url": "https://example.com/mcp"}}`,

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	_ "embed"
 	"errors"
-	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"net/http"
-	"strings"
 )
 
 // WebMCP: a script for the site's own pages that offers the MCP server's
@@ -18,8 +16,6 @@ var webMCPScript []byte
 
 // webMCPPlaceholder is where the script receives its tools.
 var webMCPPlaceholder = []byte(`"__DISCOVERY_WEBMCP_TOOLS__"`)
-
-func (c *Config) servesWebMCP() bool { return c.Agents.WebMCP }
 
 // webMCPTool is a tool as the script registers it, with the API path it
 // reads ("{slug}" filled from the argument of that name).
@@ -38,9 +34,9 @@ type webMCPAnnotations struct {
 // webMCPScriptDocument renders the script with the tools the MCP server
 // declares that have a JSON twin: every tool but the search, which has no
 // REST endpoint to call.
-func (l links) webMCPScriptDocument(_ string) ([]byte, error) {
+func webMCPScriptDocument(l links, _ string) ([]byte, error) {
 	var tools []webMCPTool
-	for _, t := range l.tools() {
+	for _, t := range declaredTools(l) {
 		if t.route == nil || t.route.Method != http.MethodGet {
 			continue
 		}
@@ -60,22 +56,4 @@ func (l links) webMCPScriptDocument(_ string) ([]byte, error) {
 		return nil, errors.New("webmcp.js has no place for its tools")
 	}
 	return bytes.Replace(webMCPScript, webMCPPlaceholder, list, 1), nil
-}
-
-// webMCPSource is the CSP source that allows the script on the portal and
-// no other: its own URL. A host-source cannot name an IPv6 address, so a
-// base URL with one falls back to the portal's own origin.
-func (l links) webMCPSource(path string) string {
-	if strings.Contains(origin.HostOnly(origin.HostOf(l.base)), ":") {
-		return "'self'"
-	}
-	return l.base + path
-}
-
-// webMCPScriptURL is the script's address, or "" when it is off.
-func (l links) webMCPScriptURL() string {
-	if !l.cfg.servesWebMCP() {
-		return ""
-	}
-	return l.base + pathWebMCP
 }

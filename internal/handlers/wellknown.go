@@ -26,7 +26,7 @@ type linksetEntry struct {
 	Status      []link `json:"status" jsonschema:"Its health check."`
 }
 
-func (l links) apiCatalog() apiCatalog {
+func newAPICatalog(l links) apiCatalog {
 	return apiCatalog{Linkset: []linksetEntry{{
 		Anchor:      l.base + pathIndex,
 		ServiceDesc: []link{{l.openAPI(), mediaJSON}},
@@ -44,7 +44,7 @@ type protectedResourceMetadata struct {
 	ResourceDocumentation  string   `json:"resource_documentation" schema:"format=uri" jsonschema:"The developer portal."`
 }
 
-func (l links) protectedResourceMetadata() protectedResourceMetadata {
+func newProtectedResourceMetadata(l links) protectedResourceMetadata {
 	return protectedResourceMetadata{
 		Resource:               l.base,
 		ResourceName:           l.cfg.Site.Profile.Name + " public discovery API",
@@ -58,8 +58,8 @@ func (l links) protectedResourceMetadata() protectedResourceMetadata {
 // mcpProtectedResourceMetadata describes the MCP endpoint, whose resource
 // identifier is its own address (RFC 9728 section 3.3: the resource is the
 // one the well-known address was made from).
-func (l links) mcpProtectedResourceMetadata() protectedResourceMetadata {
-	m := l.protectedResourceMetadata()
+func mcpProtectedResourceMetadata(l links) protectedResourceMetadata {
+	m := newProtectedResourceMetadata(l)
 	m.Resource = l.base + pathMCP
 	m.ResourceName = l.cfg.Site.Profile.Name + " MCP server"
 	return m
@@ -83,7 +83,7 @@ type authorizationServerMetadata struct {
 	ClientIDMetadataDocumentSupported          bool `json:"client_id_metadata_document_supported" jsonschema:"Whether a client_id may be the https URL of the client's metadata document (draft-ietf-oauth-client-id-metadata-document)."`
 }
 
-func (l links) authorizationServerMetadata() authorizationServerMetadata {
+func newAuthorizationServerMetadata(l links) authorizationServerMetadata {
 	return authorizationServerMetadata{
 		Issuer:                                     l.base,
 		AuthorizationEndpoint:                      l.base + pathAuthorize,
@@ -106,7 +106,7 @@ type jwkSet struct {
 	Keys []struct{} `json:"keys" schema:"maxItems=0"`
 }
 
-func (l links) jwks() jwkSet { return jwkSet{Keys: []struct{}{}} }
+func jwks(l links) jwkSet { return jwkSet{Keys: []struct{}{}} }
 
 // serverCard is the MCP server card: the current fields (SEP-2127) and the
 // older ones scanners still read, in one object.
@@ -166,7 +166,7 @@ type serverCardAuth struct {
 	Schemes  []string `json:"schemes"`
 }
 
-func (l links) serverCard() serverCard {
+func newServerCard(l links) serverCard {
 	p := l.cfg.Site.Profile
 	description := "Read-only public facts about " + p.Name + " and their published insights."
 	if len(description) > 100 {
