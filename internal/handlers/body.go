@@ -9,6 +9,8 @@ import (
 	"os"
 	"sync/atomic"
 	"time"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 )
 
 // maxBodySize caps the body of every POST endpoint.
@@ -22,7 +24,7 @@ var errBodyTimeout = errors.New("the request body did not arrive in time")
 // and returns ok false when the body is late, too large or of another type.
 func (s *Service) readBody(w http.ResponseWriter, r *http.Request, rd *rendition, want string) (body []byte, ok bool) {
 	if r.ContentLength > maxBodySize {
-		writeProblem(w, r, newProblem(rd.base, codePayloadTooLarge, r, fmt.Sprintf("The body is %d bytes; this endpoint accepts at most %d.", r.ContentLength, maxBodySize)))
+		writeProblem(w, r, problem.New(rd.base, problem.PayloadTooLarge, r, fmt.Sprintf("The body is %d bytes; this endpoint accepts at most %d.", r.ContentLength, maxBodySize)))
 		return nil, false
 	}
 	start := time.Now()
@@ -37,24 +39,24 @@ func (s *Service) readBody(w http.ResponseWriter, r *http.Request, rd *rendition
 		// read before the module's.
 		w.Header().Set(headerConnection, "close")
 		waited := time.Since(start).Round(100 * time.Millisecond)
-		writeProblem(w, r, newProblem(rd.base, codeRequestTimeout, r, fmt.Sprintf("The body did not arrive completely within %s.", waited)))
+		writeProblem(w, r, problem.New(rd.base, problem.RequestTimeout, r, fmt.Sprintf("The body did not arrive completely within %s.", waited)))
 		return nil, false
 	case errors.As(err, &tooLarge):
-		writeProblem(w, r, newProblem(rd.base, codePayloadTooLarge, r, fmt.Sprintf("The body is larger than %d bytes.", maxBodySize)))
+		writeProblem(w, r, problem.New(rd.base, problem.PayloadTooLarge, r, fmt.Sprintf("The body is larger than %d bytes.", maxBodySize)))
 		return nil, false
 	case err != nil:
-		p := newProblem(rd.base, codeBadRequest, r, "The body could not be read completely.")
+		p := problem.New(rd.base, problem.BadRequest, r, "The body could not be read completely.")
 		writeProblem(w, r, p)
 		return nil, false
 	}
 	if len(r.Header["Content-Type"]) > 1 {
-		writeProblem(w, r, newProblem(rd.base, codeBadRequest, r, "The request has more than one Content-Type header."))
+		writeProblem(w, r, problem.New(rd.base, problem.BadRequest, r, "The request has more than one Content-Type header."))
 		return nil, false
 	}
 	if want != "" && (len(body) > 0 || r.Header.Get("Content-Type") != "") {
 		mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 		if err != nil || mediaType != want {
-			p := newProblem(rd.base, codeUnsupportedMediaType, r, "The body's Content-Type is "+quote(r.Header.Get("Content-Type"))+"; this endpoint accepts "+want+".")
+			p := problem.New(rd.base, problem.UnsupportedMediaType, r, "The body's Content-Type is "+problem.Quote(r.Header.Get("Content-Type"))+"; this endpoint accepts "+want+".")
 			p.Hint = "Send the body as " + want + "."
 			writeProblem(w, r, p)
 			return nil, false

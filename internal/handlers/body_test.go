@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 )
 
 // within fails the test when f has not returned after limit, instead of
@@ -46,7 +48,7 @@ func TestBodyTimeoutFallback(t *testing.T) {
 	if got := rec.Header().Get("Connection"); got != "close" {
 		t.Errorf("Connection = %q, want close", got)
 	}
-	var p Problem
+	var p problem.Problem
 	if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil {
 		t.Fatal(err)
 	}

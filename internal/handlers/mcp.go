@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 )
 
 // mcpProtocolVersions are the MCP protocol versions the endpoint speaks,
@@ -124,11 +125,11 @@ func addListInsightsTool(l links, t *mcp.Tool, server *mcp.Server) {
 func addInsightTool(l links, t *mcp.Tool, server *mcp.Server) {
 	addTool(l, t, server, func(_ context.Context, _ *mcp.CallToolRequest, in getInsightInput) (*mcp.CallToolResult, insightDocument, error) {
 		if !content.ValidSlug(in.Slug) {
-			return nil, insightDocument{}, fmt.Errorf("the slug %s is not valid: a slug is %s. Call list_insights for the published slugs", quote(in.Slug), content.SlugGrammar)
+			return nil, insightDocument{}, fmt.Errorf("the slug %s is not valid: a slug is %s. Call list_insights for the published slugs", problem.Quote(in.Slug), content.SlugGrammar)
 		}
 		doc, ok := l.published(in.Slug)
 		if !ok {
-			return nil, insightDocument{}, fmt.Errorf("no published insight has the slug %s. Call list_insights or search_insights for the published slugs", quote(in.Slug))
+			return nil, insightDocument{}, fmt.Errorf("no published insight has the slug %s. Call list_insights or search_insights for the published slugs", problem.Quote(in.Slug))
 		}
 		return nil, newInsightDocument(l, doc), nil
 	})

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
 	"net/http"
 	"strconv"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
 )
 
 // maxBatch is the most messages a JSON-RPC batch to /mcp may hold (MCP

@@ -2,12 +2,13 @@ package handlers
 
 import (
 	"encoding/json"
-	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
 )
 
 func TestBatchCap(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 )
 
 // The search and fetch tools have the shapes ChatGPT connectors and deep
@@ -82,11 +83,11 @@ func addConnectorTools(l links, server *mcp.Server, annotations *mcp.ToolAnnotat
 	addTool(l, fetch,
 		server, func(_ context.Context, _ *mcp.CallToolRequest, in fetchInput) (*mcp.CallToolResult, fetchOutput, error) {
 			if !content.ValidSlug(in.ID) {
-				return nil, fetchOutput{}, fmt.Errorf("the id %s is not valid: an id is an insight's slug, %s. Call search for ids", quote(in.ID), content.SlugGrammar)
+				return nil, fetchOutput{}, fmt.Errorf("the id %s is not valid: an id is an insight's slug, %s. Call search for ids", problem.Quote(in.ID), content.SlugGrammar)
 			}
 			doc, ok := l.published(in.ID)
 			if !ok {
-				return nil, fetchOutput{}, fmt.Errorf("no published insight has the id %s. Call search for ids", quote(in.ID))
+				return nil, fetchOutput{}, fmt.Errorf("no published insight has the id %s. Call search for ids", problem.Quote(in.ID))
 			}
 			d := newInsightDocument(l, doc)
 			return nil, fetchOutput{

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"io"
 	"net"
 	"net/http"
 	"strings"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/origin"
+	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -50,7 +52,7 @@ type jsonrpcError struct {
 // the stateless SDK handler of the rendition.
 func (s *Service) serveMCP(w http.ResponseWriter, r *http.Request, rd *rendition) {
 	if from := r.Header.Get("Origin"); from != "" && origin.Of(from) != rd.origin {
-		p := newProblem(rd.base, codeForbidden, r, "Browser requests to the MCP endpoint are accepted only from "+rd.origin+", not from "+quote(from)+".")
+		p := problem.New(rd.base, problem.Forbidden, r, "Browser requests to the MCP endpoint are accepted only from "+rd.origin+", not from "+problem.Quote(from)+".")
 		p.Hint = "Call the MCP endpoint from an MCP client, a server or a CLI (they send no Origin), or from a page of " + rd.origin + "."
 		writeProblem(w, r, p)
 		return
@@ -181,7 +183,7 @@ func (s *Service) hostAllowed(r *http.Request) bool {
 // refuseHost answers a request to /mcp whose Host hostAllowed refused, with
 // the addresses of base, which is not that Host's.
 func refuseHost(w http.ResponseWriter, r *http.Request, base string) {
-	p := newProblem(base, codeForbidden, r, "The Host "+quote(r.Host)+" is not a name of this server.")
+	p := problem.New(base, problem.Forbidden, r, "The Host "+problem.Quote(r.Host)+" is not a name of this server.")
 	p.Hint = "This server listens on a loopback address, where only loopback names (localhost, 127.0.0.1, [::1])" +
 		" and the host of the configured base_url are accepted, against DNS rebinding. Call it by a loopback name;" +
 		" behind a proxy or tunnel, set base_url to the public address or turn mcp_host_check off."

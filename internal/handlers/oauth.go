@@ -17,6 +17,7 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/internal/cimd"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
+	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
 )
 
@@ -142,7 +143,7 @@ func (s *Service) serveClientRegistration(w http.ResponseWriter, r *http.Request
 	}
 	var req clientRegistration
 	if err := json.Unmarshal(body, &req); err != nil {
-		fail("invalid_client_metadata", "The body is not a JSON object of client metadata: "+quote(err.Error())+".")
+		fail("invalid_client_metadata", "The body is not a JSON object of client metadata: "+problem.Quote(err.Error())+".")
 		return
 	}
 	if len(req.RedirectURIs) == 0 {
@@ -157,7 +158,7 @@ func (s *Service) serveClientRegistration(w http.ResponseWriter, r *http.Request
 	total := 0
 	for _, u := range req.RedirectURIs {
 		if reason := checkRedirectURI(u); reason != "" {
-			fail("invalid_redirect_uri", "The redirect URI "+quote(u)+" "+reason+".")
+			fail("invalid_redirect_uri", "The redirect URI "+problem.Quote(u)+" "+reason+".")
 			return
 		}
 		if !slices.Contains(uris, u) {
@@ -370,7 +371,7 @@ func (s *Service) resolveClient(ctx context.Context, base, clientID string) (c o
 		}
 		doc, err := s.cfg.ClientMetadata.Client(ctx, clientID)
 		if err != nil {
-			return c, "The client_id " + quote(clientID) + " is refused: " + err.Error() + "."
+			return c, "The client_id " + problem.Quote(clientID) + " is refused: " + err.Error() + "."
 		}
 		return oauthClient{redirectURIs: doc.RedirectURIs, name: doc.Name}, ""
 	}
@@ -391,7 +392,7 @@ func (s *Service) resolveClient(ctx context.Context, base, clientID string) (c o
 // page names the destination and the user follows its link.
 func (s *Service) serveAuthorize(w http.ResponseWriter, r *http.Request, rd *rendition) {
 	refuse := func(detail string) {
-		p := newProblem(rd.base, codeBadRequest, r, detail)
+		p := problem.New(rd.base, problem.BadRequest, r, detail)
 		p.Hint = "Register the client at " + rd.base + pathClientRegistration + " with its redirect URIs"
 		if s.cfg.ClientMetadata != nil {
 			p.Hint += " (or use the https URL of its Client ID Metadata Document as its client_id)"
@@ -428,7 +429,7 @@ func (s *Service) serveAuthorize(w http.ResponseWriter, r *http.Request, rd *ren
 			}
 		}
 		if target == "" {
-			refuse("The redirect_uri " + quote(redirect[0]) + " is not registered for this client; a redirect URI must match a registered one exactly (on a loopback host, any port).")
+			refuse("The redirect_uri " + problem.Quote(redirect[0]) + " is not registered for this client; a redirect URI must match a registered one exactly (on a loopback host, any port).")
 			return
 		}
 	case len(registered) == 1:
@@ -440,12 +441,12 @@ func (s *Service) serveAuthorize(w http.ResponseWriter, r *http.Request, rd *ren
 	// A registration checks its redirect URIs; a metadata document's are
 	// checked here, by the same rules, when one is used.
 	if reason := checkRedirectURI(target); reason != "" {
-		refuse("The redirect URI " + quote(target) + " " + reason + ".")
+		refuse("The redirect URI " + problem.Quote(target) + " " + reason + ".")
 		return
 	}
 	resources, ownResources := s.ownResources(rd.base, query["resource"])
-	if problem := authorizationProblem(query, ownResources); problem != "" {
-		refuse(problem)
+	if reason := authorizationProblem(query, ownResources); reason != "" {
+		refuse(reason)
 		return
 	}
 
@@ -592,7 +593,7 @@ func (s *Service) redeemCode(w http.ResponseWriter, r *http.Request, rd *renditi
 	if len(requested) > 0 && len(grant.Resources) > 0 {
 		for _, res := range requested {
 			if !slices.ContainsFunc(grant.Resources, func(g string) bool { return token.Covers(g, res) }) {
-				fail("invalid_target", "The resource "+quote(res)+" was not among the resources of the authorization request, "+strings.Join(grant.Resources, ", ")+" (RFC 8707 section 2.2).")
+				fail("invalid_target", "The resource "+problem.Quote(res)+" was not among the resources of the authorization request, "+strings.Join(grant.Resources, ", ")+" (RFC 8707 section 2.2).")
 				return
 			}
 		}
@@ -604,7 +605,7 @@ func (s *Service) redeemCode(w http.ResponseWriter, r *http.Request, rd *renditi
 	if err != nil {
 		// Without the ledger a code could be used twice: refuse, as a
 		// fault of the service (the ledger logs what failed).
-		writeProblem(w, r, newProblem(rd.base, codeInternalError, r, "The service could not record the use of the authorization code."))
+		writeProblem(w, r, problem.New(rd.base, problem.InternalError, r, "The service could not record the use of the authorization code."))
 		return
 	}
 	if !first {

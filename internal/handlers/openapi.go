@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 )
 
 // openAPIVersion is the version of the API description document.
@@ -107,7 +108,7 @@ func openAPI31(l links) object {
 	}
 
 	responses := object{}
-	for _, c := range problemCodes {
+	for _, c := range problem.Codes {
 		for _, metered := range []bool{true, false} {
 			if !used[problemUse{c.Status, metered}] {
 				continue
@@ -360,7 +361,7 @@ func jsonRPC(responses object, rateLimited bool) {
 	}
 	responses["400"] = object{
 		"headers": headers,
-		"description": codeBadRequest.Title + ": " + codeBadRequest.Meaning + " A JSON-RPC client gets a JSON-RPC error, with the request's id when it can be read: -32700 for malformed JSON;" +
+		"description": problem.BadRequest.Title + ": " + problem.BadRequest.Meaning + " A JSON-RPC client gets a JSON-RPC error, with the request's id when it can be read: -32700 for malformed JSON;" +
 			" -32600 for an invalid message, an Accept header without both application/json and text/event-stream, or a batch of more than " + strconv.Itoa(maxBatch) + " messages (or than the quota, if smaller);" +
 			" from protocol 2026-07-28 on, -32602 for invalid params.",
 		"content": object{
@@ -377,7 +378,7 @@ func jsonRPC(responses object, rateLimited bool) {
 		return
 	}
 	responses["429"] = object{
-		"description": codeRateLimited.Title + ": " + codeRateLimited.Meaning + " A batch counts one request per message; one larger than what is left is refused whole, with a JSON-RPC error (code -32000) for each request in it.",
+		"description": problem.RateLimited.Title + ": " + problem.RateLimited.Meaning + " A batch counts one request per message; one larger than what is left is refused whole, with a JSON-RPC error (code -32000) for each request in it.",
 		"headers": object{
 			"RateLimit-Policy": headers["RateLimit-Policy"],
 			"RateLimit":        headers["RateLimit"],

@@ -3,13 +3,14 @@ package handlers
 import (
 	"context"
 	"crypto/tls"
-	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 )
 
 // reaching returns r as if its connection had reached local.

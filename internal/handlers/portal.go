@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -17,6 +16,9 @@ import (
 	"strings"
 	texttemplate "text/template"
 	"time"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/problem"
+	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
 )
 
 // The developer portal, /developers, and its Markdown twin, /developers.md,
@@ -108,7 +110,7 @@ type portalPage struct {
 	// Core are the versioned API's operations; Auth, MCPOps and Documents
 	// the others, by group.
 	Core, Auth, MCPOps, Documents []portalOperation
-	Problems                      []problemCode
+	Problems                      []problem.Code
 	// The example error responses, each a whole HTTP response.
 	NotFound, Unauthorized, Refused string
 	Clients                         []portalClient
@@ -138,7 +140,7 @@ type portalOperation struct {
 	Type, TypeID       string
 	Shared, SharedPath string
 	// Errors are the problem codes beyond the ones every route can give.
-	Errors []problemCode
+	Errors []problem.Code
 	// Note says more about the example, when it is not the whole story.
 	Note string
 }
@@ -198,7 +200,7 @@ func portal(l links) *portalPage {
 		WebMCP: l.webMCPScriptURL(),
 	}
 	pg.CLIFile = path.Base(pg.CLI)
-	for _, c := range problemCodes {
+	for _, c := range problem.Codes {
 		c.Hint = strings.ReplaceAll(c.Hint, "{base}", l.base)
 		pg.Problems = append(pg.Problems, c)
 	}
@@ -298,7 +300,7 @@ func portalOperationOf(l links, rt *Route) portalOperation {
 		op.Type, op.TypeID = name, typeAnchor(name)
 	}
 	for _, status := range rt.Problems {
-		for _, c := range problemCodes {
+		for _, c := range problem.Codes {
 			if c.Status == status {
 				op.Errors = append(op.Errors, c)
 			}
@@ -419,7 +421,7 @@ func redirectExample(l links) string {
 func errorExamples(l links) (notFound, unauthorized, refused string) {
 	profile := routeOf(l, pathProfile)
 	r := &http.Request{Method: http.MethodGet, URL: &url.URL{Path: insightPath("no-such-insight")}}
-	p := newProblem(l.base, codeNotFound, r, "The requested API endpoint does not exist: no published insight has the slug \"no-such-insight\".")
+	p := problem.New(l.base, problem.NotFound, r, "The requested API endpoint does not exist: no published insight has the slug \"no-such-insight\".")
 	p.Hint = "List the published insights and their slugs at " + l.base + pathInsights + "; the machine-readable description is at " + l.base + pathOpenAPI + "."
 	notFound = httpExample(http.StatusNotFound, nil, p)
 
@@ -450,7 +452,7 @@ func routeOf(l links, path string) *Route {
 }
 
 // httpExample is a problem response as it goes over the wire.
-func httpExample(status int, headers [][2]string, p *Problem) string {
+func httpExample(status int, headers [][2]string, p *problem.Problem) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "HTTP/1.1 %d %s\nContent-Type: %s\n", status, http.StatusText(status), mediaProblem)
 	for _, h := range headers {

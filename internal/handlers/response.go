@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 )
 
 // Header names, canonical so that Caddy's header directive and Header.Get
@@ -214,4 +216,14 @@ func withEncoding(vary string) string {
 		return varyAcceptUserAgent + ", Accept-Encoding"
 	}
 	return vary + ", Accept-Encoding"
+}
+
+// writeProblem writes p as application/problem+json.
+func writeProblem(w http.ResponseWriter, r *http.Request, p *problem.Problem) {
+	body, err := marshal(p)
+	if err != nil {
+		// A Problem holds only strings and ints; this cannot fail.
+		body = []byte(`{"type":"about:blank","title":"Internal Server Error","status":500,"detail":"","code":"internal_error","hint":""}`)
+	}
+	write(w, r, p.Status, mediaProblem, body)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 )
 
 // The JSON schemas of the API's bodies are generated from the Go types that
@@ -56,7 +57,7 @@ var components = []component{
 	componentOf[insightList]("InsightList", ""),
 	componentOf[insightDocument]("InsightDocument", ""),
 	componentOf[apiIndex]("ApiIndex", "The API index. urls is present in the served index beyond the specification's formal schema."),
-	{name: "Problem", typ: reflect.TypeFor[Problem](), open: true,
+	{name: "Problem", typ: reflect.TypeFor[problem.Problem](), open: true,
 		description: "An RFC 9457 problem details document with the required code and hint members. Extra members are allowed."},
 	componentOf[apiCatalog]("ApiCatalog", "RFC 9727 API catalog: an RFC 9264 linkset."),
 	componentOf[protectedResourceMetadata]("ProtectedResourceMetadata", "RFC 9728 protected resource metadata."),

@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 )
 
 type searchInput struct {
@@ -90,7 +91,7 @@ func searchFilterOf(in searchInput) (searchFilter, error) {
 	f := searchFilter{topic: strings.TrimSpace(in.Topic), since: in.Since, until: in.Until}
 	for _, d := range []struct{ name, value string }{{"since", f.since}, {"until", f.until}} {
 		if _, err := time.Parse(time.DateOnly, d.value); d.value != "" && err != nil {
-			return searchFilter{}, fmt.Errorf("%s is %s, not a date: write it as YYYY-MM-DD", d.name, quote(d.value))
+			return searchFilter{}, fmt.Errorf("%s is %s, not a date: write it as YYYY-MM-DD", d.name, problem.Quote(d.value))
 		}
 	}
 	if f.since != "" && f.until != "" && f.since > f.until {
@@ -131,7 +132,7 @@ func encodeCursor(key uint64, offset int) string {
 func decodeCursor(cursor string, key uint64) (int, error) {
 	var b [cursorBytes]byte
 	if n, err := base64.RawURLEncoding.Decode(b[:], []byte(cursor)); len(cursor) != base64.RawURLEncoding.EncodedLen(cursorBytes) || err != nil || n != cursorBytes {
-		return 0, fmt.Errorf("the cursor %s is not one this server gave: pass a nextCursor unchanged, or omit cursor for the first page", quote(cursor))
+		return 0, fmt.Errorf("the cursor %s is not one this server gave: pass a nextCursor unchanged, or omit cursor for the first page", problem.Quote(cursor))
 	}
 	if binary.BigEndian.Uint64(b[:8]) != key {
 		return 0, fmt.Errorf("the cursor is from another search: a cursor continues only the search that gave it (same query, topic, since and until); omit cursor to start this one")

@@ -6,7 +6,7 @@
 // (rendition.go); and the site's pages the content names, with their
 // Markdown twins (pages.go, markdown.go, convert_serve.go).
 //
-// Imports from the module: content, internal/cimd, internal/convert, internal/metrics, internal/negotiate, internal/origin, internal/ratelimit, internal/token.
+// Imports from the module: content, internal/cimd, internal/convert, internal/metrics, internal/negotiate, internal/origin, internal/problem, internal/ratelimit, internal/token.
 package handlers
 
 import (
@@ -23,6 +23,7 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/convert"
 	"github.com/caddy-discovery/caddy-discovery/internal/negotiate"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
+	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
 )
@@ -231,7 +232,7 @@ func (s *Service) Serve(w http.ResponseWriter, r *http.Request, m Match) {
 	f := newFields(w.Header())
 	base, ok := s.base(r)
 	if !ok {
-		p := newProblem("", codeBadRequest, r, "The Host header "+quote(r.Host)+" is not a valid host name and port"+
+		p := problem.New("", problem.BadRequest, r, "The Host header "+problem.Quote(r.Host)+" is not a valid host name and port"+
 			fmt.Sprintf(" (at most %d characters).", origin.MaxHostLen))
 		p.Hint = "Send the site's host name in the Host header."
 		writeProblem(w, r, p)
@@ -260,7 +261,7 @@ func (s *Service) Serve(w http.ResponseWriter, r *http.Request, m Match) {
 	bh := s.headersFor(base)
 	bh.setCommon(f, r, rt)
 	if rt == nil {
-		writeProblem(w, r, newProblem(base, codeNotFound, r, "The requested API endpoint does not exist."))
+		writeProblem(w, r, problem.New(base, problem.NotFound, r, "The requested API endpoint does not exist."))
 		return
 	}
 	if refusedHost {
@@ -297,7 +298,7 @@ func (s *Service) Serve(w http.ResponseWriter, r *http.Request, m Match) {
 	}
 	doc := s.document(rd, rt, slug, s.cfg.pathFor(rt, slug))
 	if doc == nil { // every rendered route has a document; this is a safeguard
-		writeProblem(w, r, newProblem(base, codeNotFound, r, "The requested API endpoint does not exist."))
+		writeProblem(w, r, problem.New(base, problem.NotFound, r, "The requested API endpoint does not exist."))
 		return
 	}
 	serveDocument(f, w, r, doc)
@@ -307,12 +308,12 @@ func (s *Service) Serve(w http.ResponseWriter, r *http.Request, m Match) {
 // is outside the slug grammar, else 404.
 func (s *Service) unknownSlug(w http.ResponseWriter, r *http.Request, base, slug string) {
 	if !content.ValidSlug(slug) {
-		p := newProblem(base, codeBadRequest, r, "The slug "+quote(slug)+" is not valid: a slug is "+content.SlugGrammar+".")
+		p := problem.New(base, problem.BadRequest, r, "The slug "+problem.Quote(slug)+" is not valid: a slug is "+content.SlugGrammar+".")
 		p.Hint = "Take slugs from the items of " + base + pathInsights + "."
 		writeProblem(w, r, p)
 		return
 	}
-	p := newProblem(base, codeNotFound, r, "The requested API endpoint does not exist: no published insight has the slug "+quote(slug)+".")
+	p := problem.New(base, problem.NotFound, r, "The requested API endpoint does not exist: no published insight has the slug "+problem.Quote(slug)+".")
 	p.Hint = "List the published insights and their slugs at " + base + pathInsights + "; the machine-readable description is at " + base + pathOpenAPI + "."
 	writeProblem(w, r, p)
 }
@@ -351,8 +352,8 @@ func (s *Service) RateLimited(w http.ResponseWriter, r *http.Request, m Match, r
 }
 
 // rateLimited is the 429 problem of a refused request.
-func rateLimitedProblem(c *Config, base string, r *http.Request, retryAfter int) *Problem {
-	p := newProblem(base, codeRateLimited, r, fmt.Sprintf(
+func rateLimitedProblem(c *Config, base string, r *http.Request, retryAfter int) *problem.Problem {
+	p := problem.New(base, problem.RateLimited, r, fmt.Sprintf(
 		"This client has used all %d requests the %q policy allows in %d seconds.",
 		c.RateLimit.Events, ratelimit.PolicyName, c.RateLimit.WindowSeconds()))
 	p.Hint = fmt.Sprintf("Retry after %d seconds (the Retry-After header); the RateLimit header shows the quota left on every response.", retryAfter)
@@ -401,13 +402,13 @@ func (s *Service) recoverPanic(w http.ResponseWriter, r *http.Request) {
 		s.cfg.OnPanic(r, v)
 	}
 	base, _ := s.base(r)
-	writeProblem(w, r, newProblem(base, codeInternalError, r, "The service failed to answer this request."))
+	writeProblem(w, r, problem.New(base, problem.InternalError, r, "The service failed to answer this request."))
 }
 
 func methodNotAllowed(f *fields, w http.ResponseWriter, r *http.Request, base string, rt *Route) {
 	f.set(headerAllow, rt.allow())
-	writeProblem(w, r, newProblem(base, codeMethodNotAllowed, r,
-		"The method "+quote(r.Method)+" is not allowed on "+rt.Path+"; it accepts "+rt.allow()+"."))
+	writeProblem(w, r, problem.New(base, problem.MethodNotAllowed, r,
+		"The method "+problem.Quote(r.Method)+" is not allowed on "+rt.Path+"; it accepts "+rt.allow()+"."))
 }
 
 // preflight answers a CORS preflight request for rt.
@@ -453,7 +454,7 @@ func (s *Service) RefuseAgent(w http.ResponseWriter, r *http.Request, agent stri
 	if !ok {
 		base = s.trustedBase(r)
 	}
-	p := newProblem(base, codeForbidden, r, "This site's owner does not serve "+agent+" here.")
+	p := problem.New(base, problem.Forbidden, r, "This site's owner does not serve "+agent+" here.")
 	p.Hint = "The site's own pages and robots.txt say what " + agent + " may read."
 	writeProblem(w, r, p)
 }

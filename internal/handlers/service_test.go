@@ -10,6 +10,7 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
+	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 )
 
 func newTestService(t testing.TB, cfg Config) *Service {
@@ -41,7 +42,7 @@ func TestPanicBecomesInternalErrorProblem(t *testing.T) {
 	if rec.Code != http.StatusInternalServerError || rec.Header().Get("Content-Type") != "application/problem+json" {
 		t.Fatalf("status %d, Content-Type %q", rec.Code, rec.Header().Get("Content-Type"))
 	}
-	var p Problem
+	var p problem.Problem
 	if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil {
 		t.Fatal(err)
 	}
@@ -129,8 +130,8 @@ func TestQuote(t *testing.T) {
 		strings.Repeat("a", 100): `"` + strings.Repeat("a", 64) + `"…`,
 		"<script>":               `"<script>"`,
 	} {
-		if got := quote(in); got != want {
-			t.Errorf("quote(%q) = %s, want %s", in, got, want)
+		if got := problem.Quote(in); got != want {
+			t.Errorf("problem.Quote(%q) = %s, want %s", in, got, want)
 		}
 	}
 }

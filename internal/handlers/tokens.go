@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/metrics"
+	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
 )
 
@@ -87,7 +88,7 @@ func (s *Service) serveIdentity(w http.ResponseWriter, r *http.Request, rd *rend
 		return
 	}
 	bad := func(detail string) {
-		p := newProblem(rd.base, codeBadRequest, r, detail)
+		p := problem.New(rd.base, problem.BadRequest, r, detail)
 		p.Hint = `Send the JSON object {"type":"anonymous"}; anonymous is the only identity type this site supports.`
 		writeProblem(w, r, p)
 	}
@@ -96,7 +97,7 @@ func (s *Service) serveIdentity(w http.ResponseWriter, r *http.Request, rd *rend
 	// specification says of every object.
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil {
-		bad("The body is not a JSON object: " + quote(err.Error()) + ".")
+		bad("The body is not a JSON object: " + problem.Quote(err.Error()) + ".")
 		return
 	}
 	if members == nil {
@@ -105,7 +106,7 @@ func (s *Service) serveIdentity(w http.ResponseWriter, r *http.Request, rd *rend
 	}
 	for _, name := range slices.Sorted(maps.Keys(members)) {
 		if name != "type" {
-			bad(`The body has the member ` + quote(name) + `; the only member is "type".`)
+			bad(`The body has the member ` + problem.Quote(name) + `; the only member is "type".`)
 			return
 		}
 	}
@@ -119,7 +120,7 @@ func (s *Service) serveIdentity(w http.ResponseWriter, r *http.Request, rd *rend
 		bad(`The "type" member is not a string; it must be "anonymous".`)
 		return
 	case identityType != "anonymous":
-		bad(`The identity type ` + quote(identityType) + ` is not supported; the only type is "anonymous".`)
+		bad(`The identity type ` + problem.Quote(identityType) + ` is not supported; the only type is "anonymous".`)
 		return
 	}
 	id, err := rd.tokens.NewAnonymousIdentity()
@@ -168,7 +169,7 @@ func (s *Service) serveToken(w http.ResponseWriter, r *http.Request, rd *renditi
 	}
 	if mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); (len(body) > 0 || r.Header.Get("Content-Type") != "") &&
 		(err != nil || mediaType != mediaForm) {
-		fail("invalid_request", "The body must be "+mediaForm+" (RFC 6749 section 4.1.3), not "+quote(r.Header.Get("Content-Type"))+".")
+		fail("invalid_request", "The body must be "+mediaForm+" (RFC 6749 section 4.1.3), not "+problem.Quote(r.Header.Get("Content-Type"))+".")
 		return
 	}
 	form, err := url.ParseQuery(string(body))
@@ -178,7 +179,7 @@ func (s *Service) serveToken(w http.ResponseWriter, r *http.Request, rd *renditi
 	}
 	for name, values := range form {
 		if len(values) > 1 && name != "resource" { // RFC 8707 allows several
-			fail("invalid_request", "The parameter "+quote(name)+" is repeated.")
+			fail("invalid_request", "The parameter "+problem.Quote(name)+" is repeated.")
 			return
 		}
 	}
@@ -210,7 +211,7 @@ func (s *Service) serveToken(w http.ResponseWriter, r *http.Request, rd *renditi
 		}
 		s.issueToken(w, r, rd, grant, resources)
 	default:
-		fail("unsupported_grant_type", "The grant type "+quote(grant)+" is not supported; use "+grantAuthorizationCode+", "+grantClientCredentials+" or "+grantJWTBearer+".")
+		fail("unsupported_grant_type", "The grant type "+problem.Quote(grant)+" is not supported; use "+grantAuthorizationCode+", "+grantClientCredentials+" or "+grantJWTBearer+".")
 	}
 }
 
@@ -245,7 +246,7 @@ func (s *Service) checkAuthorization(w http.ResponseWriter, r *http.Request, bas
 	}
 	if len(values) > 1 {
 		challenge("invalid_request")
-		p := newProblem(base, codeBadRequest, r, "The request has more than one Authorization header.")
+		p := problem.New(base, problem.BadRequest, r, "The request has more than one Authorization header.")
 		p.Hint = "Send at most one Authorization header (RFC 9110 allows one credential per request)."
 		writeProblem(w, r, p)
 		return false
@@ -280,8 +281,8 @@ func bearerChallenge(base string, rt *Route, code string) string {
 }
 
 // invalidToken is the 401 problem of a refused bearer on route rt.
-func invalidToken(base string, r *http.Request, rt *Route, detail string) *Problem {
-	p := newProblem(base, codeInvalidToken, r, detail)
+func invalidToken(base string, r *http.Request, rt *Route, detail string) *problem.Problem {
+	p := problem.New(base, problem.InvalidToken, r, detail)
 	p.Hint = "Omit the Authorization header (no token is needed), or get a new token with POST " + base + pathRegister +
 		" or the OAuth flow the metadata at " + base + protectedResourceMetadataPath(rt.Path) + " describes."
 	return p

@@ -1,9 +1,10 @@
 package handlers
 
 import (
-	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"slices"
 	"strings"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 )
 
 // The machine-readable discovery documents: the RFC 9727 API catalog, the
