@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"testing/fstest"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -54,6 +55,31 @@ func SampleFS() fs.FS {
 // Sample loads the embedded sample content.
 func Sample() (*Site, error) {
 	return Load(SampleFS())
+}
+
+// ScaledSample is the sample content grown to n insights, for benchmarks
+// and tests of large content: the sample's profile, and insight i a copy of
+// sample insight i mod 8 under its own slug (insight-00042) and title, one
+// day later than insight i-1, over 2 000 days from 2020-01-01.
+func ScaledSample(n int) (fs.FS, error) {
+	sample, err := Sample()
+	if err != nil {
+		return nil, err
+	}
+	profile, err := fs.ReadFile(SampleFS(), "profile.yaml")
+	if err != nil {
+		return nil, err
+	}
+	fsys := fstest.MapFS{"profile.yaml": {Data: profile}}
+	start := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range n {
+		src := sample.Insights[i%len(sample.Insights)]
+		day := start.AddDate(0, 0, i%2000).Format(time.DateOnly)
+		fsys[fmt.Sprintf("insights/insight-%05d.md", i)] = &fstest.MapFile{Data: fmt.Appendf(nil,
+			"---\ntitle: %q\ndescription: %q\ndate: %q\ndateISO: %q\ndateModifiedISO: %q\ntopic: %q\n---\n%s",
+			fmt.Sprintf("%s (%d)", src.Title, i), src.Description, day, day, day, src.Topic, src.Body)}
+	}
+	return fsys, nil
 }
 
 // Options change what a content directory loads to. A nil *Options is the

@@ -7,6 +7,7 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/cimd"
 	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
+	"github.com/caddy-discovery/caddy-discovery/internal/search"
 )
 
 // Config is what a Service serves and how.
@@ -102,7 +103,7 @@ type Config struct {
 	fullBodies []string
 	bodiesSize int
 	// searchIndex is the search tool's index of Site.Insights.
-	searchIndex *searchIndex
+	searchIndex *search.Index
 	// pages are the site's pages the content names, by path, and twins
 	// the same pages by the path of their Markdown twin; twinOfSlug is
 	// the path of each insight's twin, by slug.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
+	"github.com/caddy-discovery/caddy-discovery/internal/search"
 )
 
 // mcpProtocolVersions are the MCP protocol versions the endpoint speaks,
@@ -196,15 +197,15 @@ func addTools(l links, server *mcp.Server) []declaredTool {
 		rt.Tool.add(l, t, server)
 		tools = append(tools, declaredTool{t, rt})
 	}
-	search := &mcp.Tool{Name: "search_insights", Title: "Search insights", Annotations: readOnly,
+	searchTool := &mcp.Tool{Name: "search_insights", Title: "Search insights", Annotations: readOnly,
 		Description: "Searches the published insights' titles, descriptions, topics and bodies for the query's words, a word matching inside longer words too. " +
 			"Ranks them by BM25 relevance (title first, then topic, description and body), then newest first, each with its score, a snippet and its slug for get_insight. " +
 			"Optionally only one topic or a range of publication dates; limit sets the page size and nextCursor, passed back as cursor, the next page."}
-	addTool(l, search, server, func(_ context.Context, _ *mcp.CallToolRequest, in searchInput) (*mcp.CallToolResult, searchOutput, error) {
+	addTool(l, searchTool, server, func(_ context.Context, _ *mcp.CallToolRequest, in search.Input) (*mcp.CallToolResult, search.Output, error) {
 		out, err := searchInsights(l, in)
 		return nil, out, err
 	})
-	tools = append(tools, declaredTool{search, nil})
+	tools = append(tools, declaredTool{searchTool, nil})
 	for _, t := range addConnectorTools(l, server, readOnly) {
 		tools = append(tools, declaredTool{t, nil})
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
+	"github.com/caddy-discovery/caddy-discovery/internal/search"
 )
 
 // The search and fetch tools have the shapes ChatGPT connectors and deep
@@ -56,7 +57,7 @@ type fetchOutput struct {
 // connectorSearch is search_insights' first page, in the connectors'
 // shape.
 func connectorSearch(l links, in connectorSearchInput) (connectorSearchOutput, error) {
-	found, err := searchInsights(l, searchInput{Query: in.Query})
+	found, err := searchInsights(l, search.Input{Query: in.Query})
 	if err != nil {
 		return connectorSearchOutput{}, err
 	}
@@ -69,10 +70,10 @@ func connectorSearch(l links, in connectorSearchInput) (connectorSearchOutput, e
 
 // addConnectorTools registers search and fetch on server, and returns them.
 func addConnectorTools(l links, server *mcp.Server, annotations *mcp.ToolAnnotations) []*mcp.Tool {
-	search := &mcp.Tool{Name: "search", Title: "Search (connector)", Annotations: annotations,
+	searchTool := &mcp.Tool{Name: "search", Title: "Search (connector)", Annotations: annotations,
 		Description: "Searches the published insights for the query's words, best matches first (the ranking of search_insights); each result's id is for fetch. " +
 			"The search/fetch pair ChatGPT connectors and deep research use; search_insights gives scores and snippets."}
-	addTool(l, search,
+	addTool(l, searchTool,
 		server, func(_ context.Context, _ *mcp.CallToolRequest, in connectorSearchInput) (*mcp.CallToolResult, connectorSearchOutput, error) {
 			out, err := connectorSearch(l, in)
 			return nil, out, err
@@ -98,5 +99,5 @@ func addConnectorTools(l links, server *mcp.Server, annotations *mcp.ToolAnnotat
 				},
 			}, nil
 		})
-	return []*mcp.Tool{search, fetch}
+	return []*mcp.Tool{searchTool, fetch}
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/search"
 )
 
 // A search's answer depends on its arguments, so it cannot be kept as the
@@ -26,7 +28,7 @@ import (
 // searchCall is a recognised search: its tool and its arguments.
 type searchCall struct {
 	tool string
-	in   searchInput
+	in   search.Input
 }
 
 // readSearchCall recognises a tools/call of a search tool whose arguments
@@ -77,7 +79,7 @@ func readSearchCall(c rpcCall) (searchCall, bool) {
 	call.in.Cursor, call.in.Topic, call.in.Since, call.in.Until = text(cursor), text(topic), text(since), text(until)
 	if limit != nil {
 		n, err := strconv.Atoi(string(limit))
-		if !plainInteger(limit) || err != nil || n < 1 || n > maxSearchLimit {
+		if !plainInteger(limit) || err != nil || n < 1 || n > search.MaxLimit {
 			return searchCall{}, false
 		}
 		call.in.Limit = n
@@ -161,7 +163,7 @@ var searchBuffers = sync.Pool{New: func() any { return new(searchBuffer) }}
 
 // appendSearchResult appends out as the SDK marshals it: members sorted by
 // name.
-func appendSearchResult(b []byte, out searchOutput) []byte {
+func appendSearchResult(b []byte, out search.Output) []byte {
 	b = append(b, `{"count":`...)
 	b = strconv.AppendInt(b, int64(out.Count), 10)
 	if out.NextCursor != "" {
@@ -198,7 +200,7 @@ func appendSearchResult(b []byte, out searchOutput) []byte {
 
 // appendConnectorResult appends the connector search's result of out, as
 // connectorSearch makes it and the SDK marshals it.
-func appendConnectorResult(b []byte, out searchOutput) []byte {
+func appendConnectorResult(b []byte, out search.Output) []byte {
 	b = append(b, `{"results":[`...)
 	for i, r := range out.Results {
 		if i > 0 {
@@ -286,4 +288,10 @@ func appendJSONFloat(b []byte, f float64) []byte {
 		}
 	}
 	return b
+}
+
+// searchInsights is the search of the insights for the base URL of l: the
+// content's index, each result at its page's address.
+func searchInsights(l links, in search.Input) (search.Output, error) {
+	return l.cfg.searchIndex.Search(in, l.insight)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/search"
 )
 
 // Searches are answered off the SDK with, byte for byte, what the SDK
@@ -18,7 +19,15 @@ func TestMCPSearchAnswersAreTheSDKs(t *testing.T) {
 		t.Fatal(err)
 	}
 	odd := *sample
-	odd.Insights = append(oddInsights(), content.Insight{Slug: "odd-html", Title: `<script>&"x" ` + "\u2028\u2029", Topic: "Misc",
+	// Texts whose case folding changes their length, ligatures, and
+	// characters that JSON encoders escape differently.
+	odd.Insights = []content.Insight{
+		{Slug: "odd-0", Title: "İstanbul and ISTANBUL", Topic: "Straße", Description: "STRASSE straße",
+			Body: "Ⱥ Ⱦ K ẞ İstanbul zebra crossing, zebra-crossing data", DateISO: "2024-01-01"},
+		{Slug: "odd-1", Title: "C++ & e.g. don't", Topic: "Data", Description: "data, DATA; data.",
+			Body: "c++ c+ e.g.e.g. don't don't-stop (data)(data) ﬁne ligatures and ǅ digraphs", DateISO: "2024-01-01"},
+	}
+	odd.Insights = append(odd.Insights, content.Insight{Slug: "odd-html", Title: `<script>&"x" ` + "\u2028\u2029", Topic: "Misc",
 		Description: "tabs\tand\x01controls", Body: "<b>bold</b> & \"quoted\" \\ \u2028 \x7f \u00e9 \ufffd x\xffy", DateISO: "2024-02-02"})
 	for _, site := range []*content.Site{sample, &odd} {
 		s := newTestService(t, Config{BaseURL: "https://example.com", Site: site})
@@ -30,7 +39,7 @@ func TestMCPSearchAnswersAreTheSDKs(t *testing.T) {
 			`{ "limit" : 3 , "query" : "aa" , "topic" : "" , "since" : "" , "until" : "" , "cursor" : "" }`,
 			`{"query":"é ü 漢字 data"}`, `{"query":"` + strings.Repeat("data ", 30) + `"}`,
 		} {
-			var in searchInput
+			var in search.Input
 			if err := json.Unmarshal([]byte(args), &in); err != nil {
 				t.Fatal(err)
 			}
@@ -86,7 +95,7 @@ func mustJSON(t *testing.T, v any) string {
 func TestMCPSearchLeavesTheRestToTheSDK(t *testing.T) {
 	s := newTestService(t, Config{BaseURL: "https://example.com"})
 	l := s.renditionFor(s.cfg.BaseURL).links
-	first, err := searchInsights(l, searchInput{Query: "data", Limit: 2})
+	first, err := searchInsights(l, search.Input{Query: "data", Limit: 2})
 	if err != nil || first.NextCursor == "" {
 		t.Fatalf("%+v, %v", first, err)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
+	"github.com/caddy-discovery/caddy-discovery/internal/search"
 )
 
 // The developer portal, /developers, and its Markdown twin, /developers.md,
@@ -370,7 +371,7 @@ func exampleBody(l links, rt *Route, slug string) ([]byte, string) {
 			TokenEndpointAuthMethod: "none", Scope: tokenScope,
 		}
 	case pathMCP:
-		out, _ := searchInsights(l, searchInput{Query: exampleQuery, Limit: exampleLimit})
+		out, _ := searchInsights(l, search.Input{Query: exampleQuery, Limit: exampleLimit})
 		text, _ := marshal(out)
 		type textContent struct {
 			Type string `json:"type"`

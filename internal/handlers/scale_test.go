@@ -12,32 +12,18 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"testing/fstest"
 	"time"
-	"unsafe"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/search"
 )
 
 // scaleContent is a content directory with n insights of about 900 words.
-func scaleContent(tb testing.TB, n int) fstest.MapFS {
+func scaleContent(tb testing.TB, n int) fs.FS {
 	tb.Helper()
-	sample, err := content.Sample()
+	fsys, err := content.ScaledSample(n)
 	if err != nil {
 		tb.Fatal(err)
-	}
-	profile, err := fs.ReadFile(content.SampleFS(), "profile.yaml")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	fsys := fstest.MapFS{"profile.yaml": {Data: profile}}
-	start := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
-	for i := range n {
-		src := sample.Insights[i%len(sample.Insights)]
-		day := start.AddDate(0, 0, i%2000).Format(time.DateOnly)
-		fsys[fmt.Sprintf("insights/insight-%05d.md", i)] = &fstest.MapFile{Data: fmt.Appendf(nil,
-			"---\ntitle: %q\ndescription: %q\ndate: %q\ndateISO: %q\ndateModifiedISO: %q\ntopic: %q\n---\n%s",
-			fmt.Sprintf("%s (%d)", src.Title, i), src.Description, day, day, day, src.Topic, src.Body)}
 	}
 	return fsys
 }
@@ -207,67 +193,44 @@ func BenchmarkUnseenHost(b *testing.B) {
 }
 
 // searchQueries are the benchmark's searches: words of every title, a word
-// of some bodies, a prefix of many words, and a word found nowhere.
+// of most, a prefix and a word of none (the search package benchmarks the
+// index and the searches themselves: BenchmarkSearch there).
 var searchQueries = []string{"data contracts", "warehouse cost", "the", "platf", "zyzzyva"}
 
-// BenchmarkSearch builds the search index of 10, 2 000 and 10 000
-// insights, reporting the bytes it keeps, and runs the search tool's
-// searches over it; at 10 000 also as whole MCP tool calls.
-func BenchmarkSearch(b *testing.B) {
-	for _, n := range []int{10, 2000, 10000} {
-		site, err := content.Load(scaleContent(b, n))
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run(fmt.Sprintf("index/%d", n), func(b *testing.B) {
-			var x *searchIndex
+// BenchmarkSearchTool runs the search tool's searches over 10 000 insights
+// as whole MCP tool calls of a client (answered off the SDK), with no
+// network.
+func BenchmarkSearchTool(b *testing.B) {
+	const n = 10000
+	site, err := content.Load(scaleContent(b, n))
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := New(Config{Site: site, BaseURL: "https://example.com", TokenSecret: []byte(strings.Repeat("s", 32))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, q := range searchQueries {
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_insights","arguments":{"query":"` + q + `"}}}`
+		b.Run(fmt.Sprintf("tool/%s/%d", q, n), func(b *testing.B) {
+			w := &deadlineWriter{discardWriter{h: make(http.Header)}}
+			r := mcpRequest(body, "")
+			reader := strings.NewReader(body)
+			b.ReportAllocs()
 			for b.Loop() {
-				x = newSearchIndex(site.Insights)
+				clear(w.h)
+				reader.Reset(body)
+				r.Body = io.NopCloser(reader)
+				s.ServeHTTP(w, r)
 			}
-			// The suffix array holds an int32 per byte of words.
-			kept := 5*len(x.words) + 4*len(x.starts) + 4*len(x.first) + int(unsafe.Sizeof(posting{}))*len(x.postings)
-			b.ReportMetric(float64(kept), "index-bytes")
 		})
-		s, err := New(Config{Site: site, BaseURL: "https://example.com", TokenSecret: []byte(strings.Repeat("s", 32))})
-		if err != nil {
-			b.Fatal(err)
-		}
-		l := links{base: "https://example.com", cfg: &s.cfg, routes: s.routes}
-		for _, q := range searchQueries {
-			b.Run(fmt.Sprintf("%s/%d", q, n), func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					_, _ = searchInsights(l, searchInput{Query: q})
-				}
-			})
-		}
-		if n < 10000 {
-			continue
-		}
-		// The whole tools/call of search_insights as an MCP client's call
-		// is (answered off the SDK), with no network.
-		for _, q := range searchQueries {
-			body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_insights","arguments":{"query":"` + q + `"}}}`
-			b.Run(fmt.Sprintf("tool/%s/%d", q, n), func(b *testing.B) {
-				w := &deadlineWriter{discardWriter{h: make(http.Header)}}
-				r := mcpRequest(body, "")
-				reader := strings.NewReader(body)
-				b.ReportAllocs()
-				for b.Loop() {
-					clear(w.h)
-					reader.Reset(body)
-					r.Body = io.NopCloser(reader)
-					s.ServeHTTP(w, r)
-				}
-			})
-		}
 	}
 }
 
 // variedQueries are n searches of one to three words of the insights'
 // titles and descriptions, some with a topic, dates or a larger page, so
 // that no two calls in a row are alike.
-func variedQueries(site *content.Site, n int) []searchInput {
+func variedQueries(site *content.Site, n int) []search.Input {
 	var words []string
 	seen := make(map[string]bool)
 	for _, in := range site.Insights[:min(len(site.Insights), 8)] {
@@ -280,7 +243,7 @@ func variedQueries(site *content.Site, n int) []searchInput {
 		}
 	}
 	topics := site.Topics()
-	queries := make([]searchInput, n)
+	queries := make([]search.Input, n)
 	for i := range queries {
 		q := &queries[i]
 		for j := range 1 + i%3 {

@@ -6,7 +6,7 @@
 // (rendition.go); and the site's pages the content names, with their
 // Markdown twins (pages.go, markdown.go, convert_serve.go).
 //
-// Imports from the module: content, internal/cimd, internal/convert, internal/metrics, internal/negotiate, internal/origin, internal/problem, internal/ratelimit, internal/token.
+// Imports from the module: content, internal/cimd, internal/convert, internal/metrics, internal/negotiate, internal/origin, internal/problem, internal/ratelimit, internal/search, internal/token.
 package handlers
 
 import (
@@ -25,6 +25,7 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
+	"github.com/caddy-discovery/caddy-discovery/internal/search"
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
 )
 
@@ -93,7 +94,7 @@ func New(cfg Config) (*Service, error) {
 	}
 	cfg.toolNames = make(map[string]bool)
 	cfg.topics = cfg.Site.Topics()
-	cfg.searchIndex = newSearchIndex(cfg.Site.Insights)
+	cfg.searchIndex = search.New(cfg.Site.Insights)
 	s := &Service{cfg: cfg, hosted: newRenditionCache(renditionBudget), byPath: make(map[string]*Route)}
 	for _, rt := range routes {
 		if rt.enabled != nil && !rt.enabled(&cfg) {

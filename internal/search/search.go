@@ -1,4 +1,12 @@
-package handlers
+// Package search owns the ranked search of the insights, which the MCP
+// tools search_insights and search answer from: an inverted index of the
+// words of each insight's fields, built once per content, and a BM25
+// ranking over those fields (title, topic, description, body, each with its
+// weight), with filters by topic and dates and pages by cursor. A search
+// costs in proportion to the query and its matches, not to the corpus.
+//
+// Imports from the module: content, internal/problem.
+package search
 
 import (
 	"bytes"
@@ -20,7 +28,7 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 )
 
-type searchInput struct {
+type Input struct {
 	Query  string `json:"query" jsonschema:"words to look for in titles, descriptions, topics and bodies"`
 	Limit  int    `json:"limit,omitempty" schema:"minimum=1;maximum=50" jsonschema:"the most results to return, 1 to 50; default 10"`
 	Cursor string `json:"cursor,omitempty" schema:"maxLength=64" jsonschema:"the nextCursor of the previous page of the same search (same query, topic, since and until); omit for the first page"`
@@ -29,7 +37,7 @@ type searchInput struct {
 	Until  string `json:"until,omitempty" schema:"format=date" jsonschema:"only insights published on or before this date, YYYY-MM-DD"`
 }
 
-type searchResult struct {
+type Result struct {
 	Slug    string  `json:"slug"`
 	Title   string  `json:"title"`
 	Topic   string  `json:"topic"`
@@ -39,12 +47,12 @@ type searchResult struct {
 	Snippet string  `json:"snippet" jsonschema:"about 200 characters of the body around the first query word found there"`
 }
 
-type searchOutput struct {
-	Query      string         `json:"query"`
-	Count      int            `json:"count" schema:"minimum=0" jsonschema:"the results on this page"`
-	Total      int            `json:"total" schema:"minimum=0" jsonschema:"the insights matching the query and filters, on all pages"`
-	Results    []searchResult `json:"results" jsonschema:"the best matches first: by score, then newest, then by slug"`
-	NextCursor string         `json:"nextCursor,omitempty" jsonschema:"pass as cursor for the next page; absent on the last page"`
+type Output struct {
+	Query      string   `json:"query"`
+	Count      int      `json:"count" schema:"minimum=0" jsonschema:"the results on this page"`
+	Total      int      `json:"total" schema:"minimum=0" jsonschema:"the insights matching the query and filters, on all pages"`
+	Results    []Result `json:"results" jsonschema:"the best matches first: by score, then newest, then by slug"`
+	NextCursor string   `json:"nextCursor,omitempty" jsonschema:"pass as cursor for the next page; absent on the last page"`
 }
 
 // Bounds of a search query, so that one call cannot cost much.
@@ -55,8 +63,8 @@ const (
 
 // Bounds of a page of results.
 const (
-	defaultSearchLimit = 10
-	maxSearchLimit     = 50
+	DefaultLimit = 10
+	MaxLimit     = 50
 )
 
 // queryWords are the distinct lowercase words of a query, at most
@@ -87,7 +95,7 @@ func (f searchFilter) admits(in *content.Insight) bool {
 }
 
 // searchFilterOf checks the input's filters.
-func searchFilterOf(in searchInput) (searchFilter, error) {
+func searchFilterOf(in Input) (searchFilter, error) {
 	f := searchFilter{topic: strings.TrimSpace(in.Topic), since: in.Since, until: in.Until}
 	for _, d := range []struct{ name, value string }{{"since", f.since}, {"until", f.until}} {
 		if _, err := time.Parse(time.DateOnly, d.value); d.value != "" && err != nil {
@@ -140,34 +148,34 @@ func decodeCursor(cursor string, key uint64) (int, error) {
 	return int(binary.BigEndian.Uint32(b[8:])), nil
 }
 
-// search ranks the insights that hold the query's words and pass the
+// Search ranks the insights that hold the query's words and pass the
 // filters, by BM25 over their fields (see bm25), and returns one page of
-// them. A word matches wherever it occurs, inside longer words too
-// ("contract" in "contracts"). The index finds the insights, so a search
-// costs in proportion to the query and its matches, not to the corpus.
-func searchInsights(l links, in searchInput) (searchOutput, error) {
+// them, each with its address as url gives it. A word matches wherever it
+// occurs, inside longer words too ("contract" in "contracts"). The index
+// finds the insights, so a search costs in proportion to the query and its
+// matches, not to the corpus.
+func (x *Index) Search(in Input, url func(slug string) string) (Output, error) {
 	if strings.TrimSpace(in.Query) == "" {
-		return searchOutput{}, errEmptyQuery
+		return Output{}, ErrEmptyQuery
 	}
 	filter, err := searchFilterOf(in)
 	if err != nil {
-		return searchOutput{}, err
+		return Output{}, err
 	}
 	limit := in.Limit
 	if limit <= 0 {
-		limit = defaultSearchLimit
+		limit = DefaultLimit
 	}
-	limit = min(limit, maxSearchLimit)
+	limit = min(limit, MaxLimit)
 	words := queryWords(in.Query)
 	key := searchKey(words, filter)
 	offset := 0
 	if in.Cursor != "" {
 		if offset, err = decodeCursor(in.Cursor, key); err != nil {
-			return searchOutput{}, err
+			return Output{}, err
 		}
 	}
-	x := l.cfg.searchIndex
-	insights := l.cfg.Site.Insights
+	insights := x.corpus
 	sc := x.scratch()
 	defer x.release(sc)
 	slot := sc.rankSlot // an insight's place in ranked
@@ -204,11 +212,11 @@ func searchInsights(l links, in searchInput) (searchOutput, error) {
 	if offset < total {
 		page = top(ranked, min(offset+limit, total))[offset:]
 	}
-	out := searchOutput{Query: in.Query, Count: len(page), Total: total, Results: make([]searchResult, 0, len(page))}
+	out := Output{Query: in.Query, Count: len(page), Total: total, Results: make([]Result, 0, len(page))}
 	for _, r := range page {
 		in := &insights[r.insight]
-		out.Results = append(out.Results, searchResult{
-			Slug: in.Slug, Title: in.Title, Topic: in.Topic, Date: in.DateISO, URL: l.insight(in.Slug),
+		out.Results = append(out.Results, Result{
+			Slug: in.Slug, Title: in.Title, Topic: in.Topic, Date: in.DateISO, URL: url(in.Slug),
 			Score: r.score, Snippet: snippet(in.Body, r.at),
 		})
 	}
@@ -218,7 +226,7 @@ func searchInsights(l links, in searchInput) (searchOutput, error) {
 	return out, nil
 }
 
-var errEmptyQuery = errors.New("the query is empty: give one or more words to look for")
+var ErrEmptyQuery = errors.New("the query is empty: give one or more words to look for")
 
 // rankedInsight is an insight a search found: its score, rounded, the
 // date and slug that break ties, and the rune index in its body of the
@@ -314,7 +322,7 @@ var fieldWeights = [searchFields]float64{3, 2, 1.5, 1}
 
 // bm25 is one query word's score in an insight: idf, the word's counts in
 // each field, and the insight's per-field length norms (see
-// searchIndex.norms).
+// Index.norms).
 func bm25(idf float64, counts *[searchFields]int, norms *[searchFields]float64) float64 {
 	score := 0.0
 	for f, n := range counts {
@@ -347,13 +355,13 @@ func bm25Norms(lengths, averages [searchFields]float64) [searchFields]float64 {
 	return norms
 }
 
-// searchIndex holds every distinct word of the insights' searched fields,
+// Index holds every distinct word of the insights' searched fields,
 // lowercase, with the insights and fields each occurs in. A query word is
 // found inside the words by a suffix array, so that it matches within
 // longer words as well as whole ones. Words are split at white space, which
 // a query word never holds, so a query word's occurrences in a field are
 // exactly its occurrences in the field's words.
-type searchIndex struct {
+type Index struct {
 	// words is every distinct word, each followed by a newline; word i
 	// starts at starts[i] (starts has one more entry: the end).
 	words    []byte
@@ -364,12 +372,14 @@ type searchIndex struct {
 	first    []int32
 	postings []posting
 	insights int
+	// corpus are the insights indexed, in the content's order.
+	corpus []content.Insight
 	// norms are each insight's BM25 length norms, by field.
 	norms     [][searchFields]float64
 	scratches sync.Pool
 }
 
-func (x *searchIndex) idf(df int) float64 { return bm25IDF(x.insights, df) }
+func (x *Index) idf(df int) float64 { return bm25IDF(x.insights, df) }
 
 // searchScratch is the memory of one search, kept for the next: an entry
 // per insight for its place in the matches of a word and in the ranking
@@ -380,7 +390,7 @@ type searchScratch struct {
 	ranked             []rankedInsight
 }
 
-func (x *searchIndex) scratch() *searchScratch {
+func (x *Index) scratch() *searchScratch {
 	if sc, ok := x.scratches.Get().(*searchScratch); ok {
 		return sc
 	}
@@ -391,9 +401,9 @@ func (x *searchIndex) scratch() *searchScratch {
 	return sc
 }
 
-func (x *searchIndex) release(sc *searchScratch) { x.scratches.Put(sc) }
+func (x *Index) release(sc *searchScratch) { x.scratches.Put(sc) }
 
-func (x *searchIndex) norm(insight int32) *[searchFields]float64 { return &x.norms[insight] }
+func (x *Index) norm(insight int32) *[searchFields]float64 { return &x.norms[insight] }
 
 // posting says that a word occurs count times in one field of an insight,
 // first at rune index at. Lowercasing maps each rune to one rune, so the
@@ -404,8 +414,8 @@ type posting struct {
 	at      int32
 }
 
-// newSearchIndex indexes the searched fields of insights.
-func newSearchIndex(insights []content.Insight) *searchIndex {
+// New indexes the searched fields of insights.
+func New(insights []content.Insight) *Index {
 	type occurrence struct {
 		key int32 // word*searchFields + field
 		posting
@@ -439,7 +449,7 @@ func newSearchIndex(insights []content.Insight) *searchIndex {
 			averages[f] += lengths[i][f]
 		}
 	}
-	x := &searchIndex{starts: make([]int32, len(words)+1), insights: len(insights), norms: make([][searchFields]float64, len(insights))}
+	x := &Index{starts: make([]int32, len(words)+1), insights: len(insights), corpus: insights, norms: make([][searchFields]float64, len(insights))}
 	for f := range averages {
 		averages[f] /= float64(max(len(insights), 1))
 	}
@@ -507,7 +517,7 @@ type insightMatch struct {
 // find returns the insights word occurs in, reusing found's memory. The
 // suffix array finds the index's words that hold it, so the cost follows
 // the matches. slot has an entry per insight, -1, and is left so.
-func (x *searchIndex) find(word string, found []insightMatch, slot []int32) []insightMatch {
+func (x *Index) find(word string, found []insightMatch, slot []int32) []insightMatch {
 	found = found[:0]
 	w := []byte(word)
 	positions := x.suffixes.Lookup(w, -1)

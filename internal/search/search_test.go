@@ -1,4 +1,4 @@
-package handlers
+package search
 
 import (
 	"fmt"
@@ -9,15 +9,33 @@ import (
 	"sync"
 	"testing"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 )
+
+// testURL is the address the tests give an insight.
+func testURL(slug string) string { return "https://example.com/insights/" + slug }
+
+// grown is the sample content grown to n insights.
+func grown(t testing.TB, n int) *content.Site {
+	t.Helper()
+	fsys, err := content.ScaledSample(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	site, err := content.Load(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return site
+}
 
 // scanSearch is the search without the index: every insight's fields
 // lowercased and scanned on every call, BM25 computed from those counts,
 // every match sorted. The index must give exactly its results, ranking,
 // scores and pages.
-func scanSearch(l links, in searchInput) searchOutput {
+func scanSearch(insights []content.Insight, in Input) Output {
 	limit := in.Limit
 	if limit <= 0 {
 		limit = 10
@@ -28,7 +46,6 @@ func scanSearch(l links, in searchInput) searchOutput {
 	if err != nil {
 		panic(err)
 	}
-	insights := l.cfg.Site.Insights
 	lower, lengths, averages := scanFields(insights)
 	scores := make([]float64, len(insights))
 	matched := make([]bool, len(insights))
@@ -54,13 +71,13 @@ func scanSearch(l links, in searchInput) searchOutput {
 			}
 		}
 	}
-	var all []searchResult
+	var all []Result
 	for i, in := range insights {
 		if !matched[i] {
 			continue
 		}
-		all = append(all, searchResult{
-			Slug: in.Slug, Title: in.Title, Topic: in.Topic, Date: in.DateISO, URL: l.insight(in.Slug),
+		all = append(all, Result{
+			Slug: in.Slug, Title: in.Title, Topic: in.Topic, Date: in.DateISO, URL: testURL(in.Slug),
 			Score: math.Round(scores[i]*1e4) / 1e4, Snippet: scanSnippet(in.Body, words),
 		})
 	}
@@ -80,7 +97,7 @@ func scanSearch(l links, in searchInput) searchOutput {
 			panic(err)
 		}
 	}
-	out := searchOutput{Query: in.Query, Total: len(all), Results: []searchResult{}}
+	out := Output{Query: in.Query, Total: len(all), Results: []Result{}}
 	if offset < len(all) {
 		out.Results = all[offset:min(offset+limit, len(all))]
 	}
@@ -184,10 +201,7 @@ func TestSearchIndexGivesTheScansResults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scaled, err := content.Load(scaleContent(t, 300))
-	if err != nil {
-		t.Fatal(err)
-	}
+	scaled := grown(t, 300)
 	odd := *sample
 	odd.Insights = oddInsights()
 	queries := []string{
@@ -199,19 +213,15 @@ func TestSearchIndexGivesTheScansResults(t *testing.T) {
 		name string
 		site *content.Site
 	}{{"sample", sample}, {"300 insights", scaled}, {"odd texts", &odd}} {
-		s, err := New(Config{Site: c.site, TokenSecret: []byte(strings.Repeat("s", 32))})
-		if err != nil {
-			t.Fatal(err)
-		}
-		l := links{base: "https://example.com", cfg: &s.cfg, routes: s.routes}
+		x := New(c.site.Insights)
 		for _, q := range queries {
 			if strings.TrimSpace(q) == "" {
-				if _, err := searchInsights(l, searchInput{Query: q}); err != errEmptyQuery {
-					t.Errorf("%s: search(%q): %v, want %v", c.name, q, err, errEmptyQuery)
+				if _, err := x.Search(Input{Query: q}, testURL); err != ErrEmptyQuery {
+					t.Errorf("%s: search(%q): %v, want %v", c.name, q, err, ErrEmptyQuery)
 				}
 				continue
 			}
-			for _, in := range []searchInput{
+			for _, in := range []Input{
 				{Limit: 0}, {Limit: 50}, {Limit: 3}, {Limit: 3, Topic: " PRIVACY "}, {Limit: 3, Topic: "data"},
 				{Limit: 3, Since: "2024-01-01"}, {Limit: 3, Until: "2021-06-30"}, {Limit: 3, Since: "2020-03-01", Until: "2020-09-30", Topic: "privacy"},
 			} {
@@ -219,11 +229,11 @@ func TestSearchIndexGivesTheScansResults(t *testing.T) {
 				{
 					// Every page, following the cursors.
 					for page := 0; ; page++ {
-						got, err := searchInsights(l, in)
+						got, err := x.Search(in, testURL)
 						if err != nil {
 							t.Fatalf("%s: search(%+v): %v", c.name, in, err)
 						}
-						if want := scanSearch(l, in); !reflect.DeepEqual(got, want) {
+						if want := scanSearch(x.corpus, in); !reflect.DeepEqual(got, want) {
 							t.Fatalf("%s: search(%+v):\n got %+v\nwant %+v", c.name, in, got, want)
 						}
 						if got.NextCursor == "" || page == 3 {
@@ -254,11 +264,8 @@ func TestSearchSnippetsAnyText(t *testing.T) {
 		site.Insights = append(site.Insights, content.Insight{Slug: fmt.Sprintf("odd-%d", i), Title: "Odd", Topic: "Odd",
 			Description: "Odd", Body: body, DateISO: "2024-01-01"})
 	}
-	s, err := New(Config{Site: &site, TokenSecret: []byte(strings.Repeat("s", 32))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := searchInsights(links{base: "https://example.com", cfg: &s.cfg}, searchInput{Query: "ZEBRA"})
+	x := New(site.Insights)
+	out, err := x.Search(Input{Query: "ZEBRA"}, testURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,11 +291,7 @@ func FuzzSearchIndex(f *testing.F) {
 	}
 	odd := *sample
 	odd.Insights = oddInsights()
-	s, err := New(Config{Site: &odd, TokenSecret: []byte(strings.Repeat("s", 32))})
-	if err != nil {
-		f.Fatal(err)
-	}
-	l := links{base: "https://example.com", cfg: &s.cfg, routes: s.routes}
+	x := New(odd.Insights)
 	for _, q := range []string{"aa", "İ", "c++ data", "\xff\xfeaa", "ss ß"} {
 		f.Add(q)
 	}
@@ -296,9 +299,9 @@ func FuzzSearchIndex(f *testing.F) {
 		if strings.TrimSpace(q) == "" {
 			return
 		}
-		in := searchInput{Query: q, Limit: 50}
-		if got, err := searchInsights(l, in); err != nil || !reflect.DeepEqual(got, scanSearch(l, in)) {
-			t.Errorf("search(%q): %v\n got %+v\nwant %+v", q, err, got, scanSearch(l, in))
+		in := Input{Query: q, Limit: 50}
+		if got, err := x.Search(in, testURL); err != nil || !reflect.DeepEqual(got, scanSearch(x.corpus, in)) {
+			t.Errorf("search(%q): %v\n got %+v\nwant %+v", q, err, got, scanSearch(x.corpus, in))
 		}
 	})
 }
@@ -308,23 +311,16 @@ func FuzzSearchIndex(f *testing.F) {
 // cursor only continues its own search, and bad filters are errors that
 // say what to send.
 func TestSearchPages(t *testing.T) {
-	site, err := content.Load(scaleContent(t, 120))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(Config{Site: site, TokenSecret: []byte(strings.Repeat("s", 32))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := links{base: "https://example.com", cfg: &s.cfg, routes: s.routes}
-	all, err := searchInsights(l, searchInput{Query: "data team", Limit: 50, Since: "2020-01-10"})
+	site := grown(t, 120)
+	x := New(site.Insights)
+	all, err := x.Search(Input{Query: "data team", Limit: 50, Since: "2020-01-10"}, testURL)
 	if err != nil || all.Total <= 50 || all.NextCursor == "" {
 		t.Fatalf("%d of %d results, next %q, %v: want more than a page", all.Count, all.Total, all.NextCursor, err)
 	}
-	var paged []searchResult
-	in := searchInput{Query: "DATA  team", Limit: 7, Since: "2020-01-10"}
+	var paged []Result
+	in := Input{Query: "DATA  team", Limit: 7, Since: "2020-01-10"}
 	for {
-		page, err := searchInsights(l, in)
+		page, err := x.Search(in, testURL)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -352,21 +348,21 @@ func TestSearchPages(t *testing.T) {
 		}
 	}
 	for name, tc := range map[string]struct {
-		in   searchInput
+		in   Input
 		want string
 	}{
-		"empty query":          {searchInput{Query: " \t"}, "the query is empty"},
-		"another query":        {searchInput{Query: "platform", Cursor: all.NextCursor}, "from another search"},
-		"another filter":       {searchInput{Query: "data team", Cursor: all.NextCursor}, "from another search"},
-		"not a cursor":         {searchInput{Query: "data", Cursor: "page-2"}, "not one this server gave"},
-		"not a date":           {searchInput{Query: "data", Since: "2024-13-01"}, `since is "2024-13-01", not a date`},
-		"not a day":            {searchInput{Query: "data", Until: "yesterday"}, `until is "yesterday", not a date`},
-		"since after until":    {searchInput{Query: "data", Since: "2024-02-01", Until: "2024-01-31"}, "is after until"},
-		"a topic of any case":  {searchInput{Query: "data", Topic: "pRIVACY"}, ""},
-		"a page past the last": {searchInput{Query: "data team", Since: "2020-01-10", Cursor: encodeCursor(searchKey([]string{"data", "team"}, searchFilter{since: "2020-01-10"}), 5000)}, ""},
+		"empty query":          {Input{Query: " \t"}, "the query is empty"},
+		"another query":        {Input{Query: "platform", Cursor: all.NextCursor}, "from another search"},
+		"another filter":       {Input{Query: "data team", Cursor: all.NextCursor}, "from another search"},
+		"not a cursor":         {Input{Query: "data", Cursor: "page-2"}, "not one this server gave"},
+		"not a date":           {Input{Query: "data", Since: "2024-13-01"}, `since is "2024-13-01", not a date`},
+		"not a day":            {Input{Query: "data", Until: "yesterday"}, `until is "yesterday", not a date`},
+		"since after until":    {Input{Query: "data", Since: "2024-02-01", Until: "2024-01-31"}, "is after until"},
+		"a topic of any case":  {Input{Query: "data", Topic: "pRIVACY"}, ""},
+		"a page past the last": {Input{Query: "data team", Since: "2020-01-10", Cursor: encodeCursor(searchKey([]string{"data", "team"}, searchFilter{since: "2020-01-10"}), 5000)}, ""},
 	} {
 		t.Run(name, func(t *testing.T) {
-			out, err := searchInsights(l, tc.in)
+			out, err := x.Search(tc.in, testURL)
 			if tc.want == "" {
 				if err != nil || out.Results == nil || out.Total == 0 {
 					t.Errorf("%+v, %v", out, err)
@@ -385,5 +381,31 @@ func TestSearchPages(t *testing.T) {
 				t.Errorf("error %v, want one saying %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// BenchmarkSearch builds the index of 10, 2 000 and 10 000 insights,
+// reporting the bytes it keeps, and runs searches over it: words of every
+// title, a word of most, a prefix and a word of none.
+func BenchmarkSearch(b *testing.B) {
+	for _, n := range []int{10, 2000, 10000} {
+		site := grown(b, n)
+		x := New(site.Insights)
+		b.Run(fmt.Sprintf("index/%d", n), func(b *testing.B) {
+			for b.Loop() {
+				x = New(site.Insights)
+			}
+			// The suffix array holds an int32 per byte of words.
+			kept := 5*len(x.words) + 4*len(x.starts) + 4*len(x.first) + int(unsafe.Sizeof(posting{}))*len(x.postings)
+			b.ReportMetric(float64(kept), "index-bytes")
+		})
+		for _, q := range []string{"data contracts", "warehouse cost", "the", "platf", "zyzzyva"} {
+			b.Run(fmt.Sprintf("%s/%d", q, n), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					_, _ = x.Search(Input{Query: q}, testURL)
+				}
+			})
+		}
 	}
 }
