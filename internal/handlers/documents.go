@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/convert"
 )
 
 // The OAuth vocabulary the metadata and /auth.md publish.
@@ -227,7 +228,7 @@ func llmsFullTxt(l links) []byte {
 		fmt.Fprintf(&b, "\n---\n\n## %s\n\nURL: %s\nPublished: %s (%s)\nUpdated: %s\nTopic: %s\nRead time: %s\n\n%s\n\n",
 			oneLine(in.Title), l.insight(in.Slug), in.Date, in.DateISO, in.DateModifiedISO, in.Topic, in.ReadTime,
 			oneLine(in.Description))
-		b.WriteString(absoluteLinks(l.cfg.fullBodies[i], l.insight(in.Slug), l.base, l.postURL))
+		b.WriteString(convert.AbsoluteLinks(l.cfg.fullBodies[i], l.insight(in.Slug), l.base, l.postURL))
 		b.WriteByte('\n')
 	}
 	return b.Bytes()

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/convert"
 )
 
 // The Markdown twins of the site's pages: what an agent reads instead of
@@ -217,7 +219,7 @@ func insightMarkdown(l links, slug string) ([]byte, error) {
 	fmt.Fprintf(&b, "%s\n\n- Author: %s\n- Published: %s (%s)\n- Updated: %s\n- Topic: %s\n- Read time: %s\n- JSON: %s\n\n",
 		oneLine(in.Description), oneLine(l.cfg.Site.Profile.Name), in.Date, in.DateISO, in.DateModifiedISO, in.Topic,
 		in.ReadTime, l.base+insightPath(slug))
-	b.WriteString(absoluteLinks(strings.TrimSpace(in.Body), l.insight(slug), l.base, l.postURL))
+	b.WriteString(convert.AbsoluteLinks(strings.TrimSpace(in.Body), l.insight(slug), l.base, l.postURL))
 	b.WriteByte('\n')
 	return b.Bytes(), nil
 }

@@ -1,4 +1,4 @@
-package handlers
+package convert
 
 import (
 	"net/url"
@@ -13,7 +13,7 @@ import (
 // an agent reading the text cannot use. The API's content is the body as
 // written.
 
-// absoluteLinks returns md, a Markdown body written for the page at page
+// AbsoluteLinks returns md, a Markdown body written for the page at page
 // (an absolute URL), with the destinations of its inline links and images
 // and of its link reference definitions, and the href and src attributes
 // of its HTML, made absolute: a path that begins with "/" on base, any
@@ -22,7 +22,7 @@ import (
 // that post's address, found by post (nil finds none). Its <script> and
 // <style> elements are dropped. Code spans and fenced code blocks are
 // left as written.
-func absoluteLinks(md, page, base string, post func(name string) (string, bool)) string {
+func AbsoluteLinks(md, page, base string, post func(name string) (string, bool)) string {
 	if !strings.ContainsAny(md, "]<") {
 		return md // nothing to rewrite: the common case of plain prose
 	}
