@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/body"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 )
 
@@ -67,7 +68,7 @@ func TestBodyTimeoutFallback(t *testing.T) {
 
 // TestBodyDeadlineOverHTTP1 drives a real net/http server: a trickled body
 // is cut at the deadline, an unread one is answered at once, and the
-// connection is closed (after at most lingerTime); a body read in time leaves no deadline behind to
+// connection is closed (after at most body.LingerTime); a body read in time leaves no deadline behind to
 // cancel the rest of the request.
 func TestBodyDeadlineOverHTTP1(t *testing.T) {
 	const timeout = 200 * time.Millisecond
@@ -77,7 +78,7 @@ func TestBodyDeadlineOverHTTP1(t *testing.T) {
 			s.ServeHTTP(w, r)
 			return
 		}
-		body, err := readWithin(w, r, timeout)
+		body, err := body.ReadWithin(w, r, timeout)
 		time.Sleep(3 * timeout) // handling that outlasts the body timeout
 		fmt.Fprintf(w, "%d bytes, %v, context %v", len(body), err, r.Context().Err())
 	}))
@@ -153,10 +154,10 @@ func TestBodyDeadlineOverHTTP1(t *testing.T) {
 }
 
 // TestRefusedBodyLingers drives a real net/http server with bodies the
-// service refuses unread, sent at full speed: up to lingerBytes, the rest
+// service refuses unread, sent at full speed: up to body.LingerBytes, the rest
 // of the body is read after the answer and the connection then ends with
 // a FIN, not a reset; beyond it the answer still comes first and the
-// connection ends within lingerTime. A client that waits for 100 Continue
+// connection ends within body.LingerTime. A client that waits for 100 Continue
 // sends nothing more and is not waited for.
 func TestRefusedBodyLingers(t *testing.T) {
 	s := newTestService(t, Config{BaseURL: "https://example.com"})
@@ -169,9 +170,9 @@ func TestRefusedBodyLingers(t *testing.T) {
 		cleanEnd      bool
 		maxEnd        time.Duration
 	}{
-		{"a body within the bound", 2 << 20, false, true, lingerTime},
-		{"a body over the bound", 4 * lingerBytes, false, false, 2 * lingerTime},
-		{"a client waiting for 100 Continue", 2 << 20, true, true, lingerTime / 2},
+		{"a body within the bound", 2 << 20, false, true, body.LingerTime},
+		{"a body over the bound", 4 * body.LingerBytes, false, false, 2 * body.LingerTime},
+		{"a client waiting for 100 Continue", 2 << 20, true, true, body.LingerTime / 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			conn, err := net.Dial("tcp", srv.Listener.Addr().String())
@@ -179,7 +180,7 @@ func TestRefusedBodyLingers(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer conn.Close()
-			_ = conn.SetDeadline(time.Now().Add(5 * lingerTime))
+			_ = conn.SetDeadline(time.Now().Add(5 * body.LingerTime))
 			expect := ""
 			if tc.expect {
 				expect = "Expect: 100-continue\r\n"

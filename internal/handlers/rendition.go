@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/body"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
 )
@@ -267,7 +268,7 @@ func (rd *rendition) mcpHandler() http.Handler {
 			JSONResponse: true,
 			// hostAllowed does this check, knowing the configured base URL.
 			DisableLocalhostProtection: true,
-			MaxRequestBodyBytes:        maxBodySize,
+			MaxRequestBodyBytes:        body.MaxSize,
 		})
 		if rd.cache != nil {
 			rd.account(mcpEstimate)

@@ -6,7 +6,7 @@
 // (rendition.go); and the site's pages the content names, with their
 // Markdown twins (pages.go, markdown.go, convert_serve.go).
 //
-// Imports from the module: content, internal/cimd, internal/convert, internal/metrics, internal/negotiate, internal/origin, internal/problem, internal/ratelimit, internal/search, internal/token.
+// Imports from the module: content, internal/body, internal/cimd, internal/convert, internal/metrics, internal/negotiate, internal/origin, internal/problem, internal/ratelimit, internal/search, internal/token.
 package handlers
 
 import (
@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/body"
 	"github.com/caddy-discovery/caddy-discovery/internal/convert"
 	"github.com/caddy-discovery/caddy-discovery/internal/negotiate"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
@@ -227,7 +228,7 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // malformed or unknown slug) is answered before the rendition for the
 // request's base URL is looked up.
 func (s *Service) Serve(w http.ResponseWriter, r *http.Request, m Match) {
-	w, linger := guardBody(w, r)
+	w, linger := body.Guard(w, r)
 	defer linger()
 	defer s.recoverPanic(w, r)
 	f := newFields(w.Header())
@@ -328,7 +329,7 @@ func (s *Service) serveHealth(w http.ResponseWriter, r *http.Request, rd *rendit
 // Retry-After and the RateLimit headers at zero remaining. It renders
 // nothing, so refusing stays cheap whatever the Host.
 func (s *Service) RateLimited(w http.ResponseWriter, r *http.Request, m Match, rh ratelimit.Headers, retryAfter int) {
-	w, linger := guardBody(w, r)
+	w, linger := body.Guard(w, r)
 	defer linger()
 	defer s.recoverPanic(w, r)
 	base, ok := s.base(r)
