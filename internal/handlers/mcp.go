@@ -11,6 +11,7 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
+	"github.com/caddy-discovery/caddy-discovery/internal/schema"
 	"github.com/caddy-discovery/caddy-discovery/internal/search"
 )
 
@@ -87,8 +88,8 @@ func safeTool[In, Out any](onPanic func(any), h mcp.ToolHandlerFor[In, Out]) mcp
 // addTool registers a tool whose input and output schemas are generated
 // like the OpenAPI description's, so both say the same.
 func addTool[In, Out any](l links, t *mcp.Tool, server *mcp.Server, h mcp.ToolHandlerFor[In, Out]) {
-	t.InputSchema = inlineSchema(reflect.TypeFor[In]())
-	t.OutputSchema = inlineSchema(reflect.TypeFor[Out]())
+	t.InputSchema = schema.Inline(reflect.TypeFor[In]())
+	t.OutputSchema = schema.Inline(reflect.TypeFor[Out]())
 	mcp.AddTool(server, t, safeTool(l.onPanic, h))
 }
 

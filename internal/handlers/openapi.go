@@ -11,6 +11,7 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
+	"github.com/caddy-discovery/caddy-discovery/internal/schema"
 )
 
 // openAPIVersion is the version of the API description document.
@@ -183,7 +184,7 @@ func openAPI31(l links) object {
 					},
 				},
 			},
-			"schemas":   componentSchemas,
+			"schemas":   components.Schemas,
 			"headers":   headers,
 			"responses": responses,
 		},
@@ -244,15 +245,15 @@ func operation(rt *Route, twin string, metered, rateLimited, refusing bool) obje
 			"required":    true,
 		}
 	} else {
-		schema := object{"type": "string"}
+		sch := object{"type": "string"}
 		switch {
 		case rt.Body != nil:
-			schema = ref("schemas", componentName(rt.Body))
+			sch = ref("schemas", components.Name(rt.Body))
 		case strings.HasPrefix(rt.MediaType, mediaJSON):
-			schema = object{"type": "object"}
+			sch = object{"type": "object"}
 		}
 		mediaType, _, _ := strings.Cut(rt.MediaType, ";")
-		success["content"] = object{mediaType: object{"schema": schema}}
+		success["content"] = object{mediaType: object{"schema": sch}}
 		if twin != "" {
 			// The route answers its Markdown twin for Accept: text/markdown.
 			success["content"].(object)["text/markdown"] = object{"schema": object{"type": "string"}}
@@ -281,9 +282,9 @@ func operation(rt *Route, twin string, metered, rateLimited, refusing bool) obje
 		}
 	}
 	if rt.ErrorBody != nil {
-		name := componentName(rt.ErrorBody)
+		name := components.Name(rt.ErrorBody)
 		responses["400"] = object{
-			"description": componentSchemas[name].Description,
+			"description": components.Schemas[name].Description,
 			"content":     object{mediaJSON: object{"schema": ref("schemas", name)}},
 		}
 	}
@@ -298,13 +299,13 @@ func operation(rt *Route, twin string, metered, rateLimited, refusing bool) obje
 		"responses":   responses,
 	}
 	if rt.Request != nil {
-		schema := ref("schemas", componentName(rt.Request))
+		sch := ref("schemas", components.Name(rt.Request))
 		if rt.JSONRPC {
-			schema = orBatch(schema, "A batch of at most "+strconv.Itoa(maxBatch)+" messages (MCP 2025-03-26 only).")
+			sch = orBatch(sch, "A batch of at most "+strconv.Itoa(maxBatch)+" messages (MCP 2025-03-26 only).")
 		}
 		op["requestBody"] = object{
 			"required": true,
-			"content":  object{rt.RequestMediaType: object{"schema": schema}},
+			"content":  object{rt.RequestMediaType: object{"schema": sch}},
 		}
 	}
 	if !rt.Bearer {
@@ -336,7 +337,7 @@ func operation(rt *Route, twin string, metered, rateLimited, refusing bool) obje
 			"in":          "path",
 			"required":    true,
 			"description": description,
-			"schema":      componentSchemas["InsightSummary"].Properties["slug"],
+			"schema":      components.Schemas["InsightSummary"].Properties["slug"],
 		})
 	}
 	return op
@@ -348,8 +349,8 @@ func operation(rt *Route, twin string, metered, rateLimited, refusing bool) obje
 // over the cap), a 404 (an unknown method, from protocol 2026-07-28 on) or
 // a 429 (a batch over what is left of the quota), next to the problems.
 func jsonRPC(responses object, rateLimited bool) {
-	response := ref("schemas", componentName(typeOf[jsonrpcResponse]()))
-	rpcError := ref("schemas", componentName(typeOf[jsonrpcErrorResponse]()))
+	response := ref("schemas", components.Name(typeOf[jsonrpcResponse]()))
+	rpcError := ref("schemas", components.Name(typeOf[jsonrpcErrorResponse]()))
 	ok := responses["200"].(object)
 	ok["description"] = "The JSON-RPC response to a request: its result, or the error of the method (before protocol 2026-07-28, -32601 for an unknown method and -32602 for invalid params), with the request's id."
 	ok["content"] = object{mediaJSON: object{"schema": orBatch(response, "The responses to a batch, one for each request in it.")}}
@@ -391,12 +392,12 @@ func jsonRPC(responses object, rateLimited bool) {
 	}
 }
 
-// orBatch is schema, or a JSON-RPC batch of at most maxBatch of them,
+// orBatch is sch, or a JSON-RPC batch of at most maxBatch of them,
 // described by batch.
-func orBatch(schema object, batch string) object {
-	return object{"oneOf": []object{schema, {
+func orBatch(sch object, batch string) object {
+	return object{"oneOf": []object{sch, {
 		"description": batch,
-		"type":        "array", "items": schema, "minItems": 1, "maxItems": maxBatch,
+		"type":        "array", "items": sch, "minItems": 1, "maxItems": maxBatch,
 	}}}
 }
 
@@ -404,11 +405,11 @@ func orBatch(schema object, batch string) object {
 // in the order of the fields; a field is required unless its json tag says
 // omitempty.
 func queryParameters(t reflect.Type) []object {
-	schema := inlineSchema(t)
+	sch := schema.Inline(t)
 	var params []object
 	for _, f := range reflect.VisibleFields(t) {
 		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-		prop := *schema.Properties[name]
+		prop := *sch.Properties[name]
 		description := prop.Description
 		prop.Description = ""
 		p := object{"name": name, "in": "query", "required": opts != "omitempty", "schema": &prop}

@@ -297,7 +297,7 @@ func portalOperationOf(l links, rt *Route) portalOperation {
 	}
 	op.Request = request + address
 	op.RequestMediaType = rt.RequestMediaType
-	if name := componentName(rt.Body); name != "" {
+	if name := components.Name(rt.Body); name != "" {
 		op.Type, op.TypeID = name, typeAnchor(name)
 	}
 	for _, status := range rt.Problems {

@@ -23,18 +23,18 @@ func portalTypes(named map[string]bool) []portalType {
 			return
 		}
 		want[name] = true
-		walkRefs(componentSchemas[name], visit)
+		walkRefs(components.Schemas[name], visit)
 	}
 	for name := range named {
 		visit(name)
 	}
 	var out []portalType
-	for _, c := range components {
-		if !want[c.name] {
+	for _, c := range components.List {
+		if !want[c.Name] {
 			continue
 		}
-		s := componentSchemas[c.name]
-		t := portalType{Name: c.name, ID: typeAnchor(c.name), Description: s.Description}
+		s := components.Schemas[c.Name]
+		t := portalType{Name: c.Name, ID: typeAnchor(c.Name), Description: s.Description}
 		t.Fields = schemaFields("", s)
 		out = append(out, t)
 	}

@@ -1,4 +1,11 @@
-package handlers
+// Package schema generates the JSON Schemas of the module's bodies from the
+// Go types that produce them, so that the types, /openapi.json and the MCP
+// tools' schemas cannot disagree: the named components of the OpenAPI
+// description, with the types they hold referenced by name, and
+// self-contained schemas for MCP tools.
+//
+// Imports from the module: content.
+package schema
 
 import (
 	"encoding/json"
@@ -12,7 +19,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
-	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 )
 
 // The JSON schemas of the API's bodies are generated from the Go types that
@@ -31,113 +37,86 @@ import (
 // On an array field, format, pattern, enum, minLength and maxLength apply to
 // the items, and contains names an item the array must hold.
 
-// component is a named schema of the OpenAPI description.
-type component struct {
-	name string
-	typ  reflect.Type
-	// description says what the schema is, when its name does not.
-	description string
-	// open allows properties beyond the declared ones.
-	open bool
+// Component is a named schema of the OpenAPI description.
+type Component struct {
+	Name string
+	Type reflect.Type
+	// Description says what the schema is, when its name does not.
+	Description string
+	// Open allows properties beyond the declared ones.
+	Open bool
 }
 
-func componentOf[T any](name, description string) component {
-	return component{name: name, typ: reflect.TypeFor[T](), description: description}
+// Of is the component named name of the type T.
+func Of[T any](name, description string) Component {
+	return Component{Name: name, Type: reflect.TypeFor[T](), Description: description}
 }
 
-// components are the named schemas, in the order the description lists
-// them. A struct type used inside another is referenced by name.
-var components = []component{
-	componentOf[health]("Health", ""),
-	componentOf[profile]("Profile", ""),
-	componentOf[profileContact]("ProfileContact", ""),
-	componentOf[siteLink]("SiteLink", ""),
-	componentOf[profileURLs]("ProfileUrls", ""),
-	componentOf[insightSummary]("InsightSummary", ""),
-	componentOf[insightList]("InsightList", ""),
-	componentOf[insightDocument]("InsightDocument", ""),
-	componentOf[apiIndex]("ApiIndex", "The API index. urls is present in the served index beyond the specification's formal schema."),
-	{name: "Problem", typ: reflect.TypeFor[problem.Problem](), open: true,
-		description: "An RFC 9457 problem details document with the required code and hint members. Extra members are allowed."},
-	componentOf[apiCatalog]("ApiCatalog", "RFC 9727 API catalog: an RFC 9264 linkset."),
-	componentOf[protectedResourceMetadata]("ProtectedResourceMetadata", "RFC 9728 protected resource metadata."),
-	componentOf[authorizationServerMetadata]("AuthorizationServerMetadata", "RFC 8414 authorization server metadata."),
-	componentOf[jwkSet]("JWKSet", "A JSON Web Key Set (RFC 7517); empty, as access tokens are opaque."),
-	componentOf[tokenResponse]("TokenResponse", "RFC 6749 section 5.1 access token response."),
-	componentOf[tokenRequest]("TokenRequest", "RFC 6749 token request, form-encoded."),
-	componentOf[oauthError]("OAuthError", "RFC 6749 section 5.2 error response: a missing, repeated or malformed parameter, or a refused client, grant, code, scope or resource."),
-	{name: "ClientRegistration", typ: reflect.TypeFor[clientRegistration](), open: true,
-		description: "RFC 7591 client registration request: the members the service reads. Other client metadata is accepted and ignored."},
-	componentOf[clientInformation]("ClientInformation", "RFC 7591 client information response. No client secret: clients are public and use PKCE."),
-	componentOf[registrationError]("RegistrationError", "RFC 7591 section 3.2.2 error response."),
-	componentOf[identityRequest]("IdentityRequest", ""),
-	componentOf[identityResponse]("IdentityResponse", ""),
-	componentOf[claimResponse]("ClaimResponse", ""),
-	componentOf[jsonrpcMessage]("JSONRPCMessage", "A JSON-RPC 2.0 request or notification of the Model Context Protocol."),
-	componentOf[jsonrpcResponse]("JSONRPCResponse", "A JSON-RPC 2.0 response: result or error."),
-	componentOf[jsonrpcErrorResponse]("JSONRPCErrorResponse", "A JSON-RPC 2.0 error response."),
-	componentOf[serverCard]("ServerCard", "MCP server card: the current fields and the older serverInfo/transport ones."),
-	componentOf[aiCatalog]("AICatalog", "An AI Catalog (ai-catalog.org) of the site's agent artifacts."),
-	componentOf[skillsIndex]("SkillsIndex", "An Agent Skills discovery index (v0.2.0)."),
-	componentOf[agentCard]("AgentCard", "An A2A 1.0 agent card: the site's agent, its skills (the MCP server's tools) and the MCP endpoint they are called at."),
+// Components are the named schemas of a description, in the order it lists
+// them, and their schemas, the types they hold referenced by name.
+type Components struct {
+	List    []Component
+	Schemas map[string]*jsonschema.Schema
 }
 
-// componentName returns the name of t's component, or "".
-func componentName(t reflect.Type) string {
-	for _, c := range components {
-		if c.typ == t {
-			return c.name
+// Name returns the name of t's component, or "".
+func (cs *Components) Name(t reflect.Type) string {
+	for _, c := range cs.List {
+		if c.Type == t {
+			return c.Name
 		}
 	}
 	return ""
 }
 
-// componentSchemas are every component's schema, other components
-// referenced with $ref.
-var componentSchemas = func() map[string]*jsonschema.Schema {
-	refs := make(map[reflect.Type]*jsonschema.Schema, len(components))
-	for _, c := range components {
-		refs[c.typ] = &jsonschema.Schema{Ref: "#/components/schemas/" + c.name}
+// NewComponents makes the schemas of the components in list: each struct
+// type of the list used inside another is referenced by name. It panics on
+// a type whose schema cannot be inferred or whose schema tags are wrong, a
+// fault of the program.
+func NewComponents(list []Component) *Components {
+	refs := make(map[reflect.Type]*jsonschema.Schema, len(list))
+	for _, c := range list {
+		refs[c.Type] = &jsonschema.Schema{Ref: "#/components/schemas/" + c.Name}
 	}
-	out := make(map[string]*jsonschema.Schema, len(components))
-	for _, c := range components {
+	out := make(map[string]*jsonschema.Schema, len(list))
+	for _, c := range list {
 		// The component itself and the structs it embeds are described
 		// in place, not referenced.
 		local := maps.Clone(refs)
-		delete(local, c.typ)
-		for _, f := range reflect.VisibleFields(c.typ) {
+		delete(local, c.Type)
+		for _, f := range reflect.VisibleFields(c.Type) {
 			if f.Anonymous {
 				delete(local, f.Type)
 			}
 		}
-		s, err := schemaOf(c.typ, local)
+		s, err := schemaOf(c.Type, local)
 		if err != nil {
-			panic(fmt.Sprintf("handlers: schema of %s: %v", c.name, err))
+			panic(fmt.Sprintf("schema: schema of %s: %v", c.Name, err))
 		}
-		if c.open {
+		if c.Open {
 			s.AdditionalProperties = &jsonschema.Schema{} // true
 		}
-		if c.description != "" {
-			s.Description = c.description
+		if c.Description != "" {
+			s.Description = c.Description
 		}
-		out[c.name] = s
+		out[c.Name] = s
 	}
-	return out
-}()
+	return &Components{List: list, Schemas: out}
+}
 
-// inlineSchemas caches inlineSchema's results: a schema depends on its type
+// inlineSchemas caches Inline's results: a schema depends on its type
 // alone, so every rendition's MCP server shares it.
 var inlineSchemas sync.Map // reflect.Type -> *jsonschema.Schema
 
-// inlineSchema is t's schema with every component written out in place:
+// Inline is t's schema with every component written out in place:
 // a self-contained schema, as MCP clients expect of a tool's output schema.
-func inlineSchema(t reflect.Type) *jsonschema.Schema {
+func Inline(t reflect.Type) *jsonschema.Schema {
 	if s, ok := inlineSchemas.Load(t); ok {
 		return s.(*jsonschema.Schema)
 	}
 	s, err := schemaOf(t, nil)
 	if err != nil {
-		panic(fmt.Sprintf("handlers: schema of %s: %v", t, err))
+		panic(fmt.Sprintf("schema: schema of %s: %v", t, err))
 	}
 	actual, _ := inlineSchemas.LoadOrStore(t, s)
 	return actual.(*jsonschema.Schema)

@@ -1,0 +1,48 @@
+package handlers
+
+import (
+	"reflect"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/problem"
+	"github.com/caddy-discovery/caddy-discovery/internal/schema"
+)
+
+// The JSON schemas of the API's bodies are generated from the Go types that
+// produce them (internal/schema documents the tags).
+
+// components are the named schemas, in the order the description lists
+// them. A struct type used inside another is referenced by name.
+var components = schema.NewComponents([]schema.Component{
+	schema.Of[health]("Health", ""),
+	schema.Of[profile]("Profile", ""),
+	schema.Of[profileContact]("ProfileContact", ""),
+	schema.Of[siteLink]("SiteLink", ""),
+	schema.Of[profileURLs]("ProfileUrls", ""),
+	schema.Of[insightSummary]("InsightSummary", ""),
+	schema.Of[insightList]("InsightList", ""),
+	schema.Of[insightDocument]("InsightDocument", ""),
+	schema.Of[apiIndex]("ApiIndex", "The API index. urls is present in the served index beyond the specification's formal schema."),
+	{Name: "Problem", Type: reflect.TypeFor[problem.Problem](), Open: true,
+		Description: "An RFC 9457 problem details document with the required code and hint members. Extra members are allowed."},
+	schema.Of[apiCatalog]("ApiCatalog", "RFC 9727 API catalog: an RFC 9264 linkset."),
+	schema.Of[protectedResourceMetadata]("ProtectedResourceMetadata", "RFC 9728 protected resource metadata."),
+	schema.Of[authorizationServerMetadata]("AuthorizationServerMetadata", "RFC 8414 authorization server metadata."),
+	schema.Of[jwkSet]("JWKSet", "A JSON Web Key Set (RFC 7517); empty, as access tokens are opaque."),
+	schema.Of[tokenResponse]("TokenResponse", "RFC 6749 section 5.1 access token response."),
+	schema.Of[tokenRequest]("TokenRequest", "RFC 6749 token request, form-encoded."),
+	schema.Of[oauthError]("OAuthError", "RFC 6749 section 5.2 error response: a missing, repeated or malformed parameter, or a refused client, grant, code, scope or resource."),
+	{Name: "ClientRegistration", Type: reflect.TypeFor[clientRegistration](), Open: true,
+		Description: "RFC 7591 client registration request: the members the service reads. Other client metadata is accepted and ignored."},
+	schema.Of[clientInformation]("ClientInformation", "RFC 7591 client information response. No client secret: clients are public and use PKCE."),
+	schema.Of[registrationError]("RegistrationError", "RFC 7591 section 3.2.2 error response."),
+	schema.Of[identityRequest]("IdentityRequest", ""),
+	schema.Of[identityResponse]("IdentityResponse", ""),
+	schema.Of[claimResponse]("ClaimResponse", ""),
+	schema.Of[jsonrpcMessage]("JSONRPCMessage", "A JSON-RPC 2.0 request or notification of the Model Context Protocol."),
+	schema.Of[jsonrpcResponse]("JSONRPCResponse", "A JSON-RPC 2.0 response: result or error."),
+	schema.Of[jsonrpcErrorResponse]("JSONRPCErrorResponse", "A JSON-RPC 2.0 error response."),
+	schema.Of[serverCard]("ServerCard", "MCP server card: the current fields and the older serverInfo/transport ones."),
+	schema.Of[aiCatalog]("AICatalog", "An AI Catalog (ai-catalog.org) of the site's agent artifacts."),
+	schema.Of[skillsIndex]("SkillsIndex", "An Agent Skills discovery index (v0.2.0)."),
+	schema.Of[agentCard]("AgentCard", "An A2A 1.0 agent card: the site's agent, its skills (the MCP server's tools) and the MCP endpoint they are called at."),
+})
