@@ -94,7 +94,7 @@ FUZZ_TARGETS := \
 	./content:FuzzFrontMatter ./content:FuzzValidSlug .:FuzzCaddyfile \
 	./internal/handlers:FuzzRouter ./internal/handlers:FuzzMCPPreCheck ./internal/handlers:FuzzMCPAnswers \
 	./internal/token:FuzzVerifyAccessToken ./internal/token:FuzzParseAuthorization ./internal/token:FuzzVerifyAssertion \
-	./internal/cimd:FuzzDocument
+	./internal/cimd:FuzzDocument ./internal/mcpcall:FuzzEachMember
 
 fuzz: ## run every fuzz target for FUZZTIME (30s); a finding is saved under testdata/fuzz and becomes a regression seed of make test
 	@for t in $(FUZZ_TARGETS); do \

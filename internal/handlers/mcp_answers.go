@@ -10,11 +10,9 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
-
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcpcall"
 )
 
 // The SDK's stateless handler builds a session for every POST: it connects
@@ -88,7 +86,7 @@ func (f fixedMCPRequest) params() map[string]any {
 	default:
 		p = map[string]any{"name": f.tool, "arguments": map[string]any{f.arg: f.value}}
 	}
-	if f.version == mcpRevision2026 {
+	if f.version == mcpcall.Revision2026 {
 		p["_meta"] = canonicalMeta
 	}
 	return p
@@ -99,27 +97,27 @@ func (f fixedMCPRequest) params() map[string]any {
 // any request it does not recognise; body has been checked to be JSON.
 func (s *Service) serveMCPAnswer(w http.ResponseWriter, r *http.Request, rd *rendition, body []byte) bool {
 	start := time.Now()
-	headers, ok := fixedMCPHeaders(r.Header)
+	headers, ok := mcpcall.ReadHeaders(r.Header)
 	if !ok {
 		return false
 	}
-	call, ok := readFixedCall(body)
-	if !ok || !headers.admits(call) {
+	call, ok := mcpcall.Read(body)
+	if !ok || !headers.Admits(call) {
 		return false
 	}
 	if search, ok := readSearchCall(call); ok {
-		id, ok := call.answerID(body)
-		return ok && rd.serveSearch(r.Context(), w, search, headers.version, id, start)
+		id, ok := call.AnswerID(body)
+		return ok && rd.serveSearch(r.Context(), w, search, headers.Version, id, start)
 	}
 	req, ok := rd.fixedMCPRequest(call)
 	if !ok {
 		return false
 	}
-	id, ok := call.answerID(body)
+	id, ok := call.AnswerID(body)
 	if !ok {
 		return false
 	}
-	req.version = headers.version
+	req.version = headers.Version
 	a := rd.mcpAnswer(r.Context(), req)
 	if a == nil {
 		return false
@@ -139,163 +137,24 @@ func (s *Service) serveMCPAnswer(w http.ResponseWriter, r *http.Request, rd *ren
 	return true
 }
 
-// fixedMCPHeaders reports whether the headers are ones the SDK answers the
-// same way for every request of a kind, and gives the protocol version
-// they name and, under 2026-07-28, Mcp-Method and Mcp-Name, which admits
-// compares with the body. Stricter than the SDK: a header it would reject
-// or act on (Last-Event-ID, Mcp-Session-Id, Mcp-Param-*, one of those
-// three twice) sends the request to the SDK.
-func fixedMCPHeaders(h http.Header) (m mcpHeaders, ok bool) {
-	if ct := h[headerContentType]; len(ct) != 1 || !strings.EqualFold(ct[0], mediaJSON) {
-		return mcpHeaders{}, false
-	}
-	if json, stream := acceptsMCP(h["Accept"]); !json || !stream {
-		return mcpHeaders{}, false
-	}
-	for name, values := range h {
-		if !strings.HasPrefix(name, "Mcp-") && name != "Last-Event-Id" {
-			continue
-		}
-		if len(values) != 1 {
-			return mcpHeaders{}, false
-		}
-		switch name {
-		case "Mcp-Protocol-Version":
-		case "Mcp-Method":
-			m.method, m.hasMethod = values[0], true
-		case "Mcp-Name":
-			m.name, m.hasName = values[0], true
-		default:
-			return mcpHeaders{}, false
-		}
-	}
-	switch v := h.Get("Mcp-Protocol-Version"); v {
-	case "":
-	case "2025-03-26":
-		m.version = "2025-03-26"
-	case "2025-06-18":
-		m.version = "2025-06-18"
-	case "2025-11-25":
-		m.version = "2025-11-25"
-	case mcpRevision2026:
-		m.version = mcpRevision2026
-	default:
-		return mcpHeaders{}, false
-	}
-	return m, true
-}
-
-// acceptsMCP is the SDK's test of Accept: both application/json and
-// text/event-stream, or wildcards covering them.
-func acceptsMCP(values []string) (jsonOK, streamOK bool) {
-	for _, value := range values {
-		for raw := range strings.SplitSeq(value, ",") {
-			base, _, _ := strings.Cut(strings.TrimSpace(raw), ";")
-			switch strings.ToLower(strings.TrimSpace(base)) {
-			case "application/json", "application/*":
-				jsonOK = true
-			case "text/event-stream", "text/*":
-				streamOK = true
-			case "*/*":
-				jsonOK, streamOK = true, true
-			}
-		}
-	}
-	return jsonOK, streamOK
-}
-
-// rpcCall is a JSON-RPC call as read by readFixedCall: raw JSON values, the
-// params' and arguments' members that matter. Absent members are nil.
-type rpcCall struct {
-	id, method []byte
-	// meta is params' _meta.
-	meta []byte
-	// params is the whole params value; name, arguments and uri are its
-	// members, and argument the first member of arguments (argName), of
-	// argCount.
-	params, name, arguments, uri []byte
-	argName, argument            []byte
-	argCount                     int
-}
-
-// readFixedCall reads a body holding one JSON-RPC call with the members
-// the fixed requests have: jsonrpc "2.0", an id, a method and params of
-// at most name and arguments (tools/call), or uri (resources/read); the
-// arguments an object. Any other member, a member twice, or a
-// member name written with escapes (which the SDK would decode) leaves
-// the body to the SDK.
-func readFixedCall(body []byte) (rpcCall, bool) {
-	var c rpcCall
-	var version []byte
-	ok := eachMember(body, func(name, value []byte) bool {
-		switch string(name) {
-		case "jsonrpc":
-			return setOnce(&version, value)
-		case "id":
-			return setOnce(&c.id, value)
-		case "method":
-			return setOnce(&c.method, value)
-		case "params":
-			return setOnce(&c.params, value)
-		}
-		return false
-	})
-	if !ok || string(version) != `"2.0"` || c.id == nil || c.method == nil {
-		return rpcCall{}, false
-	}
-	if c.params != nil && !eachMember(c.params, func(name, value []byte) bool {
-		switch string(name) {
-		case "name":
-			return setOnce(&c.name, value)
-		case "arguments":
-			return setOnce(&c.arguments, value)
-		case "uri":
-			return setOnce(&c.uri, value)
-		case "_meta":
-			return setOnce(&c.meta, value)
-		}
-		return false
-	}) {
-		return rpcCall{}, false
-	}
-	if c.arguments != nil && !eachMember(c.arguments, func(name, value []byte) bool {
-		if c.argName == nil {
-			c.argName, c.argument = name, value
-		}
-		c.argCount++
-		return true
-	}) {
-		return rpcCall{}, false
-	}
-	return c, true
-}
-
-func setOnce(dst *[]byte, value []byte) bool {
-	if *dst != nil {
-		return false
-	}
-	*dst = value
-	return true
-}
-
 // fixedMCPRequest recognises a call whose answer depends on the content
 // only, naming something that exists, and gives its canonical form.
-func (rd *rendition) fixedMCPRequest(c rpcCall) (fixedMCPRequest, bool) {
-	switch plainString(c.method) {
+func (rd *rendition) fixedMCPRequest(c mcpcall.Call) (fixedMCPRequest, bool) {
+	switch mcpcall.PlainString(c.Method) {
 	case "tools/list", "resources/list":
 		// The first page: a cursor goes to the SDK.
-		if c.params == nil || (c.name == nil && c.arguments == nil && c.uri == nil) {
-			return fixedMCPRequest{method: plainString(c.method)}, true
+		if c.Params == nil || (c.Name == nil && c.Arguments == nil && c.URI == nil) {
+			return fixedMCPRequest{method: mcpcall.PlainString(c.Method)}, true
 		}
 	case "resources/read":
-		if c.name != nil || c.arguments != nil {
+		if c.Name != nil || c.Arguments != nil {
 			break
 		}
-		if slug, ok := rd.resourceSlug(plainString(c.uri)); ok {
+		if slug, ok := rd.resourceSlug(mcpcall.PlainString(c.URI)); ok {
 			return fixedMCPRequest{method: "resources/read", arg: "uri", value: rd.insight(slug)}, true
 		}
 	case "tools/call":
-		if c.uri != nil {
+		if c.URI != nil {
 			break
 		}
 		return rd.fixedToolCall(c)
@@ -306,22 +165,22 @@ func (rd *rendition) fixedMCPRequest(c rpcCall) (fixedMCPRequest, bool) {
 // fixedToolCall recognises a call of a tool whose result depends on the
 // content and its arguments only, with arguments naming something that
 // exists.
-func (rd *rendition) fixedToolCall(c rpcCall) (fixedMCPRequest, bool) {
-	if c.argCount > 1 {
+func (rd *rendition) fixedToolCall(c mcpcall.Call) (fixedMCPRequest, bool) {
+	if c.ArgCount > 1 {
 		return fixedMCPRequest{}, false
 	}
-	noArgs := c.argName == nil
-	arg := plainString(c.argument)
-	switch plainString(c.name) {
+	noArgs := c.ArgName == nil
+	arg := mcpcall.PlainString(c.Argument)
+	switch mcpcall.PlainString(c.Name) {
 	case "get_profile":
 		if noArgs {
 			return fixedMCPRequest{method: "tools/call", tool: "get_profile"}, true
 		}
 	case "list_insights":
-		if noArgs || (string(c.argName) == "topic" && string(c.argument) == `""`) {
+		if noArgs || (string(c.ArgName) == "topic" && string(c.Argument) == `""`) {
 			return fixedMCPRequest{method: "tools/call", tool: "list_insights"}, true
 		}
-		if string(c.argName) != "topic" || arg == "" {
+		if string(c.ArgName) != "topic" || arg == "" {
 			break
 		}
 		// The tool compares topics case-insensitively; the answer is the
@@ -332,11 +191,11 @@ func (rd *rendition) fixedToolCall(c rpcCall) (fixedMCPRequest, bool) {
 			}
 		}
 	case "get_insight":
-		if i, ok := rd.cfg.bySlug[arg]; ok && string(c.argName) == "slug" && content.ValidSlug(arg) {
+		if i, ok := rd.cfg.bySlug[arg]; ok && string(c.ArgName) == "slug" && content.ValidSlug(arg) {
 			return fixedMCPRequest{method: "tools/call", tool: "get_insight", arg: "slug", value: rd.cfg.Site.Insights[i].Slug}, true
 		}
 	case "fetch":
-		if i, ok := rd.cfg.bySlug[arg]; ok && string(c.argName) == "id" && content.ValidSlug(arg) {
+		if i, ok := rd.cfg.bySlug[arg]; ok && string(c.ArgName) == "id" && content.ValidSlug(arg) {
 			return fixedMCPRequest{method: "tools/call", tool: "fetch", arg: "id", value: rd.cfg.Site.Insights[i].Slug}, true
 		}
 	}
@@ -352,161 +211,6 @@ func (rd *rendition) resourceSlug(uri string) (string, bool) {
 	}
 	slug, ok := rd.cfg.slugOfPage[link]
 	return slug, ok && rd.insight(slug) == uri
-}
-
-// plainString is the value of a JSON string written without escapes, in
-// UTF-8; "" for anything else. Decoders differ on invalid bytes and lone
-// surrogates, and the names, slugs, topics and URIs recognised need
-// neither escapes nor those.
-func plainString(raw []byte) string {
-	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
-		return ""
-	}
-	inner := raw[1 : len(raw)-1]
-	if bytes.IndexByte(inner, '\\') >= 0 || !utf8.Valid(inner) {
-		return ""
-	}
-	return string(inner)
-}
-
-// answerID is the call's id as the SDK writes it in its answer. An integer
-// of at most 15 digits (exact in the float64 the SDK's decoder reads
-// numbers as) and a string without escapes, in UTF-8 and without the two
-// characters encoding/json escapes everywhere (U+2028, U+2029), come back
-// as sent (-0 as 0). For any other id (a fraction, an exponent, a larger
-// integer, escapes) the body is read by the SDK's own decoder; a null id
-// makes the call a notification, which is not answered here.
-func (c rpcCall) answerID(body []byte) ([]byte, bool) {
-	raw := c.id
-	if len(raw) >= 2 && raw[0] == '"' {
-		inner := raw[1 : len(raw)-1]
-		if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) && !bytes.Contains(inner, []byte("\u2028")) && !bytes.Contains(inner, []byte("\u2029")) {
-			return raw, true
-		}
-	} else if plainInteger(raw) {
-		if string(raw) == "-0" {
-			return raw[1:], true
-		}
-		return raw, true
-	}
-	msg, err := jsonrpc.DecodeMessage(body)
-	req, isRequest := msg.(*jsonrpc.Request)
-	if err != nil || !isRequest || !req.IsCall() {
-		return nil, false
-	}
-	switch id := req.ID.Raw().(type) {
-	case int64:
-		return strconv.AppendInt(nil, id, 10), true
-	case string:
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if enc.Encode(id) != nil {
-			return nil, false
-		}
-		return bytes.TrimRight(buf.Bytes(), "\n"), true
-	}
-	return nil, false
-}
-
-// plainInteger: -?digits, at most 15, no leading zero.
-func plainInteger(raw []byte) bool {
-	digits := bytes.TrimPrefix(raw, []byte("-"))
-	if len(digits) == 0 || len(digits) > 15 || (digits[0] == '0' && len(digits) > 1) {
-		return false
-	}
-	for _, c := range digits {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// eachMember calls member for each member of the JSON object raw, valid
-// JSON, with its name as written (between the quotes, escapes not decoded)
-// and its raw value. It reports false when raw is not an object or member
-// returns false.
-func eachMember(raw []byte, member func(name, value []byte) bool) bool {
-	i := skipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
-		return false
-	}
-	i = skipSpace(raw, i+1)
-	if i < len(raw) && raw[i] == '}' {
-		return skipSpace(raw, i+1) == len(raw)
-	}
-	for i < len(raw) && raw[i] == '"' {
-		end := skipValue(raw, i)
-		name := raw[i+1 : end-1]
-		i = skipSpace(raw, end)
-		if i >= len(raw) || raw[i] != ':' {
-			return false
-		}
-		i = skipSpace(raw, i+1)
-		end = skipValue(raw, i)
-		if end <= i || !member(name, raw[i:end]) {
-			return false
-		}
-		i = skipSpace(raw, end)
-		if i >= len(raw) {
-			return false
-		}
-		switch raw[i] {
-		case ',':
-			i = skipSpace(raw, i+1)
-		case '}':
-			return skipSpace(raw, i+1) == len(raw)
-		default:
-			return false
-		}
-	}
-	return false
-}
-
-func skipSpace(raw []byte, i int) int {
-	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\r' || raw[i] == '\n') {
-		i++
-	}
-	return i
-}
-
-// skipValue is the end of the JSON value starting at raw[i], in valid
-// JSON.
-func skipValue(raw []byte, i int) int {
-	depth, inString, escaped := 0, false, false
-	for j := i; j < len(raw); j++ {
-		c := raw[j]
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-				if depth == 0 {
-					return j + 1
-				}
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-		case c == '}' || c == ']':
-			if depth == 0 {
-				return j
-			}
-			depth--
-			if depth == 0 {
-				return j + 1
-			}
-		case depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\r' || c == '\n'):
-			return j
-		}
-	}
-	return len(raw)
 }
 
 // mcpAnswer returns the kept answer to the canonical request key, asking

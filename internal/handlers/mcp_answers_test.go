@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/mcpcall"
 )
 
 // mcpRequest is a POST /mcp with the headers MCP clients send.
@@ -163,7 +165,7 @@ func TestMCPAnswersAreTheSDKs(t *testing.T) {
 		for k, meta := range metas2026 {
 			withMeta, headers := with2026(t, method, params, meta, k)
 			for _, id := range oddIDs {
-				if !compareWithSDK(t, s, rpc(id, method, withMeta), mcpRevision2026, headers...) {
+				if !compareWithSDK(t, s, rpc(id, method, withMeta), mcpcall.Revision2026, headers...) {
 					t.Errorf("version 2026-07-28: %s was not answered from the kept answers", rpc(id, method, withMeta))
 				}
 			}
@@ -276,7 +278,7 @@ func TestMCPAnswersLeaveTheRestToTheSDK(t *testing.T) {
 			strings.Repeat(`[`, 8) + strings.Repeat(`]`, 8) + `}}}`), headers: callHeaders},
 	} {
 		t.Run("2026-07-28 "+name, func(t *testing.T) {
-			if compareWithSDK(t, s, tc.body, mcpRevision2026, tc.headers...) {
+			if compareWithSDK(t, s, tc.body, mcpcall.Revision2026, tc.headers...) {
 				t.Errorf("answered from the kept answers: %v %s", tc.headers, tc.body)
 			}
 		})
@@ -392,14 +394,14 @@ func FuzzMCPAnswers(f *testing.F) {
 	} {
 		f.Add([]byte(seed), uint8(4))
 	}
-	versions := []string{"", "2025-03-26", "2025-06-18", "2025-11-25", mcpRevision2026}
+	versions := []string{"", "2025-03-26", "2025-06-18", "2025-11-25", mcpcall.Revision2026}
 	f.Fuzz(func(t *testing.T, body []byte, version uint8) {
 		if !json.Valid(body) {
 			return // answered before the kept answers are consulted
 		}
 		v := versions[int(version)%len(versions)]
 		var headers []string
-		if v == mcpRevision2026 {
+		if v == mcpcall.Revision2026 {
 			// The headers a client derives from the body, so that the
 			// fuzzer reaches the kept answers.
 			var m struct {
@@ -449,7 +451,7 @@ func BenchmarkMCPRead(b *testing.B) {
 				r := mcpRequest(body, "")
 				if strings.HasSuffix(path, "_2026") {
 					body = body2026
-					r = mcpRequest(body, mcpRevision2026, headers...)
+					r = mcpRequest(body, mcpcall.Revision2026, headers...)
 				}
 				reader := strings.NewReader(body)
 				b.ReportAllocs()

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/mcpcall"
 	"github.com/caddy-discovery/caddy-discovery/internal/search"
 )
 
@@ -33,34 +34,34 @@ type searchCall struct {
 
 // readSearchCall recognises a tools/call of a search tool whose arguments
 // the SDK would read exactly as they are written.
-func readSearchCall(c rpcCall) (searchCall, bool) {
-	if plainString(c.method) != "tools/call" || c.uri != nil || c.arguments == nil {
+func readSearchCall(c mcpcall.Call) (searchCall, bool) {
+	if mcpcall.PlainString(c.Method) != "tools/call" || c.URI != nil || c.Arguments == nil {
 		return searchCall{}, false
 	}
-	call := searchCall{tool: plainString(c.name)}
+	call := searchCall{tool: mcpcall.PlainString(c.Name)}
 	if call.tool != "search_insights" && call.tool != "search" {
 		return searchCall{}, false
 	}
 	var query, limit, cursor, topic, since, until []byte
-	if !eachMember(c.arguments, func(name, value []byte) bool {
+	if !mcpcall.EachMember(c.Arguments, func(name, value []byte) bool {
 		switch string(name) {
 		case "query":
-			return setOnce(&query, value)
+			return mcpcall.SetOnce(&query, value)
 		}
 		if call.tool != "search_insights" {
 			return false
 		}
 		switch string(name) {
 		case "limit":
-			return setOnce(&limit, value)
+			return mcpcall.SetOnce(&limit, value)
 		case "cursor":
-			return setOnce(&cursor, value)
+			return mcpcall.SetOnce(&cursor, value)
 		case "topic":
-			return setOnce(&topic, value)
+			return mcpcall.SetOnce(&topic, value)
 		case "since":
-			return setOnce(&since, value)
+			return mcpcall.SetOnce(&since, value)
 		case "until":
-			return setOnce(&until, value)
+			return mcpcall.SetOnce(&until, value)
 		}
 		return false
 	}) {
@@ -79,7 +80,7 @@ func readSearchCall(c rpcCall) (searchCall, bool) {
 	call.in.Cursor, call.in.Topic, call.in.Since, call.in.Until = text(cursor), text(topic), text(since), text(until)
 	if limit != nil {
 		n, err := strconv.Atoi(string(limit))
-		if !plainInteger(limit) || err != nil || n < 1 || n > search.MaxLimit {
+		if !mcpcall.PlainInteger(limit) || err != nil || n < 1 || n > search.MaxLimit {
 			return searchCall{}, false
 		}
 		call.in.Limit = n
@@ -98,7 +99,7 @@ func plainValue(raw []byte) (string, bool) {
 	if string(raw) == `""` {
 		return "", true
 	}
-	s := plainString(raw)
+	s := mcpcall.PlainString(raw)
 	return s, s != ""
 }
 
@@ -108,7 +109,7 @@ func plainValue(raw []byte) (string, bool) {
 // SDK gives every result there and ends with its resultType.
 func (rd *rendition) serveSearch(ctx context.Context, w http.ResponseWriter, call searchCall, version string, id []byte, start time.Time) bool {
 	var meta []byte
-	if version == mcpRevision2026 {
+	if version == mcpcall.Revision2026 {
 		var ok bool
 		if meta, ok = rd.resultMeta(ctx); !ok {
 			return false

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcpcall"
 	"github.com/caddy-discovery/caddy-discovery/internal/search"
 )
 
@@ -73,7 +74,7 @@ func TestMCPSearchAnswersAreTheSDKs(t *testing.T) {
 			k := i % len(metas2026)
 			withMeta, headers := with2026(t, "tools/call", params, metas2026[k], i)
 			for _, id := range oddIDs {
-				if !compareWithSDK(t, s, rpc(id, "tools/call", withMeta), mcpRevision2026, headers...) {
+				if !compareWithSDK(t, s, rpc(id, "tools/call", withMeta), mcpcall.Revision2026, headers...) {
 					t.Errorf("version 2026-07-28: %s was left to the SDK", withMeta)
 				}
 			}

@@ -6,7 +6,7 @@
 // (rendition.go); and the site's pages the content names, with their
 // Markdown twins (pages.go, markdown.go, convert_serve.go).
 //
-// Imports from the module: content, internal/body, internal/cimd, internal/convert, internal/metrics, internal/negotiate, internal/origin, internal/problem, internal/ratelimit, internal/schema, internal/search, internal/token.
+// Imports from the module: content, internal/body, internal/cimd, internal/convert, internal/mcpcall, internal/metrics, internal/negotiate, internal/origin, internal/problem, internal/ratelimit, internal/schema, internal/search, internal/token.
 package handlers
 
 import (
