@@ -10,7 +10,7 @@ import (
 
 // The JSON shapes of the API. Field order follows the specification; a
 // field is always present unless its json tag says omitempty. The schema
-// tags carry the specification's constraints into /openapi.json (schema.go).
+// tags carry the specification's constraints into /openapi.json (internal/schema).
 
 type apiIndex struct {
 	Name          string          `json:"name" jsonschema:"Name of the API."`

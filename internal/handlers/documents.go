@@ -216,7 +216,7 @@ func sitePages(l links) []content.SiteLink {
 
 // llmsFullTxt renders /llms-full.txt: the profile in prose and lists, then
 // every insight in full under its own heading, separated by "---", its
-// links made absolute (see absoluteLinks).
+// links made absolute (see convert.AbsoluteLinks).
 func llmsFullTxt(l links) []byte {
 	site := l.cfg.Site
 	p := site.Profile

@@ -207,7 +207,7 @@ func insightsMarkdown(l links) []byte {
 }
 
 // insightMarkdown renders the twin of one insight's page: its facts, then
-// the body as written, its links made absolute (see absoluteLinks).
+// the body as written, its links made absolute (see convert.AbsoluteLinks).
 func insightMarkdown(l links, slug string) ([]byte, error) {
 	in, ok := l.published(slug)
 	if !ok {

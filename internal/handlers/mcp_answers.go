@@ -31,7 +31,7 @@ import (
 // anything else (another method, a notification, a batch, an unknown tool,
 // slug or URI, an argument of another shape, _meta before protocol
 // 2026-07-28, and under it a _meta or headers the SDK would refuse or act
-// on; see mcp_revision.go) goes to the SDK as before.
+// on; see internal/mcpcall) goes to the SDK as before.
 
 // mcpAnswerBudget bounds the bytes of answers a rendition keeps. Answers
 // past it are made room for by dropping others; each is made again by the
