@@ -152,28 +152,41 @@ func IsObject(raw []byte) bool { return len(raw) > 0 && raw[0] == '{' }
 
 // depth is the deepest nesting of objects and arrays in raw, valid JSON.
 func depth(raw []byte) int {
-	d, deepest, inString, escaped := 0, 0, false, false
+	d, deepest := 0, 0
+	var str stringState
 	for _, c := range raw {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
+		if str.holds(c) {
+			continue
+		}
+		switch c {
+		case '{', '[':
 			d++
 			deepest = max(deepest, d)
-		case c == '}' || c == ']':
+		case '}', ']':
 			d--
 		}
 	}
 	return deepest
+}
+
+// stringState follows the strings of valid JSON a byte at a time, so that
+// a scan can tell structure from text.
+type stringState struct{ in, escaped bool }
+
+// holds reports whether c, the next byte, belongs to a string, its quotes
+// included; a byte it does not hold is structure.
+func (s *stringState) holds(c byte) bool {
+	switch {
+	case s.escaped:
+		s.escaped = false
+	case s.in && c == '\\':
+		s.escaped = true
+	case c == '"':
+		s.in = !s.in
+	default:
+		return s.in
+	}
+	return true
 }
 
 // ReadHeaders reports whether the headers are ones the SDK answers the
@@ -437,24 +450,17 @@ func skipSpace(raw []byte, i int) int {
 // SkipValue is the end of the JSON value starting at raw[i], in valid
 // JSON.
 func SkipValue(raw []byte, i int) int {
-	depth, inString, escaped := 0, false, false
+	depth := 0
+	var str stringState
 	for j := i; j < len(raw); j++ {
 		c := raw[j]
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-				if depth == 0 {
-					return j + 1
-				}
+		if str.holds(c) {
+			if c == '"' && !str.in && depth == 0 {
+				return j + 1 // a string value's closing quote
 			}
-		case c == '"':
-			inString = true
+			continue
+		}
+		switch {
 		case c == '{' || c == '[':
 			depth++
 		case c == '}' || c == ']':

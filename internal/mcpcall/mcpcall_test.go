@@ -11,8 +11,8 @@ import (
 // members encoding/json decodes, in order, each value as written and each
 // name as written (the same as encoding/json's when it holds no escape and
 // is valid UTF-8); on anything else that is valid JSON it
-// reports false without a panic; and SkipValue ends every value where
-// encoding/json does.
+// reports false without a panic; SkipValue ends every value where
+// encoding/json does; and depth is the nesting encoding/json finds.
 func FuzzEachMember(f *testing.F) {
 	for _, seed := range []string{
 		`{}`, ` { "a" : 1 , "b" : [1, {"c": "}"}], "d": "x\"y" } `, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
@@ -23,6 +23,9 @@ func FuzzEachMember(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		if !json.Valid(raw) {
 			return
+		}
+		if got, want := depth(raw), tokenDepth(raw); got != want {
+			t.Errorf("depth(%q) = %d, encoding/json says %d", raw, got, want)
 		}
 		var names []string
 		var values [][]byte
@@ -62,6 +65,26 @@ func FuzzEachMember(f *testing.F) {
 			}
 		}
 	})
+}
+
+// tokenDepth is the deepest nesting of objects and arrays in raw, valid
+// JSON, by encoding/json's tokens.
+func tokenDepth(raw []byte) int {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	d, deepest := 0, 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return deepest
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			d++
+			deepest = max(deepest, d)
+		case json.Delim('}'), json.Delim(']'):
+			d--
+		}
+	}
 }
 
 // TestRead: a call with the members the kept requests have is read, and
