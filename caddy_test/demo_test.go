@@ -233,8 +233,9 @@ func TestDemoSiteNotFound(t *testing.T) {
 
 // TestDemoSiteSearchForm: every page has the search form, annotated as a
 // WebMCP tool, and the insights page it asks lists exactly the insights
-// whose title, description and topic hold every word, in the API's order;
-// the words are escaped where the page repeats them.
+// whose title, description and topic hold every word (of the first 16, in
+// the first 200 bytes), in the API's order; the words are escaped where
+// the page repeats them.
 func TestDemoSiteSearchForm(t *testing.T) {
 	s := startCaddy(t, demoSite(t))
 	for _, path := range demoAuditPages {
@@ -250,12 +251,17 @@ func TestDemoSiteSearchForm(t *testing.T) {
 	if err := json.Unmarshal(s.get("/api/v1/insights").body, &list); err != nil || len(list.Items) < 3 {
 		t.Fatalf("the insights: %v %d", err, len(list.Items))
 	}
-	for _, query := range []string{"data", "DATA contracts", "  the   data ", "privacy gdpr", "migration", "no-such-word", "data <script>"} {
+	for _, query := range []string{"data", "DATA contracts", "  the   data ", "privacy gdpr", "migration", "no-such-word", "data <script>",
+		strings.Repeat("data ", 15) + "privacy no-such-word", strings.Repeat("x", 10000)} {
+		// The page reads the first 200 bytes of the query and their first
+		// 16 words.
+		words := strings.Fields(strings.ToLower(query[:min(len(query), 200)]))
+		words = words[:min(len(words), 16)]
 		var want []string
 		for _, in := range list.Items {
 			text := strings.ToLower(in.Title + " " + in.Description + " " + in.Topic)
 			all := true
-			for _, w := range strings.Fields(strings.ToLower(query)) {
+			for _, w := range words {
 				all = all && strings.Contains(text, w)
 			}
 			if all {
@@ -282,7 +288,7 @@ func TestDemoSiteSearchForm(t *testing.T) {
 		if strings.Contains(body, "<script>") {
 			t.Errorf("%q is not escaped", query)
 		}
-		t.Logf("%q: %d insights", query, len(gotPaths))
+		t.Logf("%.40q: %d insights", query, len(gotPaths))
 	}
 }
 
