@@ -181,7 +181,8 @@ func (s *Service) placeAgentRoutes() {
 	}
 	// The module's own HTML pages whose twin, at the same rule's address,
 	// is one of its routes: the developer portal and /developers.md.
-	for _, rt := range s.routes {
+	for i := range s.routes {
+		rt := &s.routes[i]
 		if rt.MediaType != mediaHTML || rt.Method != http.MethodGet {
 			continue
 		}
@@ -189,6 +190,7 @@ func (s *Service) placeAgentRoutes() {
 		if route := routeOf[twin]; route != nil && !route.placeholder() && cfg.twins[twin] == nil {
 			p := &sitePage{path: rt.Path, twin: twin, twinURL: (&url.URL{Path: twin}).EscapedPath(), route: route, module: true}
 			cfg.pages[rt.Path], cfg.twins[twin] = p, p
+			rt.page = p
 		}
 	}
 }

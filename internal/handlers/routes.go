@@ -96,6 +96,10 @@ type Route struct {
 
 	// surface is the route's metrics surface (see surfaceOf).
 	surface string
+	// page is the route's entry in the page registry when the route is a
+	// page of the module's own with a Markdown twin (the developer
+	// portal), set with the registry (see placeAgentRoutes).
+	page *sitePage
 }
 
 // placeholder reports whether the route's path stands for the twins of
@@ -119,6 +123,15 @@ func (rt *Route) allow() string {
 		return "GET, HEAD, OPTIONS"
 	}
 	return rt.Method + ", OPTIONS"
+}
+
+// modulePage is the page entry of rt when rt is a page of the module's own
+// with a Markdown twin (the developer portal), else nil (rt may be nil).
+func (rt *Route) modulePage() *sitePage {
+	if rt == nil {
+		return nil
+	}
+	return rt.page
 }
 
 // hasSlug reports whether the route's path has the {slug} parameter.

@@ -190,18 +190,6 @@ func (s *Service) base(r *http.Request) (base string, ok bool) {
 	return origin.RequestBase(r)
 }
 
-// modulePage is the page entry of rt when rt is a page of the module's own
-// with a Markdown twin (the developer portal), else nil.
-func (s *Service) modulePage(rt *Route) *sitePage {
-	if rt == nil {
-		return nil
-	}
-	if p := s.cfg.pages[rt.Path]; p != nil && p.module {
-		return p
-	}
-	return nil
-}
-
 // route finds the route of path and, for an insight, its slug.
 func (s *Service) route(path string) (rt *Route, slug string) {
 	if rt := s.byPath[path]; rt != nil {
@@ -245,7 +233,7 @@ func (s *Service) Serve(w http.ResponseWriter, r *http.Request, m Match) {
 		// A site page asked for as Markdown: its twin, varying on Accept.
 		f.vary = s.cfg.pageVary()
 	}
-	if p := s.modulePage(rt); p != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+	if p := rt.modulePage(); p != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		// A module page with a Markdown twin: HTML unless the request
 		// wants Markdown (as on the site's pages), either way varying on
 		// what chose.
