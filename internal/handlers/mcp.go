@@ -15,10 +15,6 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/search"
 )
 
-// mcpProtocolVersions are the MCP protocol versions the endpoint speaks,
-// newest first.
-var mcpProtocolVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"}
-
 // mcpCapabilities are the capabilities the server declares in initialize
 // (and server/discover), and the ones its server card repeats. The server
 // is stateless: it cannot tell a client that a list changed or that a

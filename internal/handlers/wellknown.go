@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/mcpcall"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 )
 
@@ -182,10 +183,10 @@ func newServerCard(l links) serverCard {
 		Description: description,
 		WebsiteURL:  l.developers(),
 		Remotes: []serverCardRemote{{
-			Type: "streamable-http", URL: l.base + pathMCP, SupportedProtocolVersions: mcpProtocolVersions,
+			Type: "streamable-http", URL: l.base + pathMCP, SupportedProtocolVersions: mcpcall.Versions,
 		}},
 		ServerInfo:      serverCardInfo{Name: l.cfg.ServiceName, Title: title, Version: l.cfg.Version},
-		ProtocolVersion: mcpProtocolVersions[0],
+		ProtocolVersion: mcpcall.Versions[0],
 		Transport:       serverCardEndpoint{Type: "streamable-http", Endpoint: pathMCP},
 		Endpoint:        l.base + pathMCP,
 		Capabilities:    cardCapabilities(mcpCapabilities()),

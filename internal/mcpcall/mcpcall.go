@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -23,6 +24,10 @@ import (
 
 // Revision2026 is the protocol version of the stateless revision.
 const Revision2026 = "2026-07-28"
+
+// Versions are the MCP protocol versions the endpoint speaks, newest
+// first: those its server card declares and the pre-check admits.
+var Versions = []string{Revision2026, "2025-11-25", "2025-06-18", "2025-03-26"}
 
 // The per-request _meta members of 2026-07-28.
 const (
@@ -219,18 +224,12 @@ func ReadHeaders(h http.Header) (m Headers, ok bool) {
 			return Headers{}, false
 		}
 	}
-	switch v := h.Get("Mcp-Protocol-Version"); v {
-	case "":
-	case "2025-03-26":
-		m.Version = "2025-03-26"
-	case "2025-06-18":
-		m.Version = "2025-06-18"
-	case "2025-11-25":
-		m.Version = "2025-11-25"
-	case Revision2026:
-		m.Version = Revision2026
-	default:
-		return Headers{}, false
+	if v := h.Get("Mcp-Protocol-Version"); v != "" {
+		i := slices.Index(Versions, v)
+		if i < 0 {
+			return Headers{}, false
+		}
+		m.Version = Versions[i] // the constant, not the header's copy
 	}
 	return m, true
 }
