@@ -3,16 +3,21 @@
 // read to its end (a refusal, a 405, a 413, a late body) can neither hold
 // the connection nor reset it under the answer.
 //
-// Imports from the module: none.
+// Imports from the module: internal/problem, internal/respond.
 package body
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"os"
 	"sync/atomic"
 	"time"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/problem"
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
 // MaxSize caps the body of every POST endpoint.
@@ -190,4 +195,51 @@ func readAbandoning(body io.Reader, timeout time.Duration) ([]byte, error) {
 	case <-timer.C:
 		return nil, ErrTimeout
 	}
+}
+
+// Read reads a POST body of at most MaxSize bytes, within timeout, of
+// media type want when want is not empty. It writes the problem (its type
+// under base) and returns ok false when the body is late, too large or of
+// another type.
+func Read(w http.ResponseWriter, r *http.Request, base string, timeout time.Duration, want string) (data []byte, ok bool) {
+	if r.ContentLength > MaxSize {
+		respond.Problem(w, r, problem.New(base, problem.PayloadTooLarge, r, fmt.Sprintf("The body is %d bytes; this endpoint accepts at most %d.", r.ContentLength, MaxSize)))
+		return nil, false
+	}
+	start := time.Now()
+	data, err := ReadWithin(w, r, timeout)
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.Is(err, ErrTimeout):
+		// A client this slow loses its connection, on HTTP/2 too (the
+		// server turns this into a GOAWAY: streams in flight finish, new
+		// ones go to a new connection). The time is the one measured: a
+		// shorter server deadline (Caddy's read_body) may have ended the
+		// read before the module's.
+		w.Header().Set(respond.HeaderConnection, "close")
+		waited := time.Since(start).Round(100 * time.Millisecond)
+		respond.Problem(w, r, problem.New(base, problem.RequestTimeout, r, fmt.Sprintf("The body did not arrive completely within %s.", waited)))
+		return nil, false
+	case errors.As(err, &tooLarge):
+		respond.Problem(w, r, problem.New(base, problem.PayloadTooLarge, r, fmt.Sprintf("The body is larger than %d bytes.", MaxSize)))
+		return nil, false
+	case err != nil:
+		p := problem.New(base, problem.BadRequest, r, "The body could not be read completely.")
+		respond.Problem(w, r, p)
+		return nil, false
+	}
+	if len(r.Header["Content-Type"]) > 1 {
+		respond.Problem(w, r, problem.New(base, problem.BadRequest, r, "The request has more than one Content-Type header."))
+		return nil, false
+	}
+	if want != "" && (len(data) > 0 || r.Header.Get("Content-Type") != "") {
+		mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if err != nil || mediaType != want {
+			p := problem.New(base, problem.UnsupportedMediaType, r, "The body's Content-Type is "+problem.Quote(r.Header.Get("Content-Type"))+"; this endpoint accepts "+want+".")
+			p.Hint = "Send the body as " + want + "."
+			respond.Problem(w, r, p)
+			return nil, false
+		}
+	}
+	return data, true
 }

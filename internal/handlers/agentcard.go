@@ -2,6 +2,9 @@ package handlers
 
 import (
 	"strings"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
+	"github.com/caddy-discovery/caddy-discovery/internal/token"
 )
 
 // The A2A agent card (A2A 1.0, lf.a2a.v1.AgentCard): the site's agent
@@ -101,17 +104,17 @@ func newAgentCard(l links) agentCard {
 		Version:             l.cfg.Version,
 		DocumentationURL:    l.developers(),
 		SecuritySchemes: map[string]agentSecurityType{"oauth2": {OAuth2: agentOAuth2{
-			Description: "Optional: an anonymous token for " + tokenScope + ", which grants nothing beyond unauthenticated access.",
+			Description: "Optional: an anonymous token for " + token.Scope + ", which grants nothing beyond unauthenticated access.",
 			Flows: agentFlows{AuthorizationCode: agentCodeFlow{
 				AuthorizationURL: l.base + pathAuthorize,
 				TokenURL:         l.base + pathToken,
-				Scopes:           map[string]string{tokenScope: "Read the public API."},
+				Scopes:           map[string]string{token.Scope: "Read the public API."},
 				PKCERequired:     true,
 			}},
 			MetadataURL: l.base + pathASM,
 		}}},
-		DefaultInputModes:  []string{mediaJSON},
-		DefaultOutputModes: []string{mediaJSON},
+		DefaultInputModes:  []string{respond.MediaJSON},
+		DefaultOutputModes: []string{respond.MediaJSON},
 		Skills:             skills,
 	}
 }

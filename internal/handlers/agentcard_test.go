@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
 // TestAgentCard: the card's skills are the tools the MCP server declares,
@@ -18,7 +19,7 @@ import (
 func TestAgentCard(t *testing.T) {
 	s := newTestService(t, Config{BaseURL: "https://example.com", Version: "1.2.3", Agents: AgentDocs{AgentCard: true}})
 	rec := serve(t, s, pathAgentCard)
-	if ct := rec.Header().Get("Content-Type"); ct != mediaJSON {
+	if ct := rec.Header().Get("Content-Type"); ct != respond.MediaJSON {
 		t.Errorf("Content-Type %q", ct)
 	}
 	if again := serve(t, s, pathAgentJSON); !bytes.Equal(again.Body.Bytes(), rec.Body.Bytes()) || again.Header().Get("ETag") != rec.Header().Get("ETag") {
@@ -77,7 +78,7 @@ func TestSecurityTxt(t *testing.T) {
 		t.Error("security.txt does not defer to the site's own")
 	}
 	rec := serve(t, s, pathSecurityTxt)
-	if ct := rec.Header().Get("Content-Type"); ct != mediaText {
+	if ct := rec.Header().Get("Content-Type"); ct != respond.MediaText {
 		t.Errorf("Content-Type %q", ct)
 	}
 	want := "Contact: mailto:security@harbourline.example\nExpires: 2027-11-25T00:00:00Z\nPreferred-Languages: en, nl\nCanonical: https://example.com/.well-known/security.txt\n"

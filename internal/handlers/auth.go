@@ -186,7 +186,7 @@ func authMarkdown(l links) []byte {
 	err := authTemplate.Execute(&b, map[string]any{
 		"Name":               l.cfg.Site.Profile.Name,
 		"Base":               l.base,
-		"Scope":              tokenScope,
+		"Scope":              token.Scope,
 		"TTL":                l.cfg.tokenTTLSeconds(),
 		"Public":             public,
 		"Discover":           discover,

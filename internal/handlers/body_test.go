@@ -14,6 +14,7 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/internal/body"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
 // within fails the test when f has not returned after limit, instead of
@@ -43,7 +44,7 @@ func TestBodyTimeoutFallback(t *testing.T) {
 	req := httptest.NewRequest(http.MethodPost, "/agent/register", stalled)
 	within(t, 5*time.Second, func() { s.ServeHTTP(rec, req) })
 
-	if rec.Code != http.StatusRequestTimeout || rec.Header().Get("Content-Type") != mediaProblem {
+	if rec.Code != http.StatusRequestTimeout || rec.Header().Get("Content-Type") != respond.MediaProblem {
 		t.Fatalf("status %d, Content-Type %q, want 408 problem", rec.Code, rec.Header().Get("Content-Type"))
 	}
 	if got := rec.Header().Get("Connection"); got != "close" {

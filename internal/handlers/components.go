@@ -3,6 +3,7 @@ package handlers
 import (
 	"reflect"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 	"github.com/caddy-discovery/caddy-discovery/internal/schema"
 )
@@ -28,16 +29,16 @@ var components = schema.NewComponents([]schema.Component{
 	schema.Of[protectedResourceMetadata]("ProtectedResourceMetadata", "RFC 9728 protected resource metadata."),
 	schema.Of[authorizationServerMetadata]("AuthorizationServerMetadata", "RFC 8414 authorization server metadata."),
 	schema.Of[jwkSet]("JWKSet", "A JSON Web Key Set (RFC 7517); empty, as access tokens are opaque."),
-	schema.Of[tokenResponse]("TokenResponse", "RFC 6749 section 5.1 access token response."),
-	schema.Of[tokenRequest]("TokenRequest", "RFC 6749 token request, form-encoded."),
-	schema.Of[oauthError]("OAuthError", "RFC 6749 section 5.2 error response: a missing, repeated or malformed parameter, or a refused client, grant, code, scope or resource."),
-	{Name: "ClientRegistration", Type: reflect.TypeFor[clientRegistration](), Open: true,
+	schema.Of[oauth.TokenResponse]("TokenResponse", "RFC 6749 section 5.1 access token response."),
+	schema.Of[oauth.TokenRequest]("TokenRequest", "RFC 6749 token request, form-encoded."),
+	schema.Of[oauth.ErrorResponse]("OAuthError", "RFC 6749 section 5.2 error response: a missing, repeated or malformed parameter, or a refused client, grant, code, scope or resource."),
+	{Name: "ClientRegistration", Type: reflect.TypeFor[oauth.ClientRegistration](), Open: true,
 		Description: "RFC 7591 client registration request: the members the service reads. Other client metadata is accepted and ignored."},
-	schema.Of[clientInformation]("ClientInformation", "RFC 7591 client information response. No client secret: clients are public and use PKCE."),
-	schema.Of[registrationError]("RegistrationError", "RFC 7591 section 3.2.2 error response."),
-	schema.Of[identityRequest]("IdentityRequest", ""),
-	schema.Of[identityResponse]("IdentityResponse", ""),
-	schema.Of[claimResponse]("ClaimResponse", ""),
+	schema.Of[oauth.ClientInformation]("ClientInformation", "RFC 7591 client information response. No client secret: clients are public and use PKCE."),
+	schema.Of[oauth.RegistrationError]("RegistrationError", "RFC 7591 section 3.2.2 error response."),
+	schema.Of[oauth.IdentityRequest]("IdentityRequest", ""),
+	schema.Of[oauth.IdentityResponse]("IdentityResponse", ""),
+	schema.Of[oauth.ClaimResponse]("ClaimResponse", ""),
 	schema.Of[jsonrpcMessage]("JSONRPCMessage", "A JSON-RPC 2.0 request or notification of the Model Context Protocol."),
 	schema.Of[jsonrpcResponse]("JSONRPCResponse", "A JSON-RPC 2.0 response: result or error."),
 	schema.Of[jsonrpcErrorResponse]("JSONRPCErrorResponse", "A JSON-RPC 2.0 error response."),

@@ -6,6 +6,7 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/cimd"
+	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
 	"github.com/caddy-discovery/caddy-discovery/internal/search"
 )
@@ -60,7 +61,7 @@ type Config struct {
 	// CodeLedger records redeemed authorization codes, so that each is
 	// redeemed once; instances sharing TokenSecret must share it. nil means
 	// a ledger in this process's memory.
-	CodeLedger CodeLedger
+	CodeLedger oauth.CodeLedger
 	// ClientMetadata resolves the client ids that are URLs of Client ID
 	// Metadata Documents; nil refuses them.
 	ClientMetadata *cimd.Resolver

@@ -13,6 +13,7 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/internal/convert"
 	"github.com/caddy-discovery/caddy-discovery/internal/metrics"
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
 // ErrNothingToConvert is given to Config.OnConvertFailure for a page with
@@ -37,7 +38,7 @@ const siteAccept = "text/html, application/xhtml+xml;q=0.9, */*;q=0.8"
 // htmlOnlyHeaders describe the site's HTML and not its Markdown: they are
 // left out of the Markdown answer, which has its own.
 var htmlOnlyHeaders = []string{
-	headerContentLength, headerContentType, headerContentEnc, headerETag,
+	respond.HeaderContentLength, respond.HeaderContentType, respond.HeaderContentEnc, respond.HeaderETag,
 	"Content-Range", "Accept-Ranges", "Content-Disposition", "Content-Location",
 	"Content-Md5", "Digest", "Content-Digest", "Repr-Digest",
 }
@@ -102,7 +103,7 @@ func (s *Service) ServeConverted(w http.ResponseWriter, r *http.Request, site fu
 	h := w.Header()
 	var md *convert.Kept
 	result := "converted"
-	if h.Get(headerETag) == "" && h.Get(headerLastModified) == "" {
+	if h.Get(respond.HeaderETag) == "" && h.Get(headerLastModified) == "" {
 		sum = sha256.Sum256(html)
 		if kept != nil && kept.ETag == "" && kept.LastModified == "" && kept.Sum == sum {
 			md, result = kept, "reused"
@@ -174,13 +175,13 @@ func (s *Service) convert(r *http.Request, answer http.Header, page string, html
 	case <-ctx.Done():
 		return nil // busy, not the page's fault: nothing is kept
 	}
-	p := &convert.Kept{Key: page, ETag: answer.Get(headerETag), LastModified: answer.Get(headerLastModified), Sum: sum}
+	p := &convert.Kept{Key: page, ETag: answer.Get(respond.HeaderETag), LastModified: answer.Get(headerLastModified), Sum: sum}
 	var md []byte
 	var err error
 	if tags := answer.Values("X-Robots-Tag"); convert.NoIndex(strings.Join(tags, ",")) {
 		err = convert.ErrNoIndex
 	} else {
-		md, err = convertPage(ctx, html, answer.Get(headerContentType), page, updatedOn(p.LastModified))
+		md, err = convertPage(ctx, html, answer.Get(respond.HeaderContentType), page, updatedOn(p.LastModified))
 	}
 	<-s.convertSlots
 	if err != nil {
@@ -215,7 +216,7 @@ func shareable(asked, answer http.Header) bool {
 	if asked.Get("Authorization") != "" || asked.Get("Cookie") != "" || answer.Get(headerSetCookie) != "" {
 		return false
 	}
-	for _, v := range answer.Values(headerCacheControl) {
+	for _, v := range answer.Values(respond.HeaderCacheControl) {
 		for directive := range strings.SplitSeq(v, ",") {
 			name, _, _ := strings.Cut(strings.TrimSpace(directive), "=")
 			if strings.EqualFold(name, "private") || strings.EqualFold(name, "no-store") {
@@ -250,11 +251,11 @@ func (s *Service) writeMarkdown(w http.ResponseWriter, r *http.Request, page str
 	for _, name := range htmlOnlyHeaders {
 		delete(h, name)
 	}
-	h.Set(headerContentType, mediaMarkdown)
-	h.Set(headerNoSniff, valueNoSniff)
+	h.Set(respond.HeaderContentType, respond.MediaMarkdown)
+	h.Set(respond.HeaderNoSniff, valueNoSniff)
 	addPageVary(h, s.cfg.MarkdownByUserAgent)
-	h.Add(headerLink, "<"+linkTarget.Replace(page)+`>; rel="canonical"`)
-	h.Set(headerETag, p.MarkdownETag)
+	h.Add(respond.HeaderLink, "<"+linkTarget.Replace(page)+`>; rel="canonical"`)
+	h.Set(respond.HeaderETag, p.MarkdownETag)
 	if h.Get(headerLastModified) == "" && p.LastModified != "" {
 		// A 304 of the site's carries no Last-Modified beside an ETag.
 		h.Set(headerLastModified, p.LastModified)
@@ -264,7 +265,7 @@ func (s *Service) writeMarkdown(w http.ResponseWriter, r *http.Request, page str
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	h.Set(headerContentLength, p.Length)
+	h.Set(respond.HeaderContentLength, p.Length)
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(p.Markdown)
@@ -337,10 +338,10 @@ func (sw *siteWriter) WriteHeader(status int) {
 		}
 		return
 	}
-	mediaType, _, _ := mime.ParseMediaType(h.Get(headerContentType))
-	length, err := strconv.Atoi(h.Get(headerContentLength))
+	mediaType, _, _ := mime.ParseMediaType(h.Get(respond.HeaderContentType))
+	length, err := strconv.Atoi(h.Get(respond.HeaderContentLength))
 	if status == http.StatusOK && (mediaType == "text/html" || mediaType == "application/xhtml+xml") &&
-		h.Get(headerContentEnc) == "" && (err != nil || length <= convert.MaxHTML) {
+		h.Get(respond.HeaderContentEnc) == "" && (err != nil || length <= convert.MaxHTML) {
 		sw.mode = siteHeld
 		if err == nil && length > 0 {
 			sw.held.Grow(length)

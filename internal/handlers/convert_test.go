@@ -16,6 +16,7 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/convert"
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
 // convertPageText converts page as the page at https://example.com/docs/guide.
@@ -522,14 +523,14 @@ func TestServeConvertedKeepsOnlyShared(t *testing.T) {
 	for path := range site.pages {
 		w, _ := converting(s, site, markdownRequest(http.MethodGet, path))
 		kept := s.converted.Get("https://example.com"+path) != nil
-		if w.Header().Get("Content-Type") != mediaMarkdown || kept != (path == "/public") {
+		if w.Header().Get("Content-Type") != respond.MediaMarkdown || kept != (path == "/public") {
 			t.Errorf("%s: %q, kept %v", path, w.Header().Get("Content-Type"), kept)
 		}
 	}
 	site.set("/other", &testPage{body: guideHTML, contentType: "text/html", etag: `"x"`})
 	for _, credentials := range [][2]string{{"Authorization", "Bearer x"}, {"Cookie", "a=b"}} {
 		w, _ := converting(s, site, markdownRequest(http.MethodGet, "/other", credentials[0], credentials[1]))
-		if w.Header().Get("Content-Type") != mediaMarkdown || s.converted.Get("https://example.com/other") != nil {
+		if w.Header().Get("Content-Type") != respond.MediaMarkdown || s.converted.Get("https://example.com/other") != nil {
 			t.Errorf("with %s: %q, or kept", credentials[0], w.Header().Get("Content-Type"))
 		}
 	}

@@ -9,14 +9,7 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/convert"
-)
-
-// The OAuth vocabulary the metadata and /auth.md publish.
-const (
-	tokenScope             = "public:read"
-	grantAuthorizationCode = "authorization_code"
-	grantClientCredentials = "client_credentials"
-	grantJWTBearer         = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
 // llmsLink writes one llms.txt list item. The reference parser reads a
@@ -55,7 +48,7 @@ func llmsEndpoint(b *bytes.Buffer, method, url, title, note string) {
 // readsAsText reports whether the route's document is one an agent reads
 // as text (Markdown or plain text), to be linked from llms.txt.
 func (rt *Route) readsAsText() bool {
-	return rt.MediaType == mediaMarkdown || rt.MediaType == mediaText
+	return rt.MediaType == respond.MediaMarkdown || rt.MediaType == respond.MediaText
 }
 
 var (

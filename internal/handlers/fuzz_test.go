@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -53,7 +54,7 @@ func FuzzRouter(f *testing.F) {
 		if rec.Code >= 500 {
 			t.Fatalf("%s %q: %d %s", method, path, rec.Code, rec.Body)
 		}
-		if rec.Code >= 400 && rec.Header().Get("Content-Type") != mediaProblem {
+		if rec.Code >= 400 && rec.Header().Get("Content-Type") != respond.MediaProblem {
 			t.Fatalf("%s %q: %d with Content-Type %q", method, path, rec.Code, rec.Header().Get("Content-Type"))
 		}
 	})
@@ -90,7 +91,7 @@ func FuzzPageNegotiation(f *testing.F) {
 		}
 		rec := httptest.NewRecorder()
 		s.ServeHTTP(rec, r)
-		if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != mediaMarkdown || !strings.Contains(rec.Header().Get("Vary"), "Accept") {
+		if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != respond.MediaMarkdown || !strings.Contains(rec.Header().Get("Vary"), "Accept") {
 			t.Fatalf("%s %q Accept %q: %d %q", method, path, accept, rec.Code, rec.Header().Get("Content-Type"))
 		}
 	})

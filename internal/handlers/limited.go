@@ -7,6 +7,8 @@ import (
 	"encoding/base64"
 	"html/template"
 	"net/http"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
 // The page a person gets instead of the 429 problem when their browser asks
@@ -46,7 +48,7 @@ func (s *Service) writeLimitedPage(f *fields, w http.ResponseWriter, r *http.Req
 	if err != nil {
 		panic(err) // a fixed template of strings and numbers
 	}
-	f.set(headerCSP, limitedCSP)
-	f.set(headerReferrerPolicy, "no-referrer")
-	write(w, r, http.StatusTooManyRequests, mediaHTML, b.Bytes())
+	f.set(respond.HeaderCSP, limitedCSP)
+	f.set(respond.HeaderReferrerPolicy, "no-referrer")
+	respond.Write(w, r, http.StatusTooManyRequests, respond.MediaHTML, b.Bytes())
 }

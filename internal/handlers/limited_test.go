@@ -9,6 +9,7 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
 // TestRateLimitedNegotiates drives RateLimited directly: the page for a
@@ -27,11 +28,11 @@ func TestRateLimitedNegotiates(t *testing.T) {
 	for _, tt := range []struct {
 		method, accept, contentType string
 	}{
-		{http.MethodGet, "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", mediaHTML},
-		{http.MethodHead, "text/html", mediaHTML},
-		{http.MethodGet, "*/*", mediaProblem},
-		{http.MethodGet, "", mediaProblem},
-		{http.MethodGet, "application/json", mediaProblem},
+		{http.MethodGet, "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", respond.MediaHTML},
+		{http.MethodHead, "text/html", respond.MediaHTML},
+		{http.MethodGet, "*/*", respond.MediaProblem},
+		{http.MethodGet, "", respond.MediaProblem},
+		{http.MethodGet, "application/json", respond.MediaProblem},
 	} {
 		r := httptest.NewRequest(tt.method, "/api/v1/profile", nil)
 		if tt.accept != "" {
@@ -54,7 +55,7 @@ func TestRateLimitedNegotiates(t *testing.T) {
 			}
 			continue
 		}
-		if tt.contentType != mediaHTML {
+		if tt.contentType != respond.MediaHTML {
 			continue
 		}
 		for _, want := range []string{

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/convert"
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
 // The Markdown twins of the site's pages: what an agent reads instead of
@@ -32,7 +33,7 @@ const latestInsights = 10
 // in tokens.
 func (rd *rendition) twinHeaders(url string, body []byte) [][2]string {
 	return [][2]string{
-		{headerLink, "<" + url + `>; rel="canonical", ` + rd.link},
+		{respond.HeaderLink, "<" + url + `>; rel="canonical", ` + rd.link},
 		{headerContentSignal, signalValue(rd.links)},
 		{headerMarkdownTokens, strconv.Itoa(markdownTokens(body))},
 	}

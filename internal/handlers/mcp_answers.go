@@ -13,6 +13,7 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/mcpcall"
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
 // The SDK's stateless handler builds a session for every POST: it connects
@@ -124,11 +125,11 @@ func (s *Service) serveMCPAnswer(w http.ResponseWriter, r *http.Request, rd *ren
 	}
 	// One allocation for the header values, which the response owns
 	// (Caddy's header directive edits values in place).
-	values := []string{mediaJSON, a.cacheControl, strconv.Itoa(len(a.head) + len(id) + len(a.tail))}
+	values := []string{respond.MediaJSON, a.cacheControl, strconv.Itoa(len(a.head) + len(id) + len(a.tail))}
 	h := w.Header()
-	h[headerContentType] = values[0:1:1]
-	h[headerCacheControl] = values[1:2:2]
-	h[headerContentLength] = values[2:3:3]
+	h[respond.HeaderContentType] = values[0:1:1]
+	h[respond.HeaderCacheControl] = values[1:2:2]
+	h[respond.HeaderContentLength] = values[2:3:3]
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(a.head)
 	_, _ = w.Write(id)
@@ -254,7 +255,7 @@ func (rd *rendition) askSDK(ctx context.Context, req fixedMCPRequest) (head, tai
 		panic(err) // strings and maps of strings
 	}
 	r := httptest.NewRequestWithContext(ctx, http.MethodPost, "/mcp", bytes.NewReader(body))
-	r.Header.Set("Content-Type", mediaJSON)
+	r.Header.Set("Content-Type", respond.MediaJSON)
 	r.Header.Set("Accept", "application/json, text/event-stream")
 	if req.version != "" {
 		r.Header.Set("Mcp-Protocol-Version", req.version)
@@ -265,7 +266,7 @@ func (rd *rendition) askSDK(ctx context.Context, req fixedMCPRequest) (head, tai
 	const before = `{"jsonrpc":"2.0","id":`
 	answer := rec.Body.Bytes()
 	rest, found := bytes.CutPrefix(answer, []byte(before+strconv.Itoa(mcpAnswerID)))
-	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != mediaJSON || !found || !bytes.HasPrefix(rest, []byte(`,"result":`)) {
+	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != respond.MediaJSON || !found || !bytes.HasPrefix(rest, []byte(`,"result":`)) {
 		return nil, nil, "", false
 	}
 	return []byte(before), bytes.Clone(rest), rec.Header().Get("Cache-Control"), true

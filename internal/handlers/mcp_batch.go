@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
 // maxBatch is the most messages a JSON-RPC batch to /mcp may hold (MCP
@@ -64,7 +65,7 @@ func (s *Service) admitBatch(w http.ResponseWriter, r *http.Request, body []byte
 	if extra.Allowed {
 		return true
 	}
-	w.Header().Set(headerRetryAfter, strconv.Itoa(extra.RetryAfter))
+	w.Header().Set(respond.HeaderRetryAfter, strconv.Itoa(extra.RetryAfter))
 	msg := fmt.Sprintf("Rate limit exceeded: this batch of %d messages counts as %d requests, and the client has %d left of the %d the %q policy allows in %d seconds. Nothing in it was run. Retry the batch after %d seconds (the Retry-After header), or send fewer messages.",
 		len(batch), len(batch), extra.Remaining, s.cfg.RateLimit.Events, ratelimit.PolicyName, s.cfg.RateLimit.WindowSeconds(), extra.RetryAfter)
 	data := map[string]any{"retryAfter": extra.RetryAfter, "violatedPolicies": []string{ratelimit.PolicyName}}
@@ -109,9 +110,9 @@ func writeRPCErrors(w http.ResponseWriter, r *http.Request, status int, ids []js
 	if len(ids) == 1 && ids[0] == nil {
 		v = errs[0]
 	}
-	body, err := marshal(v)
+	body, err := respond.Marshal(v)
 	if err != nil {
 		panic(err) // ids are valid JSON, the rest strings and ints
 	}
-	write(w, r, status, mediaJSON, body)
+	respond.Write(w, r, status, respond.MediaJSON, body)
 }

@@ -9,8 +9,10 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/body"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -54,17 +56,17 @@ func (s *Service) serveMCP(w http.ResponseWriter, r *http.Request, rd *rendition
 	if from := r.Header.Get("Origin"); from != "" && origin.Of(from) != rd.origin {
 		p := problem.New(rd.base, problem.Forbidden, r, "Browser requests to the MCP endpoint are accepted only from "+rd.origin+", not from "+problem.Quote(from)+".")
 		p.Hint = "Call the MCP endpoint from an MCP client, a server or a CLI (they send no Origin), or from a page of " + rd.origin + "."
-		writeProblem(w, r, p)
+		respond.Problem(w, r, p)
 		return
 	}
-	body, ok := s.readBody(w, r, rd, "")
+	body, ok := body.Read(w, r, rd.base, s.cfg.BodyTimeout, "")
 	if !ok {
 		return
 	}
 	if !json.Valid(body) {
 		// The SDK answers a parse error with a text/plain 400; JSON-RPC
 		// clients expect its error object (code -32700).
-		write(w, r, http.StatusBadRequest, mediaJSON, []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the body is not valid JSON"}}`))
+		respond.Write(w, r, http.StatusBadRequest, respond.MediaJSON, []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the body is not valid JSON"}}`))
 		return
 	}
 	if !s.admitBatch(w, r, body) {
@@ -155,7 +157,7 @@ func (w *rpcErrorWriter) finish() {
 	}
 	msg, _ := json.Marshal(text)
 	h := w.Header()
-	h.Set("Content-Type", mediaJSON)
+	h.Set("Content-Type", respond.MediaJSON)
 	h.Del("Content-Length")
 	w.ResponseWriter.WriteHeader(status)
 	_, _ = fmt.Fprintf(w.ResponseWriter, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`, id, code, msg)
@@ -187,7 +189,7 @@ func refuseHost(w http.ResponseWriter, r *http.Request, base string) {
 	p.Hint = "This server listens on a loopback address, where only loopback names (localhost, 127.0.0.1, [::1])" +
 		" and the host of the configured base_url are accepted, against DNS rebinding. Call it by a loopback name;" +
 		" behind a proxy or tunnel, set base_url to the public address or turn mcp_host_check off."
-	writeProblem(w, r, p)
+	respond.Problem(w, r, p)
 }
 
 // trustedBase is the base URL of the answer to a refused Host: the

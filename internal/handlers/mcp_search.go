@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/mcpcall"
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 	"github.com/caddy-discovery/caddy-discovery/internal/search"
 )
 
@@ -143,11 +144,11 @@ func (rd *rendition) serveSearch(ctx context.Context, w http.ResponseWriter, cal
 	}
 	b = append(b, "}}"...)
 	buf.answer = b
-	values := []string{mediaJSON, sdkCacheControl, strconv.Itoa(len(b))}
+	values := []string{respond.MediaJSON, sdkCacheControl, strconv.Itoa(len(b))}
 	h := w.Header()
-	h[headerContentType] = values[0:1:1]
-	h[headerCacheControl] = values[1:2:2]
-	h[headerContentLength] = values[2:3:3]
+	h[respond.HeaderContentType] = values[0:1:1]
+	h[respond.HeaderCacheControl] = values[1:2:2]
+	h[respond.HeaderContentLength] = values[2:3:3]
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(b)
 	countKept(fixedMCPRequest{method: "tools/call", tool: call.tool}, start)

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -78,7 +79,7 @@ func newAICatalog(l links) aiCatalog {
 		Entries: []aiCatalogEntry{{
 			Identifier:            airIdentifier(l.base, "mcp", l.cfg.ServiceName),
 			DisplayName:           card.Title,
-			Type:                  mediaCard,
+			Type:                  respond.MediaCard,
 			URL:                   l.base + pathServerCard,
 			Description:           card.Description,
 			RepresentativeQueries: queries,
@@ -99,7 +100,7 @@ func newAICatalog(l links) aiCatalog {
 		c.Entries = append(c.Entries, aiCatalogEntry{
 			Identifier:            airIdentifier(l.base, "a2a", l.cfg.ServiceName),
 			DisplayName:           card.Name,
-			Type:                  mediaA2ACard,
+			Type:                  respond.MediaA2ACard,
 			URL:                   l.base + pathAgentCard,
 			Description:           card.Description,
 			RepresentativeQueries: queries,

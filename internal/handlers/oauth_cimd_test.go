@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/cimd"
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
 const testVerifier = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFG"
@@ -59,7 +60,7 @@ func (h oauthHarness) do(method, target, body string, headers ...string) *httpte
 	var req *http.Request
 	if body != "" {
 		req = httptest.NewRequest(method, target, strings.NewReader(body))
-		req.Header.Set("Content-Type", mediaForm)
+		req.Header.Set("Content-Type", respond.MediaForm)
 	} else {
 		req = httptest.NewRequest(method, target, nil)
 	}

@@ -11,7 +11,9 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 	"github.com/caddy-discovery/caddy-discovery/internal/schema"
+	"github.com/caddy-discovery/caddy-discovery/internal/token"
 )
 
 // openAPIVersion is the version of the API description document.
@@ -135,7 +137,7 @@ func openAPI31(l links) object {
 			responses[problemResponse(c.Status, metered, rateLimited)] = object{
 				"description": description,
 				"headers":     h,
-				"content":     object{mediaProblem: object{"schema": ref("schemas", "Problem")}},
+				"content":     object{respond.MediaProblem: object{"schema": ref("schemas", "Problem")}},
 			}
 		}
 	}
@@ -161,7 +163,7 @@ func openAPI31(l links) object {
 		"externalDocs": object{"description": "Developer portal", "url": l.developers()},
 		// Every operation works without credentials; a bearer token is
 		// optional and changes nothing.
-		"security": []object{{}, {"bearer": []string{}}, {"oauth2": []string{tokenScope}}},
+		"security": []object{{}, {"bearer": []string{}}, {"oauth2": []string{token.Scope}}},
 		"paths":    paths,
 		"components": object{
 			"securitySchemes": object{
@@ -175,11 +177,11 @@ func openAPI31(l links) object {
 					"flows": object{
 						"authorizationCode": object{
 							"authorizationUrl": l.base + pathAuthorize, "tokenUrl": l.base + pathToken,
-							"scopes": object{tokenScope: "Read the public API; grants nothing beyond unauthenticated access."},
+							"scopes": object{token.Scope: "Read the public API; grants nothing beyond unauthenticated access."},
 						},
 						"clientCredentials": object{
 							"tokenUrl": l.base + pathToken,
-							"scopes":   object{tokenScope: "Read the public API; grants nothing beyond unauthenticated access."},
+							"scopes":   object{token.Scope: "Read the public API; grants nothing beyond unauthenticated access."},
 						},
 					},
 				},
@@ -249,7 +251,7 @@ func operation(rt *Route, twin string, metered, rateLimited, refusing bool) obje
 		switch {
 		case rt.Body != nil:
 			sch = ref("schemas", components.Name(rt.Body))
-		case strings.HasPrefix(rt.MediaType, mediaJSON):
+		case strings.HasPrefix(rt.MediaType, respond.MediaJSON):
 			sch = object{"type": "object"}
 		}
 		mediaType, _, _ := strings.Cut(rt.MediaType, ";")
@@ -262,7 +264,7 @@ func operation(rt *Route, twin string, metered, rateLimited, refusing bool) obje
 	}
 	responses := object{strconv.Itoa(status): success}
 	if status == http.StatusFound {
-		page, _, _ := strings.Cut(mediaHTML, ";")
+		page, _, _ := strings.Cut(respond.MediaHTML, ";")
 		responses["200"] = object{
 			"description": "A valid request whose redirect URI is an https address: a page that names the host the user is going to, and links there with code, state and iss.",
 			"content":     object{page: object{"schema": object{"type": "string"}}},
@@ -285,7 +287,7 @@ func operation(rt *Route, twin string, metered, rateLimited, refusing bool) obje
 		name := components.Name(rt.ErrorBody)
 		responses["400"] = object{
 			"description": components.Schemas[name].Description,
-			"content":     object{mediaJSON: object{"schema": ref("schemas", name)}},
+			"content":     object{respond.MediaJSON: object{"schema": ref("schemas", name)}},
 		}
 	}
 	if rt.JSONRPC {
@@ -353,7 +355,7 @@ func jsonRPC(responses object, rateLimited bool) {
 	rpcError := ref("schemas", components.Name(typeOf[jsonrpcErrorResponse]()))
 	ok := responses["200"].(object)
 	ok["description"] = "The JSON-RPC response to a request: its result, or the error of the method (before protocol 2026-07-28, -32601 for an unknown method and -32602 for invalid params), with the request's id."
-	ok["content"] = object{mediaJSON: object{"schema": orBatch(response, "The responses to a batch, one for each request in it.")}}
+	ok["content"] = object{respond.MediaJSON: object{"schema": orBatch(response, "The responses to a batch, one for each request in it.")}}
 	responses["202"] = object{"description": "Accepted: the body was a notification or a response, which get no answer. No body."}
 	headers := object{}
 	if rateLimited {
@@ -366,14 +368,14 @@ func jsonRPC(responses object, rateLimited bool) {
 			" -32600 for an invalid message, an Accept header without both application/json and text/event-stream, or a batch of more than " + strconv.Itoa(maxBatch) + " messages (or than the quota, if smaller);" +
 			" from protocol 2026-07-28 on, -32602 for invalid params.",
 		"content": object{
-			mediaProblem: object{"schema": ref("schemas", "Problem")},
-			mediaJSON:    object{"schema": rpcError},
+			respond.MediaProblem: object{"schema": ref("schemas", "Problem")},
+			respond.MediaJSON:    object{"schema": rpcError},
 		},
 	}
 	responses["404"] = object{
 		"headers":     headers,
 		"description": "Method not found, from protocol 2026-07-28 on (the MCP-Protocol-Version header): a JSON-RPC error -32601 with the request's id. Earlier versions get it with status 200.",
-		"content":     object{mediaJSON: object{"schema": rpcError}},
+		"content":     object{respond.MediaJSON: object{"schema": rpcError}},
 	}
 	if !rateLimited {
 		return
@@ -386,8 +388,8 @@ func jsonRPC(responses object, rateLimited bool) {
 			"Retry-After":      ref("headers", "Retry-After"),
 		},
 		"content": object{
-			mediaProblem: object{"schema": ref("schemas", "Problem")},
-			mediaJSON:    object{"schema": orBatch(rpcError, "An error for each request of the batch.")},
+			respond.MediaProblem: object{"schema": ref("schemas", "Problem")},
+			respond.MediaJSON:    object{"schema": orBatch(rpcError, "An error for each request of the batch.")},
 		},
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
 // reaching returns r as if its connection had reached local.
@@ -79,8 +80,8 @@ func TestOwnHostKeepsDocumentsOverTheBudget(t *testing.T) {
 		r = reaching(r, local)
 		w := httptest.NewRecorder()
 		s.ServeHTTP(w, r)
-		if w.Code != http.StatusOK || w.Header().Get(headerContentEnc) != "gzip" {
-			t.Fatalf("%s: %d, Content-Encoding %q", host, w.Code, w.Header().Get(headerContentEnc))
+		if w.Code != http.StatusOK || w.Header().Get(respond.HeaderContentEnc) != "gzip" {
+			t.Fatalf("%s: %d, Content-Encoding %q", host, w.Code, w.Header().Get(respond.HeaderContentEnc))
 		}
 		rd := s.renditionOf(r, "http://"+host)
 		v, ok := rd.lazy.Load(pathLLMsFull)
@@ -97,7 +98,7 @@ func TestOwnHostKeepsDocumentsOverTheBudget(t *testing.T) {
 	if again != first {
 		t.Error("the own Host's llms-full.txt was rendered again")
 	}
-	if cc := w.Header().Get(headerCacheControl); !strings.HasPrefix(cc, "private, ") {
+	if cc := w.Header().Get(respond.HeaderCacheControl); !strings.HasPrefix(cc, "private, ") {
 		t.Errorf("Cache-Control %q for a document naming the request's Host, want private", cc)
 	}
 	// Another Host's copy is dropped at once, so it is not compressed.
@@ -107,8 +108,8 @@ func TestOwnHostKeepsDocumentsOverTheBudget(t *testing.T) {
 		r.Header.Set("Accept-Encoding", "gzip")
 		w := httptest.NewRecorder()
 		s.ServeHTTP(w, reaching(r, local))
-		if w.Code != http.StatusOK || w.Header().Get(headerContentEnc) != "" {
-			t.Errorf("%s: %d, Content-Encoding %q, want the identity form", host, w.Code, w.Header().Get(headerContentEnc))
+		if w.Code != http.StatusOK || w.Header().Get(respond.HeaderContentEnc) != "" {
+			t.Errorf("%s: %d, Content-Encoding %q, want the identity form", host, w.Code, w.Header().Get(respond.HeaderContentEnc))
 		}
 		checkAccounting(t, s.hosted)
 	}

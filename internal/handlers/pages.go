@@ -10,6 +10,7 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/negotiate"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
 // The site's own pages that the content names (home, about, the list of
@@ -183,7 +184,7 @@ func (s *Service) placeAgentRoutes() {
 	// is one of its routes: the developer portal and /developers.md.
 	for i := range s.routes {
 		rt := &s.routes[i]
-		if rt.MediaType != mediaHTML || rt.Method != http.MethodGet {
+		if rt.MediaType != respond.MediaHTML || rt.Method != http.MethodGet {
 			continue
 		}
 		twin := twinPath(rt.Path)
@@ -334,7 +335,7 @@ type pageLinks struct {
 func newPageLinks(base string) *pageLinks {
 	pl := &pageLinks{values: [...]linkValue{
 		{base + pathCatalog, "api-catalog", ""},
-		{base + pathOpenAPI, "service-desc", mediaJSON},
+		{base + pathOpenAPI, "service-desc", respond.MediaJSON},
 		{base + pathDevelopers, "service-doc", "text/html"},
 		{base + pathLLMs, "describedby", "text/plain"},
 	}}
@@ -361,14 +362,14 @@ func addPageHeaders(h http.Header, status int, p *sitePage, base string, links *
 		return
 	}
 	twin := linkValue{base + p.twinURL, "alternate", "text/markdown"}
-	site := h.Values(headerLink)
+	site := h.Values(respond.HeaderLink)
 	if len(site) == 0 {
 		// The common case: nothing of the site's to keep apart.
 		field := links.field
 		if p.twin != "" {
 			field += `, <` + twin.target + `>; rel="alternate"; type="text/markdown"`
 		}
-		h.Add(headerLink, field)
+		h.Add(respond.HeaderLink, field)
 		return
 	}
 	sent := parseLinks(site)
@@ -382,7 +383,7 @@ func addPageHeaders(h http.Header, status int, p *sitePage, base string, links *
 		twin.write(&b)
 	}
 	if b.Len() > 0 {
-		h.Add(headerLink, b.String())
+		h.Add(respond.HeaderLink, b.String())
 	}
 }
 
@@ -393,11 +394,11 @@ func addPageVary(h http.Header, userAgent bool) {
 	addAccept, addUA := !varies(h, "Accept"), userAgent && !varies(h, "User-Agent")
 	switch {
 	case addAccept && addUA:
-		h.Add(headerVary, varyAcceptUserAgent)
+		h.Add(respond.HeaderVary, varyAcceptUserAgent)
 	case addAccept:
-		h.Add(headerVary, varyAccept)
+		h.Add(respond.HeaderVary, varyAccept)
 	case addUA:
-		h.Add(headerVary, "User-Agent")
+		h.Add(respond.HeaderVary, "User-Agent")
 	}
 }
 
@@ -509,7 +510,7 @@ func linkParams(s string) (rel, rest string) {
 
 // varies reports whether the Vary fields in h already name field (or *).
 func varies(h http.Header, field string) bool {
-	for _, v := range h.Values(headerVary) {
+	for _, v := range h.Values(respond.HeaderVary) {
 		for name := range strings.SplitSeq(v, ",") {
 			name = strings.TrimSpace(name)
 			if name == "*" || strings.EqualFold(name, field) {

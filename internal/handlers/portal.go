@@ -17,9 +17,12 @@ import (
 	texttemplate "text/template"
 	"time"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 	"github.com/caddy-discovery/caddy-discovery/internal/search"
+	"github.com/caddy-discovery/caddy-discovery/internal/token"
 )
 
 // The developer portal, /developers, and its Markdown twin, /developers.md,
@@ -81,7 +84,7 @@ func portalHeaders(l links) [][2]string {
 		csp += "; connect-src " + connect
 	}
 	csp += "; img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-	return [][2]string{{headerCSP, csp}, {headerReferrerPolicy, "no-referrer"}}
+	return [][2]string{{respond.HeaderCSP, csp}, {respond.HeaderReferrerPolicy, "no-referrer"}}
 }
 
 // portalPage is everything the portal says.
@@ -191,7 +194,7 @@ func portal(l links) *portalPage {
 		Name: p.Name, Tagline: strings.TrimSuffix(oneLine(p.Tagline), "."), Base: l.base,
 		Home: l.abs(l.cfg.Site.Pages.Home), LLMs: l.base + pathLLMs, LLMsFull: l.base + pathLLMsFull,
 		OpenAPI: l.openAPI(), AuthNotes: l.base + pathAuth, HTML: l.developers(), Markdown: l.base + pathDevelopersTwin,
-		Updated: lastModified(l), Slug: slugExample(l), Scope: tokenScope,
+		Updated: lastModified(l), Slug: slugExample(l), Scope: token.Scope,
 		TokenLifetime: lifetime(ttl), TokenSeconds: ttl,
 		RateLimit: rateLimitSummary(l.cfg), Limited: l.cfg.RateLimit.Events > 0,
 		Events: l.cfg.RateLimit.Events, Window: l.cfg.RateLimit.WindowSeconds(),
@@ -354,25 +357,25 @@ func exampleBody(l links, rt *Route, slug string) ([]byte, string) {
 		}
 		v = list
 	case pathRegister, pathToken:
-		v = tokenResponse{exampleToken, "Bearer", l.cfg.tokenTTLSeconds(), tokenScope}
+		v = oauth.TokenResponse{AccessToken: exampleToken, TokenType: "Bearer", ExpiresIn: l.cfg.tokenTTLSeconds(), Scope: token.Scope}
 	case pathIdentity:
-		v = identityResponse{
+		v = oauth.IdentityResponse{
 			RegistrationID: "anon_7Qx2mV9kLc4T", RegistrationType: "anonymous", IdentityAssertion: exampleAssertion,
 			IdentityAssertionExpiresAt: now.Add(10 * time.Minute).Format(time.RFC3339),
 			ClaimToken:                 "clm_" + base64.RawURLEncoding.EncodeToString([]byte("example claim token")),
-			ClaimTokenExpiresAt:        now.Add(24 * time.Hour).Format(time.RFC3339), Scope: tokenScope,
+			ClaimTokenExpiresAt:        now.Add(24 * time.Hour).Format(time.RFC3339), Scope: token.Scope,
 		}
 	case pathIdentityClaim:
-		v = claimAnswer
+		v = oauth.ClaimAnswer
 	case pathClientRegistration:
-		v = clientInformation{
+		v = oauth.ClientInformation{
 			ClientID: exampleClientID, ClientIDIssuedAt: now.Unix(), RedirectURIs: []string{"http://127.0.0.1:8765/callback"},
-			GrantTypes: []string{grantAuthorizationCode}, ResponseTypes: []string{responseTypeCode},
-			TokenEndpointAuthMethod: "none", Scope: tokenScope,
+			GrantTypes: []string{oauth.GrantAuthorizationCode}, ResponseTypes: []string{oauth.ResponseTypeCode},
+			TokenEndpointAuthMethod: "none", Scope: token.Scope,
 		}
 	case pathMCP:
 		out, _ := searchInsights(l, search.Input{Query: exampleQuery, Limit: exampleLimit})
-		text, _ := marshal(out)
+		text, _ := respond.Marshal(out)
 		type textContent struct {
 			Type string `json:"type"`
 			Text string `json:"text"`
@@ -396,7 +399,7 @@ func exampleBody(l links, rt *Route, slug string) ([]byte, string) {
 		}
 		return body, ""
 	}
-	body, err := marshal(v)
+	body, err := respond.Marshal(v)
 	if err != nil {
 		return nil, ""
 	}
@@ -428,8 +431,8 @@ func errorExamples(l links) (notFound, unauthorized, refused string) {
 
 	r = &http.Request{Method: http.MethodGet, URL: &url.URL{Path: pathProfile}}
 	if profile != nil {
-		unauthorized = httpExample(http.StatusUnauthorized, [][2]string{{"WWW-Authenticate", bearerChallenge(l.base, profile, "invalid_token")}},
-			invalidToken(l.base, r, profile, "The bearer token has expired."))
+		unauthorized = httpExample(http.StatusUnauthorized, [][2]string{{"WWW-Authenticate", oauthPaths.BearerChallenge(l.base, profile.Path, "invalid_token")}},
+			oauthPaths.InvalidToken(l.base, r, profile.Path, "The bearer token has expired."))
 	}
 	if l.cfg.RateLimit.Events > 0 {
 		retry := min(17, l.cfg.RateLimit.WindowSeconds())
@@ -455,7 +458,7 @@ func routeOf(l links, path string) *Route {
 // httpExample is a problem response as it goes over the wire.
 func httpExample(status int, headers [][2]string, p *problem.Problem) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "HTTP/1.1 %d %s\nContent-Type: %s\n", status, http.StatusText(status), mediaProblem)
+	fmt.Fprintf(&b, "HTTP/1.1 %d %s\nContent-Type: %s\n", status, http.StatusText(status), respond.MediaProblem)
 	for _, h := range headers {
 		b.WriteString(h[0] + ": " + h[1] + "\n")
 	}

@@ -14,7 +14,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/body"
+	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
 )
 
@@ -224,6 +226,9 @@ func (s *Service) document(rd *rendition, rt *Route, slug, path string) *documen
 	return ld.doc
 }
 
+// oauth is the base URL and token issuer the OAuth server answers under.
+func (rd *rendition) oauth() oauth.At { return oauth.At{Base: rd.base, Tokens: rd.tokens} }
+
 // account adds n bytes to what rd holds and evicts the least recently used
 // renditions while the cache is over its budget.
 func (rd *rendition) account(n int) {
@@ -294,7 +299,7 @@ func (s *Service) newBaseHeaders(base string) baseHeaders {
 	bh := baseHeaders{
 		origin: origin.Of(base),
 		link: fmt.Sprintf(`<%s>; rel="api-catalog", <%s>; rel="service-desc"; type="%s", <%s>; rel="service-doc"; type="text/html"`,
-			base+pathCatalog, base+pathOpenAPI, mediaJSON, developers),
+			base+pathCatalog, base+pathOpenAPI, respond.MediaJSON, developers),
 	}
 	bh.apiLink = bh.link
 	if d := s.cfg.Deprecation; !d.IsZero() {

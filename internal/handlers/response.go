@@ -3,42 +3,11 @@ package handlers
 import (
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
 
-	"github.com/caddy-discovery/caddy-discovery/internal/problem"
-)
-
-// Header names, canonical so that Caddy's header directive and Header.Get
-// see them (field names are case-insensitive; HTTP/2 sends them lowercase).
-const (
-	headerAPIVersion     = "Api-Version"
-	headerRateLimit      = "Ratelimit"
-	headerRateLimitPol   = "Ratelimit-Policy"
-	headerRetryAfter     = "Retry-After"
-	headerWWWAuth        = "Www-Authenticate"
-	headerLink           = "Link"
-	headerDeprecation    = "Deprecation"
-	headerSunset         = "Sunset"
-	headerVary           = "Vary"
-	headerAllow          = "Allow"
-	headerETag           = "Etag"
-	headerNoSniff        = "X-Content-Type-Options"
-	headerAllowOrigin    = "Access-Control-Allow-Origin"
-	headerAllowMethods   = "Access-Control-Allow-Methods"
-	headerAllowHeaders   = "Access-Control-Allow-Headers"
-	headerExposeHeaders  = "Access-Control-Expose-Headers"
-	headerMaxAge         = "Access-Control-Max-Age"
-	headerContentType    = "Content-Type"
-	headerContentLength  = "Content-Length"
-	headerContentEnc     = "Content-Encoding"
-	headerCacheControl   = "Cache-Control"
-	headerPragma         = "Pragma"
-	headerConnection     = "Connection"
-	headerCSP            = "Content-Security-Policy"
-	headerReferrerPolicy = "Referrer-Policy"
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
 // Header values every owned response carries.
@@ -53,7 +22,7 @@ const (
 // into an array of the response's own, one allocation for all: middleware
 // such as Caddy's header directive edits values in place, and a slice
 // shared between responses would carry one response's edit into all. Keys
-// must be canonical (the header constants above).
+// must be canonical (respond's header constants).
 type fields struct {
 	h   http.Header
 	buf []string
@@ -122,19 +91,19 @@ func (doc *document) withHeaders(rt *Route, l links) *document {
 // accepts it; its ETag differs from the identity form's, as RFC 9110 asks
 // of representations.
 func serveDocument(f *fields, w http.ResponseWriter, r *http.Request, doc *document) {
-	f.set(headerContentType, doc.contentType)
-	f.set(headerCacheControl, doc.cacheControl)
+	f.set(respond.HeaderContentType, doc.contentType)
+	f.set(respond.HeaderCacheControl, doc.cacheControl)
 	for _, kv := range doc.headers {
 		f.set(kv[0], kv[1])
 	}
 	body, etag, length := doc.body, doc.etag, doc.contentLength
 	switch {
 	case len(doc.encodings) > 0 && f.vary != "":
-		f.set(headerVary, withEncoding(f.vary))
+		f.set(respond.HeaderVary, withEncoding(f.vary))
 	case len(doc.encodings) > 0:
-		f.set(headerVary, "Accept-Encoding")
+		f.set(respond.HeaderVary, "Accept-Encoding")
 	case f.vary != "":
-		f.set(headerVary, f.vary)
+		f.set(respond.HeaderVary, f.vary)
 	}
 	if len(doc.encodings) > 0 {
 		if ae := r.Header.Get("Accept-Encoding"); ae != "" {
@@ -144,54 +113,22 @@ func serveDocument(f *fields, w http.ResponseWriter, r *http.Request, doc *docum
 				}
 				if e := doc.encodings[i].get(i, doc); e != nil {
 					body, etag, length = e.body, e.etag, e.contentLength
-					f.set(headerContentEnc, e.name)
+					f.set(respond.HeaderContentEnc, e.name)
 					break
 				}
 			}
 		}
 	}
-	f.set(headerETag, etag)
+	f.set(respond.HeaderETag, etag)
 	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatches(inm, etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	f.set(headerContentLength, length)
+	f.set(respond.HeaderContentLength, length)
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(body)
 	}
-}
-
-// write is the one writer of bodies made per request (JSON and problems):
-// it sets the type, the cache policy and the length, and writes the body
-// unless the request is HEAD. Such bodies are never stored.
-func write(w http.ResponseWriter, r *http.Request, status int, contentType string, body []byte) {
-	h := w.Header()
-	h.Set(headerContentType, contentType)
-	h.Set(headerCacheControl, cacheNever)
-	h.Set(headerContentLength, strconv.Itoa(len(body)))
-	h.Del(headerETag)
-	w.WriteHeader(status)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(body)
-	}
-}
-
-// writeJSON writes v as JSON with status; token responses are also marked
-// Pragma: no-cache (RFC 6749 section 5.1).
-func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
-	body, err := marshal(v)
-	if err != nil {
-		panic(err) // structs of strings, ints and bools
-	}
-	w.Header().Set(headerPragma, "no-cache")
-	write(w, r, status, mediaJSON, body)
-}
-
-// marshal encodes v as JSON. It escapes <, > and &, so nothing taken from
-// the content or the request reaches a client as markup.
-func marshal(v any) ([]byte, error) {
-	return json.Marshal(v)
 }
 
 // etagMatches applies If-None-Match's weak comparison (RFC 9110 13.1.2):
@@ -216,14 +153,4 @@ func withEncoding(vary string) string {
 		return varyAcceptUserAgent + ", Accept-Encoding"
 	}
 	return vary + ", Accept-Encoding"
-}
-
-// writeProblem writes p as application/problem+json.
-func writeProblem(w http.ResponseWriter, r *http.Request, p *problem.Problem) {
-	body, err := marshal(p)
-	if err != nil {
-		// A Problem holds only strings and ints; this cannot fail.
-		body = []byte(`{"type":"about:blank","title":"Internal Server Error","status":500,"detail":"","code":"internal_error","hint":""}`)
-	}
-	write(w, r, p.Status, mediaProblem, body)
 }

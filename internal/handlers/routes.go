@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
 // Route is one address the service answers, declared once. The route table
@@ -142,23 +144,13 @@ const (
 	tagDiscovery = "Discovery"
 	tagAuth      = "Authentication"
 	tagMCP       = "MCP"
-
-	cacheAPI      = "public, max-age=300"
-	cacheDocument = "public, max-age=3600"
-	cacheNever    = "no-store"
-
-	mediaJSON     = "application/json"
-	mediaProblem  = "application/problem+json"
-	mediaForm     = "application/x-www-form-urlencoded"
-	mediaText     = "text/plain; charset=utf-8"
-	mediaMarkdown = "text/markdown; charset=utf-8"
-	mediaHTML     = "text/html; charset=utf-8"
-	mediaJS       = "text/javascript; charset=utf-8"
-	mediaLinkset  = `application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"`
-	mediaJWKSet   = "application/jwk-set+json"
-	mediaCard     = "application/mcp-server-card+json"
-	mediaXML      = "application/xml; charset=utf-8"
 )
+
+// oauthPaths are the addresses the OAuth server's answers name.
+var oauthPaths = oauth.Paths{
+	Auth: pathAuth, ClientRegistration: pathClientRegistration, Identity: pathIdentity, Register: pathRegister,
+	MCP: pathMCP, PRM: pathPRM, PRMMCP: pathPRMMCP,
+}
 
 // Paths of the routes that code refers to by name.
 const (
@@ -208,10 +200,6 @@ const (
 	// The OpenAPI description where scanners look for it.
 	pathWellKnownOpenAPI = "/.well-known/openapi.json"
 	pathSecurityTxt      = "/.well-known/security.txt"
-
-	mediaAICatalog = "application/ai-catalog+json"
-	// mediaA2ACard is the type an AI catalog names an A2A agent card by.
-	mediaA2ACard = "application/a2a-agent-card+json"
 )
 
 // Paths of the agent pages. The twins' paths stand for the addresses that
@@ -235,14 +223,14 @@ var routes = []Route{
 		Path: pathIndex, Method: http.MethodGet, OperationID: "getApiIndex", Tag: tagAPI,
 		Summary:     "API index",
 		Description: "Lists the API's endpoints, its authentication, rate-limit and versioning policies, and the addresses of its documentation.",
-		MediaType:   mediaJSON, Body: typeOf[apiIndex](), CacheControl: cacheAPI, Listed: listMain, Bearer: true,
+		MediaType:   respond.MediaJSON, Body: typeOf[apiIndex](), CacheControl: respond.CacheAPI, Listed: listMain, Bearer: true,
 		render: jsonDocument(index),
 	},
 	{
 		Path: pathHealth, Method: http.MethodGet, OperationID: "getHealth", Tag: tagAPI,
 		Summary:     "Service health",
 		Description: "Reports that the service is up, with its name, version and the time of the check.",
-		MediaType:   mediaJSON, Body: typeOf[health](), CacheControl: cacheNever, Listed: listMain, Bearer: true,
+		MediaType:   respond.MediaJSON, Body: typeOf[health](), CacheControl: respond.CacheNever, Listed: listMain, Bearer: true,
 		Tool:  &routeTool{name: "get_health", title: "Health", add: addHealthTool},
 		serve: (*Service).serveHealth,
 	},
@@ -250,7 +238,7 @@ var routes = []Route{
 		Path: pathProfile, Method: http.MethodGet, OperationID: "getProfile", Tag: tagAPI,
 		Summary:     "Profile of the site's subject",
 		Description: "Biography, key facts, recognition, expertise, education, contact links and site structure of the profile subject.",
-		MediaType:   mediaJSON, Body: typeOf[profile](), CacheControl: cacheAPI, Listed: listMain, Bearer: true,
+		MediaType:   respond.MediaJSON, Body: typeOf[profile](), CacheControl: respond.CacheAPI, Listed: listMain, Bearer: true,
 		Tool:   &routeTool{name: "get_profile", title: "Profile", add: addProfileTool},
 		render: jsonDocument(newProfile),
 	},
@@ -258,7 +246,7 @@ var routes = []Route{
 		Path: pathInsights, Method: http.MethodGet, OperationID: "listInsights", Tag: tagAPI,
 		Summary:     "List published insights",
 		Description: "Every published insight article, newest first, with its summary fields and canonical URL.",
-		MediaType:   mediaJSON, Body: typeOf[insightList](), CacheControl: cacheAPI, Listed: listMain, Bearer: true,
+		MediaType:   respond.MediaJSON, Body: typeOf[insightList](), CacheControl: respond.CacheAPI, Listed: listMain, Bearer: true,
 		Tool:   &routeTool{name: "list_insights", title: "List insights", add: addListInsightsTool},
 		render: jsonDocument(insights),
 	},
@@ -266,34 +254,34 @@ var routes = []Route{
 		Path: pathInsight, Method: http.MethodGet, OperationID: "getInsight", Tag: tagAPI,
 		Summary:     "One insight with its Markdown body",
 		Description: "One insight article by its slug: the summary fields of the list entry plus the Markdown body in content.",
-		MediaType:   mediaJSON, Body: typeOf[insightDocument](), CacheControl: cacheAPI, Bearer: true,
+		MediaType:   respond.MediaJSON, Body: typeOf[insightDocument](), CacheControl: respond.CacheAPI, Bearer: true,
 		Tool: &routeTool{name: "get_insight", title: "One insight", add: addInsightTool},
 		render: func(l links, slug string) ([]byte, error) {
 			in, _ := l.published(slug)
-			return marshal(newInsightDocument(l, in))
+			return respond.Marshal(newInsightDocument(l, in))
 		},
 	},
 	{
 		Path: pathOpenAPI, Method: http.MethodGet, OperationID: "getOpenApi", Tag: tagDiscovery,
 		Summary:     "OpenAPI description",
 		Description: "The machine-readable OpenAPI 3.1 description of every endpoint.",
-		MediaType:   mediaJSON, CacheControl: cacheDocument, Listed: listMain,
+		MediaType:   respond.MediaJSON, CacheControl: respond.CacheDocument, Listed: listMain,
 		render: openAPIDocument,
 	},
 	{
 		Path: pathWellKnownOpenAPI, Method: http.MethodGet, OperationID: "getWellKnownOpenApi", Tag: tagDiscovery,
 		Summary:     "OpenAPI description (well-known address)",
 		Description: "The same OpenAPI description as /openapi.json, at the address scanners probe.",
-		MediaType:   mediaJSON, CacheControl: cacheDocument,
+		MediaType:   respond.MediaJSON, CacheControl: respond.CacheDocument,
 		render: openAPIDocument, enabled: (*Config).servesWellKnownOpenAPI,
 	},
 	{
 		Path: pathMCP, Method: http.MethodPost, OperationID: "mcp", Tag: tagMCP,
 		Summary:     "MCP server",
 		Description: "Model Context Protocol over Streamable HTTP (JSON-RPC 2.0, stateless, no authentication): tools for the profile, the insights, a search and the health check, and the insights as resources. Not a REST resource: connect with an MCP client.",
-		MediaType:   mediaJSON, Body: typeOf[jsonrpcResponse](), CacheControl: cacheNever, Listed: listMain,
+		MediaType:   respond.MediaJSON, Body: typeOf[jsonrpcResponse](), CacheControl: respond.CacheNever, Listed: listMain,
 		SiteOrigin: true, Bearer: true,
-		RequestMediaType: mediaJSON, Request: typeOf[jsonrpcMessage](), JSONRPC: true,
+		RequestMediaType: respond.MediaJSON, Request: typeOf[jsonrpcMessage](), JSONRPC: true,
 		Problems:    []int{http.StatusForbidden, http.StatusRequestTimeout, http.StatusRequestEntityTooLarge},
 		ExampleArgs: `-H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_insights","arguments":{"query":"data contracts","limit":2}}}'`,
 		serve:       (*Service).serveMCP,
@@ -302,105 +290,105 @@ var routes = []Route{
 		Path: pathServerCard, Method: http.MethodGet, OperationID: "getMcpServerCard", Tag: tagMCP,
 		Summary:     "MCP server card",
 		Description: "The MCP server card: the server's name, version, transport, protocol versions and capabilities.",
-		MediaType:   mediaCard, Body: typeOf[serverCard](), CacheControl: cacheDocument,
+		MediaType:   respond.MediaCard, Body: typeOf[serverCard](), CacheControl: respond.CacheDocument,
 		render: jsonDocument(newServerCard),
 	},
 	{
 		Path: pathWellKnownServerCard, Method: http.MethodGet, OperationID: "getWellKnownMcpServerCard", Tag: tagMCP,
 		Summary:     "MCP server card (well-known address)",
 		Description: "The same server card at the address scanners probe.",
-		MediaType:   mediaJSON, Body: typeOf[serverCard](), CacheControl: cacheDocument, Listed: listOptional,
+		MediaType:   respond.MediaJSON, Body: typeOf[serverCard](), CacheControl: respond.CacheDocument, Listed: listOptional,
 		render: jsonDocument(newServerCard), enabled: (*Config).servesMCPDiscovery,
 	},
 	{
 		Path: pathServerCards, Method: http.MethodGet, OperationID: "getMcpServerCards", Tag: tagMCP,
 		Summary:     "MCP server card (plural well-known address)",
 		Description: "The same server card at the plural address some scanners probe.",
-		MediaType:   mediaJSON, Body: typeOf[serverCard](), CacheControl: cacheDocument,
+		MediaType:   respond.MediaJSON, Body: typeOf[serverCard](), CacheControl: respond.CacheDocument,
 		render: jsonDocument(newServerCard), enabled: (*Config).servesMCPDiscovery,
 	},
 	{
 		Path: pathMCPJSON, Method: http.MethodGet, OperationID: "getMcpJson", Tag: tagMCP,
 		Summary:     "MCP server card (/.well-known/mcp.json)",
 		Description: "The same server card at the single-file address older clients and scanners probe.",
-		MediaType:   mediaJSON, Body: typeOf[serverCard](), CacheControl: cacheDocument,
+		MediaType:   respond.MediaJSON, Body: typeOf[serverCard](), CacheControl: respond.CacheDocument,
 		render: jsonDocument(newServerCard), enabled: (*Config).servesMCPDiscovery,
 	},
 	{
 		Path: pathAICatalog, Method: http.MethodGet, OperationID: "getAiCatalog", Tag: tagDiscovery,
 		Summary:     "AI catalog",
 		Description: "The site's AI Catalog (ai-catalog.org): the agent artifacts it publishes, each with its type and address, starting with the MCP server card.",
-		MediaType:   mediaAICatalog, Body: typeOf[aiCatalog](), CacheControl: cacheDocument, Listed: listOptional,
+		MediaType:   respond.MediaAICatalog, Body: typeOf[aiCatalog](), CacheControl: respond.CacheDocument, Listed: listOptional,
 		render: jsonDocument(newAICatalog), enabled: (*Config).servesMCPDiscovery,
 	},
 	{
 		Path: pathAgentCard, Method: http.MethodGet, OperationID: "getAgentCard", Tag: tagDiscovery,
 		Summary:     "A2A agent card",
 		Description: "The A2A agent card (A2A 1.0): the site's agent, its skills, which are the MCP server's tools, and the MCP endpoint they are called at. The site has no A2A endpoint: an agent connects with MCP.",
-		MediaType:   mediaJSON, Body: typeOf[agentCard](), CacheControl: cacheDocument, Listed: listOptional,
+		MediaType:   respond.MediaJSON, Body: typeOf[agentCard](), CacheControl: respond.CacheDocument, Listed: listOptional,
 		render: jsonDocument(newAgentCard), enabled: (*Config).servesAgentCard,
 	},
 	{
 		Path: pathAgentJSON, Method: http.MethodGet, OperationID: "getAgentJson", Tag: tagDiscovery,
 		Summary:     "A2A agent card (earlier address)",
 		Description: "The same agent card at the address of A2A's earlier drafts, which scanners still probe.",
-		MediaType:   mediaJSON, Body: typeOf[agentCard](), CacheControl: cacheDocument,
+		MediaType:   respond.MediaJSON, Body: typeOf[agentCard](), CacheControl: respond.CacheDocument,
 		render: jsonDocument(newAgentCard), enabled: (*Config).servesAgentCard,
 	},
 	{
 		Path: pathSkill, Method: http.MethodGet, OperationID: "getAgentSkill", Tag: tagDiscovery,
 		Summary:     "Agent skill",
 		Description: "A SKILL.md (Agent Skills format) that teaches an agent this API through REST, the CLI and MCP: when to use which, and the calls to make.",
-		MediaType:   mediaMarkdown, CacheControl: cacheDocument, Listed: listMain,
+		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Listed: listMain,
 		render: skillMarkdown, enabled: (*Config).servesSkills,
 	},
 	{
 		Path: pathAgentSkills, Method: http.MethodGet, OperationID: "getAgentSkillsIndex", Tag: tagDiscovery,
 		Summary:     "Agent skills index",
 		Description: "The Agent Skills discovery index (v0.2.0): the site's skills, each with the address and SHA-256 digest of its SKILL.md.",
-		MediaType:   mediaJSON, Body: typeOf[skillsIndex](), CacheControl: cacheDocument, Listed: listOptional,
+		MediaType:   respond.MediaJSON, Body: typeOf[skillsIndex](), CacheControl: respond.CacheDocument, Listed: listOptional,
 		render: skillsIndexDocument, enabled: (*Config).servesSkills,
 	},
 	{
 		Path: pathWebMCP, Method: http.MethodGet, OperationID: "getWebMcpScript", Tag: tagMCP,
 		Summary:     "WebMCP script",
 		Description: "A script for the site's own pages that offers the MCP server's read-only tools to an agent in the browser (WebMCP: document.modelContext, or navigator.modelContext in browsers before Chrome 150), each answering from the JSON API. A page includes it with one deferred script element whose src is /mcp/webmcp.js.",
-		MediaType:   mediaJS, CacheControl: cacheDocument,
+		MediaType:   respond.MediaJS, CacheControl: respond.CacheDocument,
 		render: webMCPScriptDocument, enabled: (*Config).servesWebMCP,
 	},
 	{
 		Path: pathSkills, Method: http.MethodGet, OperationID: "getSkillsIndex", Tag: tagDiscovery,
 		Summary:     "Agent skills index (first draft's address)",
 		Description: "The same index at the address clients of the discovery proposal's first draft probe.",
-		MediaType:   mediaJSON, Body: typeOf[skillsIndex](), CacheControl: cacheDocument,
+		MediaType:   respond.MediaJSON, Body: typeOf[skillsIndex](), CacheControl: respond.CacheDocument,
 		render: skillsIndexDocument, enabled: (*Config).servesSkills,
 	},
 	{
 		Path: pathDevelopers, Method: http.MethodGet, OperationID: "getDeveloperPortal", Tag: tagDiscovery,
 		Summary:     "Developer portal",
 		Description: "One HTML page documenting every endpoint with examples, authentication, rate limits, errors, versioning, MCP and the CLI.",
-		MediaType:   mediaHTML, CacheControl: cacheDocument, Listed: listMain, Unmetered: true,
+		MediaType:   respond.MediaHTML, CacheControl: respond.CacheDocument, Listed: listMain, Unmetered: true,
 		render: developerPortal, headers: portalHeaders,
 	},
 	{
 		Path: pathDevelopersTwin, Method: http.MethodGet, OperationID: "getDeveloperPortalMarkdown", Tag: tagDiscovery,
 		Summary:     "Developer portal as Markdown",
 		Description: "The developer portal for agents: the same endpoints, examples, field reference and setup as /developers, as Markdown. /developers answers it too for Accept: text/markdown.",
-		MediaType:   mediaMarkdown, CacheControl: cacheDocument, Unmetered: true,
+		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Unmetered: true,
 		render: developerPortalMarkdown, twinOf: func(l links, _ string) string { return l.developers() },
 	},
 	{
 		Path: pathAuth, Method: http.MethodGet, OperationID: "getAuthNotes", Tag: tagDiscovery,
 		Summary:     "Authentication notes",
 		Description: "Markdown notes for agents: no key is needed; how to get the optional anonymous bearer token and what it grants.",
-		MediaType:   mediaMarkdown, CacheControl: cacheDocument, Listed: listMain,
+		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Listed: listMain,
 		render: textDocument(authMarkdown),
 	},
 	{
 		Path: pathCLI, Method: http.MethodGet, OperationID: "getCli", Tag: tagDiscovery,
 		Summary:     "Command-line client",
 		Description: "The official zero-dependency Node.js client, with this site's address built in: node <file> profile | insights [slug] | health.",
-		MediaType:   mediaJS, CacheControl: cacheDocument, Listed: listMain,
+		MediaType:   respond.MediaJS, CacheControl: respond.CacheDocument, Listed: listMain,
 		render: textDocument(cliScript),
 	},
 	{
@@ -409,118 +397,130 @@ var routes = []Route{
 		Description: "Biography, company facts, initiatives and every insight in full, as one plain-text document.",
 		// Optional: it repeats what the index links, so an agent on a
 		// short context skips it (llmstxt.org).
-		MediaType: mediaText, CacheControl: cacheDocument, Listed: listOptional,
+		MediaType: respond.MediaText, CacheControl: respond.CacheDocument, Listed: listOptional,
 		render: textDocument(llmsFullTxt),
 	},
 	{
 		Path: pathLLMs, Method: http.MethodGet, OperationID: "getLlmsTxt", Tag: tagDiscovery,
 		Summary:     "Site index for agents",
 		Description: "The llms.txt index: what the site is, when to use which interface, and links to every resource.",
-		MediaType:   mediaText, CacheControl: cacheDocument, Bearer: true,
+		MediaType:   respond.MediaText, CacheControl: respond.CacheDocument, Bearer: true,
 		render: textDocument(llmsTxt),
 	},
 	{
 		Path: pathCatalog, Method: http.MethodGet, OperationID: "getApiCatalog", Tag: tagDiscovery,
 		Summary:     "API catalog",
 		Description: "The RFC 9727 API catalog: a linkset pointing at the API's description, documentation and status.",
-		MediaType:   mediaLinkset, Body: typeOf[apiCatalog](), CacheControl: cacheDocument, Listed: listOptional,
+		MediaType:   respond.MediaLinkset, Body: typeOf[apiCatalog](), CacheControl: respond.CacheDocument, Listed: listOptional,
 		render: jsonDocument(newAPICatalog),
 	},
 	{
 		Path: pathPRM, Method: http.MethodGet, OperationID: "getProtectedResourceMetadata", Tag: tagDiscovery,
 		Summary:     "OAuth protected resource metadata",
 		Description: "RFC 9728 metadata of the API as a protected resource: its authorization server, scope and bearer methods.",
-		MediaType:   mediaJSON, Body: typeOf[protectedResourceMetadata](), CacheControl: cacheDocument, Listed: listOptional,
+		MediaType:   respond.MediaJSON, Body: typeOf[protectedResourceMetadata](), CacheControl: respond.CacheDocument, Listed: listOptional,
 		render: jsonDocument(newProtectedResourceMetadata),
 	},
 	{
 		Path: pathASM, Method: http.MethodGet, OperationID: "getAuthorizationServerMetadata", Tag: tagDiscovery,
 		Summary:     "OAuth authorization server metadata",
 		Description: "RFC 8414 metadata of the authorization server: its authorization, token and registration endpoints, grants, PKCE method, scope and client authentication.",
-		MediaType:   mediaJSON, Body: typeOf[authorizationServerMetadata](), CacheControl: cacheDocument, Listed: listOptional,
+		MediaType:   respond.MediaJSON, Body: typeOf[authorizationServerMetadata](), CacheControl: respond.CacheDocument, Listed: listOptional,
 		render: jsonDocument(newAuthorizationServerMetadata),
 	},
 	{
 		Path: pathJWKS, Method: http.MethodGet, OperationID: "getJwks", Tag: tagDiscovery,
 		Summary:     "JSON Web Key Set",
 		Description: "The empty key set: access tokens are opaque, so there are no public keys to verify them with.",
-		MediaType:   mediaJWKSet, Body: typeOf[jwkSet](), CacheControl: cacheDocument,
+		MediaType:   respond.MediaJWKSet, Body: typeOf[jwkSet](), CacheControl: respond.CacheDocument,
 		render: jsonDocument(jwks),
 	},
 	{
 		Path: pathRegister, Method: http.MethodPost, OperationID: "registerAgent", Tag: tagAuth,
 		Summary:     "Register for an anonymous token",
 		Description: "Issues an anonymous bearer token with the scope public:read. No body. The token is optional and grants nothing beyond unauthenticated access.",
-		MediaType:   mediaJSON, Body: typeOf[tokenResponse](), CacheControl: cacheNever,
+		MediaType:   respond.MediaJSON, Body: typeOf[oauth.TokenResponse](), CacheControl: respond.CacheNever,
 		Problems: []int{http.StatusRequestTimeout, http.StatusRequestEntityTooLarge},
-		serve:    (*Service).serveRegister,
+		serve: func(s *Service, w http.ResponseWriter, r *http.Request, rd *rendition) {
+			s.oauth.Register(w, r, rd.oauth())
+		},
 	},
 	{
 		Path: pathIdentity, Method: http.MethodPost, OperationID: "createAgentIdentity", Tag: tagAuth,
 		Summary:     "Register an anonymous agent identity",
 		Description: `Takes {"type":"anonymous"} and returns an identity assertion (a short-lived JWT) and a claim token; exchange the assertion at /oauth/token.`,
-		MediaType:   mediaJSON, Body: typeOf[identityResponse](), CacheControl: cacheNever,
-		RequestMediaType: mediaJSON, Request: typeOf[identityRequest](),
+		MediaType:   respond.MediaJSON, Body: typeOf[oauth.IdentityResponse](), CacheControl: respond.CacheNever,
+		RequestMediaType: respond.MediaJSON, Request: typeOf[oauth.IdentityRequest](),
 		Problems:    []int{http.StatusRequestTimeout, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType},
 		ExampleArgs: `-H 'Content-Type: application/json' -d '{"type":"anonymous"}'`,
-		serve:       (*Service).serveIdentity,
+		serve: func(s *Service, w http.ResponseWriter, r *http.Request, rd *rendition) {
+			s.oauth.Identity(w, r, rd.oauth())
+		},
 	},
 	{
 		Path: pathIdentityClaim, Method: http.MethodPost, OperationID: "claimAgentIdentity", Tag: tagAuth,
 		Summary:     "Claim an identity (not required)",
 		Description: "States that claiming is not required for this site, and why.",
-		MediaType:   mediaJSON, Body: typeOf[claimResponse](), CacheControl: cacheNever,
+		MediaType:   respond.MediaJSON, Body: typeOf[oauth.ClaimResponse](), CacheControl: respond.CacheNever,
 		Problems: []int{http.StatusRequestTimeout, http.StatusRequestEntityTooLarge},
-		serve:    (*Service).serveClaim,
+		serve: func(s *Service, w http.ResponseWriter, r *http.Request, rd *rendition) {
+			s.oauth.Claim(w, r, rd.oauth())
+		},
 	},
 	{
 		Path: pathToken, Method: http.MethodPost, OperationID: "issueToken", Tag: tagAuth,
 		Summary:     "OAuth token endpoint",
 		Description: "Issues the public:read bearer for the authorization_code grant (with the PKCE verifier), the client_credentials grant (no client authentication) or the JWT-bearer grant with an identity assertion of this service. A token asked for resources (RFC 8707) is valid at them only. Errors follow RFC 6749.",
-		MediaType:   mediaJSON, Body: typeOf[tokenResponse](), CacheControl: cacheNever,
-		RequestMediaType: mediaForm, Request: typeOf[tokenRequest](), ErrorBody: typeOf[oauthError](),
+		MediaType:   respond.MediaJSON, Body: typeOf[oauth.TokenResponse](), CacheControl: respond.CacheNever,
+		RequestMediaType: respond.MediaForm, Request: typeOf[oauth.TokenRequest](), ErrorBody: typeOf[oauth.ErrorResponse](),
 		Problems:    []int{http.StatusRequestTimeout, http.StatusRequestEntityTooLarge},
 		ExampleArgs: `-d grant_type=client_credentials`,
-		serve:       (*Service).serveToken,
+		serve: func(s *Service, w http.ResponseWriter, r *http.Request, rd *rendition) {
+			s.oauth.Token(w, r, rd.oauth())
+		},
 	},
 	// The anonymous authorization code flow and its metadata.
 	{
 		Path: pathAuthorize, Method: http.MethodGet, OperationID: "authorize", Tag: tagAuth,
 		Summary:     "OAuth authorization endpoint",
 		Description: "The authorization code flow with PKCE (S256) and no login: there is nothing private behind it. Only a request valid in every respect (a client, registered or named by the https URL of its Client ID Metadata Document, which is fetched within 3 seconds; one of its redirect URIs; response_type=code, an S256 code_challenge, scope public:read, resources of this site) is answered with a code for public:read (valid 60 seconds, usable once): at once, by a redirect, when the redirect URI is on a loopback address or uses a private-use scheme (RFC 8252); for an https redirect URI, by a page that names its host and links there. Any other request gets a 400 problem, its RFC 6749 error code first in the detail, and never a redirect.",
-		Status:      http.StatusFound, CacheControl: cacheNever, Query: typeOf[authorizationRequest](),
+		Status:      http.StatusFound, CacheControl: respond.CacheNever, Query: typeOf[oauth.AuthorizationRequest](),
 		ExampleArgs: `-i -G -d response_type=code -d client_id=<client_id> -d redirect_uri=http://127.0.0.1:8765/callback -d code_challenge=<S256 challenge> -d code_challenge_method=S256 -d state=<state>`,
-		serve:       (*Service).serveAuthorize,
+		serve: func(s *Service, w http.ResponseWriter, r *http.Request, rd *rendition) {
+			s.oauth.Authorize(w, r, rd.oauth())
+		},
 	},
 	{
 		Path: pathClientRegistration, Method: http.MethodPost, OperationID: "registerClient", Tag: tagAuth,
 		Summary:     "OAuth dynamic client registration",
 		Description: "RFC 7591 registration of a public client for the authorization code flow. The client_id encodes the redirect URIs under a signature, so nothing is stored; no client secret is issued.",
-		MediaType:   mediaJSON, Body: typeOf[clientInformation](), Status: http.StatusCreated, CacheControl: cacheNever,
-		RequestMediaType: mediaJSON, Request: typeOf[clientRegistration](), ErrorBody: typeOf[registrationError](),
+		MediaType:   respond.MediaJSON, Body: typeOf[oauth.ClientInformation](), Status: http.StatusCreated, CacheControl: respond.CacheNever,
+		RequestMediaType: respond.MediaJSON, Request: typeOf[oauth.ClientRegistration](), ErrorBody: typeOf[oauth.RegistrationError](),
 		Problems:    []int{http.StatusRequestTimeout, http.StatusRequestEntityTooLarge},
 		ExampleArgs: `-H 'Content-Type: application/json' -d '{"redirect_uris":["http://127.0.0.1:8765/callback"]}'`,
-		serve:       (*Service).serveClientRegistration,
+		serve: func(s *Service, w http.ResponseWriter, r *http.Request, rd *rendition) {
+			s.oauth.RegisterClient(w, r, rd.oauth())
+		},
 	},
 	{
 		Path: pathPRMMCP, Method: http.MethodGet, OperationID: "getMcpProtectedResourceMetadata", Tag: tagDiscovery,
 		Summary:     "OAuth protected resource metadata of the MCP endpoint",
 		Description: "RFC 9728 metadata of the MCP endpoint as a protected resource, at the path-suffixed address MCP clients try first.",
-		MediaType:   mediaJSON, Body: typeOf[protectedResourceMetadata](), CacheControl: cacheDocument, Listed: listOptional,
+		MediaType:   respond.MediaJSON, Body: typeOf[protectedResourceMetadata](), CacheControl: respond.CacheDocument, Listed: listOptional,
 		render: jsonDocument(mcpProtectedResourceMetadata),
 	},
 	{
 		Path: pathSecurityTxt, Method: http.MethodGet, OperationID: "getSecurityTxt", Tag: tagDiscovery,
 		Summary:     "Security contact",
 		Description: "The RFC 9116 security.txt: whom to tell about a vulnerability in this site, and until when that holds. Served only when the site has no security.txt of its own.",
-		MediaType:   mediaText, CacheControl: cacheDocument, Listed: listOptional,
+		MediaType:   respond.MediaText, CacheControl: respond.CacheDocument, Listed: listOptional,
 		render: textDocument(securityTxt), enabled: (*Config).servesSecurityTxt, siteFirst: true,
 	},
 	{
 		Path: pathRobots, Method: http.MethodGet, OperationID: "getRobotsTxt", Tag: tagDiscovery,
 		Summary:     "robots.txt with content signals",
 		Description: "Crawler rules with the site's content-usage signals (contentsignals.org).",
-		MediaType:   mediaText, CacheControl: cacheDocument, Listed: listOptional,
+		MediaType:   respond.MediaText, CacheControl: respond.CacheDocument, Listed: listOptional,
 		render: textDocument(robotsTxt), enabled: (*Config).servesRobots,
 	},
 
@@ -530,28 +530,28 @@ var routes = []Route{
 		Path: pathSitemapOwn, Method: http.MethodGet, OperationID: "getSitemap", Tag: tagDiscovery,
 		Summary:     "Sitemap",
 		Description: "The sitemaps.org sitemap of the site's pages named in the content, every insight's page with its modification date, and the developer portal.",
-		MediaType:   mediaXML, CacheControl: cacheDocument, Listed: listOptional,
+		MediaType:   respond.MediaXML, CacheControl: respond.CacheDocument, Listed: listOptional,
 		render: textDocument(sitemap), enabled: (*Config).servesSitemap,
 	},
 	{
 		Path: pathSitemap, Method: http.MethodGet, OperationID: "getSitemapXml", Tag: tagDiscovery,
 		Summary:     "Sitemap at the usual address",
 		Description: "The same sitemap, served only when the site has no /sitemap.xml of its own: a site's own sitemap is passed on unchanged.",
-		MediaType:   mediaXML, CacheControl: cacheDocument,
+		MediaType:   respond.MediaXML, CacheControl: respond.CacheDocument,
 		serve: (*Service).serveSitemap, enabled: (*Config).servesSitemap, siteFirst: true,
 	},
 	{
 		Path: pathSitemapMD, Method: http.MethodGet, OperationID: "getSitemapMarkdown", Tag: tagDiscovery,
 		Summary:     "Sitemap as Markdown",
 		Description: "The sitemap's addresses for agents that read rather than parse: each page with its Markdown version and last update. Served only when the site has no /sitemap.md of its own.",
-		MediaType:   mediaMarkdown, CacheControl: cacheDocument, Listed: listOptional,
+		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Listed: listOptional,
 		render: textDocument(sitemapMarkdown), enabled: (*Config).servesSitemap, siteFirst: true,
 	},
 	{
 		Path: pathHomeTwin, Method: http.MethodGet, OperationID: "getHomeMarkdown", Tag: tagDiscovery,
 		Summary:     "Home page as Markdown",
 		Description: "The site's home page for agents: who the subject is, the site's pages, the latest insights and the interfaces for agents.",
-		MediaType:   mediaMarkdown, CacheControl: cacheDocument,
+		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument,
 		enabled: (*Config).servesMarkdown,
 		render:  textDocument(homeMarkdown), twinOf: pageOf(func(p content.Pages) string { return p.Home }),
 	},
@@ -559,7 +559,7 @@ var routes = []Route{
 		Path: pathAboutTwin, Method: http.MethodGet, OperationID: "getAboutMarkdown", Tag: tagDiscovery,
 		Summary:     "About page as Markdown",
 		Description: "The site's about page for agents: biography, key facts, recognition, expertise, education and contact.",
-		MediaType:   mediaMarkdown, CacheControl: cacheDocument,
+		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument,
 		enabled: (*Config).servesMarkdown,
 		render:  textDocument(aboutMarkdown), twinOf: pageOf(func(p content.Pages) string { return p.About }),
 	},
@@ -567,7 +567,7 @@ var routes = []Route{
 		Path: pathInsightsTwin, Method: http.MethodGet, OperationID: "getInsightsMarkdown", Tag: tagDiscovery,
 		Summary:     "Insights list as Markdown",
 		Description: "Every published insight, newest first, each linked to its Markdown version.",
-		MediaType:   mediaMarkdown, CacheControl: cacheDocument,
+		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument,
 		enabled: (*Config).servesMarkdown,
 		render:  textDocument(insightsMarkdown), twinOf: pageOf(func(p content.Pages) string { return p.Insights }),
 	},
@@ -575,7 +575,7 @@ var routes = []Route{
 		Path: pathContactTwin, Method: http.MethodGet, OperationID: "getContactMarkdown", Tag: tagDiscovery,
 		Summary:     "Contact page as Markdown",
 		Description: "The site's contact page for agents: every way to reach the subject that the profile publishes.",
-		MediaType:   mediaMarkdown, CacheControl: cacheDocument,
+		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument,
 		enabled: (*Config).servesMarkdown,
 		render:  textDocument(contactMarkdown), twinOf: func(l links, _ string) string { return l.abs(l.cfg.Site.Profile.Contact.Form) },
 	},
@@ -583,7 +583,7 @@ var routes = []Route{
 		Path: pathInsightTwin, Method: http.MethodGet, OperationID: "getInsightMarkdown", Tag: tagDiscovery,
 		Summary:     "One insight as Markdown",
 		Description: "One insight article as Markdown: its title, dates, topic and the full body, at the address of its page with .md (index.md after a slash). A post whose own front matter or the site's sitemap gives its page another address has its twin there; llms.txt and the sitemap list every twin.",
-		MediaType:   mediaMarkdown, CacheControl: cacheDocument,
+		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument,
 		enabled: (*Config).servesMarkdown,
 		render:  insightMarkdown, twinOf: links.insight,
 	},
@@ -595,7 +595,7 @@ type renderer func(l links, slug string) ([]byte, error)
 
 // jsonDocument renders the JSON of a value that depends on the base URL only.
 func jsonDocument[T any](f func(links) T) renderer {
-	return func(l links, _ string) ([]byte, error) { return marshal(f(l)) }
+	return func(l links, _ string) ([]byte, error) { return respond.Marshal(f(l)) }
 }
 
 // textDocument renders a text document that depends on the base URL only.

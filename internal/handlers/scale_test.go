@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 	"github.com/caddy-discovery/caddy-discovery/internal/search"
 )
 
@@ -129,7 +130,7 @@ func TestUnseenHostRendersOneDocument(t *testing.T) {
 	if n != 1 {
 		t.Errorf("%d documents rendered for one request, want 1", n)
 	}
-	if cc := w.Header().Get(headerCacheControl); !strings.HasPrefix(cc, "private, ") {
+	if cc := w.Header().Get(respond.HeaderCacheControl); !strings.HasPrefix(cc, "private, ") {
 		t.Errorf("Cache-Control %q for a document of a request-derived base URL, want private", cc)
 	}
 }

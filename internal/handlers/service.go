@@ -6,7 +6,7 @@
 // (rendition.go); and the site's pages the content names, with their
 // Markdown twins (pages.go, markdown.go, convert_serve.go).
 //
-// Imports from the module: content, internal/body, internal/cimd, internal/convert, internal/mcpcall, internal/metrics, internal/negotiate, internal/origin, internal/problem, internal/ratelimit, internal/schema, internal/search, internal/token.
+// Imports from the module: content, internal/body, internal/cimd, internal/convert, internal/mcpcall, internal/metrics, internal/negotiate, internal/oauth, internal/origin, internal/problem, internal/ratelimit, internal/respond, internal/schema, internal/search, internal/token.
 package handlers
 
 import (
@@ -23,9 +23,11 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/body"
 	"github.com/caddy-discovery/caddy-discovery/internal/convert"
 	"github.com/caddy-discovery/caddy-discovery/internal/negotiate"
+	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 	"github.com/caddy-discovery/caddy-discovery/internal/search"
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
 )
@@ -40,11 +42,9 @@ type Service struct {
 	byPath map[string]*Route
 	// insightRoute is the route of one insight by its slug.
 	insightRoute *Route
-	// verifier checks access tokens, and issues and checks client ids and
-	// authorization codes: none of them names a base URL.
-	verifier *token.Issuer
-	// ledger records redeemed authorization codes.
-	ledger CodeLedger
+	// oauth answers the OAuth and identity endpoints, and checks bearer
+	// tokens.
+	oauth *oauth.Server
 	// fixed is the one rendition when BaseURL is set.
 	fixed *rendition
 	// hosted caches the renditions of request-derived base URLs.
@@ -120,13 +120,17 @@ func New(cfg Config) (*Service, error) {
 		s.converted = convert.NewCache(convert.Budget)
 		s.convertSlots = make(chan struct{}, convert.Slots())
 	}
-	if s.ledger = cfg.CodeLedger; s.ledger == nil {
-		s.ledger = newMemoryLedger(cfg.Now)
-	}
-	var err error
-	if s.verifier, err = token.NewIssuer(token.Config{Secret: cfg.TokenSecret, TTL: cfg.TokenTTL, Issuer: "https://verifier.invalid", Now: cfg.Now}); err != nil {
+	// The verifier names no base URL: it checks access tokens, and issues
+	// and checks client ids and authorization codes.
+	verifier, err := token.NewIssuer(token.Config{Secret: cfg.TokenSecret, TTL: cfg.TokenTTL, Issuer: "https://verifier.invalid", Now: cfg.Now})
+	if err != nil {
 		return nil, fmt.Errorf("tokens: %w", err)
 	}
+	s.oauth = oauth.New(oauth.Config{
+		Verifier: verifier, Ledger: cfg.CodeLedger, ClientMetadata: cfg.ClientMetadata, Now: cfg.Now,
+		BodyTimeout: cfg.BodyTimeout, Owns: s.Owns, Paths: oauthPaths,
+		SiteName: s.cfg.Site.Profile.Name, HomePath: s.cfg.Site.Pages.Home, PageStyle: limitedCSS, PageCSP: limitedCSP,
+	})
 	if cfg.BaseURL != "" {
 		base, err := origin.NormalizeBaseURL(cfg.BaseURL)
 		if err != nil {
@@ -225,7 +229,7 @@ func (s *Service) Serve(w http.ResponseWriter, r *http.Request, m Match) {
 		p := problem.New("", problem.BadRequest, r, "The Host header "+problem.Quote(r.Host)+" is not a valid host name and port"+
 			fmt.Sprintf(" (at most %d characters).", origin.MaxHostLen))
 		p.Hint = "Send the site's host name in the Host header."
-		writeProblem(w, r, p)
+		respond.Problem(w, r, p)
 		return
 	}
 	rt, slug := m.route, m.slug
@@ -251,7 +255,7 @@ func (s *Service) Serve(w http.ResponseWriter, r *http.Request, m Match) {
 	bh := s.headersFor(base)
 	bh.setCommon(f, r, rt)
 	if rt == nil {
-		writeProblem(w, r, problem.New(base, problem.NotFound, r, "The requested API endpoint does not exist."))
+		respond.Problem(w, r, problem.New(base, problem.NotFound, r, "The requested API endpoint does not exist."))
 		return
 	}
 	if refusedHost {
@@ -273,7 +277,7 @@ func (s *Service) Serve(w http.ResponseWriter, r *http.Request, m Match) {
 		methodNotAllowed(f, w, r, base, rt)
 		return
 	}
-	if rt.Bearer && !s.checkAuthorization(w, r, base, rt) {
+	if rt.Bearer && !s.oauth.CheckBearer(w, r, base, rt.Path) {
 		return
 	}
 	if _, ok := s.cfg.bySlug[slug]; rt.hasSlug() && !ok {
@@ -288,7 +292,7 @@ func (s *Service) Serve(w http.ResponseWriter, r *http.Request, m Match) {
 	}
 	doc := s.document(rd, rt, slug, s.cfg.pathFor(rt, slug))
 	if doc == nil { // every rendered route has a document; this is a safeguard
-		writeProblem(w, r, problem.New(base, problem.NotFound, r, "The requested API endpoint does not exist."))
+		respond.Problem(w, r, problem.New(base, problem.NotFound, r, "The requested API endpoint does not exist."))
 		return
 	}
 	serveDocument(f, w, r, doc)
@@ -300,17 +304,17 @@ func (s *Service) unknownSlug(w http.ResponseWriter, r *http.Request, base, slug
 	if !content.ValidSlug(slug) {
 		p := problem.New(base, problem.BadRequest, r, "The slug "+problem.Quote(slug)+" is not valid: a slug is "+content.SlugGrammar+".")
 		p.Hint = "Take slugs from the items of " + base + pathInsights + "."
-		writeProblem(w, r, p)
+		respond.Problem(w, r, p)
 		return
 	}
 	p := problem.New(base, problem.NotFound, r, "The requested API endpoint does not exist: no published insight has the slug "+problem.Quote(slug)+".")
 	p.Hint = "List the published insights and their slugs at " + base + pathInsights + "; the machine-readable description is at " + base + pathOpenAPI + "."
-	writeProblem(w, r, p)
+	respond.Problem(w, r, p)
 }
 
 // serveHealth answers the health check, made per request for its time.
 func (s *Service) serveHealth(w http.ResponseWriter, r *http.Request, rd *rendition) {
-	writeJSON(w, r, http.StatusOK, newHealth(rd.links, s.cfg.Now()))
+	respond.JSON(w, r, http.StatusOK, newHealth(rd.links, s.cfg.Now()))
 }
 
 // RateLimited answers a request the rate limiter refused: a 429 problem with
@@ -326,19 +330,19 @@ func (s *Service) RateLimited(w http.ResponseWriter, r *http.Request, m Match, r
 		s.headersFor(base).setCommon(f, r, m.route)
 	}
 	rh.Set(w.Header(), 0, time.Duration(retryAfter)*time.Second)
-	f.set(headerRetryAfter, strconv.Itoa(retryAfter))
+	f.set(respond.HeaderRetryAfter, strconv.Itoa(retryAfter))
 	// The answer depends on Accept: a page for people, a problem for
 	// programs.
-	if vary := w.Header().Get(headerVary); vary != "" {
-		f.set(headerVary, vary+", Accept")
+	if vary := w.Header().Get(respond.HeaderVary); vary != "" {
+		f.set(respond.HeaderVary, vary+", Accept")
 	} else {
-		f.set(headerVary, "Accept")
+		f.set(respond.HeaderVary, "Accept")
 	}
 	if ok && negotiate.PrefersHTML(r.Header.Values("Accept")) {
 		s.writeLimitedPage(f, w, r, base, retryAfter)
 		return
 	}
-	writeProblem(w, r, rateLimitedProblem(&s.cfg, base, r, retryAfter))
+	respond.Problem(w, r, rateLimitedProblem(&s.cfg, base, r, retryAfter))
 }
 
 // rateLimited is the 429 problem of a refused request.
@@ -354,26 +358,26 @@ func rateLimitedProblem(c *Config, base string, r *http.Request, retryAfter int)
 // setCommon sets the headers every owned response carries; rt is nil for
 // an unknown path.
 func (bh *baseHeaders) setCommon(f *fields, r *http.Request, rt *Route) {
-	f.set(headerNoSniff, valueNoSniff)
+	f.set(respond.HeaderNoSniff, valueNoSniff)
 	if rt != nil && rt.SiteOrigin {
 		// Browsers may call the route only from the site itself.
-		f.set(headerAllowOrigin, bh.origin)
-		f.set(headerVary, "Origin")
+		f.set(respond.HeaderAllowOrigin, bh.origin)
+		f.set(respond.HeaderVary, "Origin")
 	} else {
-		f.set(headerAllowOrigin, "*")
+		f.set(respond.HeaderAllowOrigin, "*")
 	}
-	f.set(headerExposeHeaders, valueExposed)
+	f.set(respond.HeaderExposeHeaders, valueExposed)
 	if isAPIPath(r.URL.Path) {
-		f.set(headerAPIVersion, apiVersion)
-		f.set(headerLink, bh.apiLink)
+		f.set(respond.HeaderAPIVersion, apiVersion)
+		f.set(respond.HeaderLink, bh.apiLink)
 		if bh.deprecation != "" {
-			f.set(headerDeprecation, bh.deprecation)
+			f.set(respond.HeaderDeprecation, bh.deprecation)
 		}
 		if bh.sunset != "" {
-			f.set(headerSunset, bh.sunset)
+			f.set(respond.HeaderSunset, bh.sunset)
 		}
 	} else {
-		f.set(headerLink, bh.link)
+		f.set(respond.HeaderLink, bh.link)
 	}
 }
 
@@ -392,21 +396,21 @@ func (s *Service) recoverPanic(w http.ResponseWriter, r *http.Request) {
 		s.cfg.OnPanic(r, v)
 	}
 	base, _ := s.base(r)
-	writeProblem(w, r, problem.New(base, problem.InternalError, r, "The service failed to answer this request."))
+	respond.Problem(w, r, problem.New(base, problem.InternalError, r, "The service failed to answer this request."))
 }
 
 func methodNotAllowed(f *fields, w http.ResponseWriter, r *http.Request, base string, rt *Route) {
-	f.set(headerAllow, rt.allow())
-	writeProblem(w, r, problem.New(base, problem.MethodNotAllowed, r,
+	f.set(respond.HeaderAllow, rt.allow())
+	respond.Problem(w, r, problem.New(base, problem.MethodNotAllowed, r,
 		"The method "+problem.Quote(r.Method)+" is not allowed on "+rt.Path+"; it accepts "+rt.allow()+"."))
 }
 
 // preflight answers a CORS preflight request for rt.
 func preflight(f *fields, w http.ResponseWriter, rt *Route) {
-	f.set(headerAllow, rt.allow())
-	f.set(headerAllowMethods, rt.allow())
-	f.set(headerAllowHeaders, valueAllowed)
-	f.set(headerMaxAge, valuePreflightMax)
+	f.set(respond.HeaderAllow, rt.allow())
+	f.set(respond.HeaderAllowMethods, rt.allow())
+	f.set(respond.HeaderAllowHeaders, valueAllowed)
+	f.set(respond.HeaderMaxAge, valuePreflightMax)
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -446,5 +450,5 @@ func (s *Service) RefuseAgent(w http.ResponseWriter, r *http.Request, agent stri
 	}
 	p := problem.New(base, problem.Forbidden, r, "This site's owner does not serve "+agent+" here.")
 	p.Hint = "The site's own pages and robots.txt say what " + agent + " may read."
-	writeProblem(w, r, p)
+	respond.Problem(w, r, p)
 }

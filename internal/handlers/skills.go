@@ -13,6 +13,7 @@ import (
 	"text/template"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -97,7 +98,7 @@ func skillsIndexDocument(l links, _ string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return marshal(index)
+	return respond.Marshal(index)
 }
 
 // skillTemplate is the SKILL.md: YAML front matter (name, description),

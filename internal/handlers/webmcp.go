@@ -5,6 +5,8 @@ import (
 	_ "embed"
 	"errors"
 	"net/http"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
 // WebMCP: a script for the site's own pages that offers the MCP server's
@@ -46,9 +48,9 @@ func webMCPScriptDocument(l links, _ string) ([]byte, error) {
 			Path:        t.route.Path,
 		})
 	}
-	// JSON is a JavaScript expression; marshal escapes <, > and & too, so
+	// JSON is a JavaScript expression; respond.Marshal escapes <, > and & too, so
 	// no content can close the script or open markup.
-	list, err := marshal(tools)
+	list, err := respond.Marshal(tools)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,10 @@ import (
 	"strings"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/mcpcall"
+	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
+	"github.com/caddy-discovery/caddy-discovery/internal/token"
 )
 
 // The machine-readable discovery documents: the RFC 9727 API catalog, the
@@ -31,9 +34,9 @@ type linksetEntry struct {
 func newAPICatalog(l links) apiCatalog {
 	return apiCatalog{Linkset: []linksetEntry{{
 		Anchor:      l.base + pathIndex,
-		ServiceDesc: []link{{l.openAPI(), mediaJSON}},
+		ServiceDesc: []link{{l.openAPI(), respond.MediaJSON}},
 		ServiceDoc:  []link{{l.developers(), "text/html"}},
-		Status:      []link{{l.base + pathHealth, mediaJSON}},
+		Status:      []link{{l.base + pathHealth, respond.MediaJSON}},
 	}}}
 }
 
@@ -51,7 +54,7 @@ func newProtectedResourceMetadata(l links) protectedResourceMetadata {
 		Resource:               l.base,
 		ResourceName:           l.cfg.Site.Profile.Name + " public discovery API",
 		AuthorizationServers:   []string{l.base},
-		ScopesSupported:        []string{tokenScope},
+		ScopesSupported:        []string{token.Scope},
 		BearerMethodsSupported: []string{"header"},
 		ResourceDocumentation:  l.developers(),
 	}
@@ -91,12 +94,12 @@ func newAuthorizationServerMetadata(l links) authorizationServerMetadata {
 		AuthorizationEndpoint:                      l.base + pathAuthorize,
 		TokenEndpoint:                              l.base + pathToken,
 		RegistrationEndpoint:                       l.base + pathClientRegistration,
-		ResponseTypesSupported:                     []string{responseTypeCode},
+		ResponseTypesSupported:                     []string{oauth.ResponseTypeCode},
 		ResponseModesSupported:                     []string{"query"},
-		GrantTypesSupported:                        []string{grantAuthorizationCode, grantClientCredentials, grantJWTBearer},
-		CodeChallengeMethodsSupported:              []string{pkceS256},
+		GrantTypesSupported:                        []string{oauth.GrantAuthorizationCode, oauth.GrantClientCredentials, oauth.GrantJWTBearer},
+		CodeChallengeMethodsSupported:              []string{oauth.PKCES256},
 		TokenEndpointAuthMethodsSupported:          []string{"none"},
-		ScopesSupported:                            []string{tokenScope},
+		ScopesSupported:                            []string{token.Scope},
 		JWKSURI:                                    l.base + pathJWKS,
 		ServiceDocumentation:                       l.base + pathAuth,
 		AuthorizationResponseISSParameterSupported: true,

@@ -1,4 +1,4 @@
-package handlers
+package oauth
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"net/url"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/cimd"
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
 // The page of a valid authorization request whose redirect URI is an https
@@ -15,7 +16,7 @@ import (
 // with the code. It reuses the 429 page's style, allowed by its hash, and
 // may not be framed, so that no other site can have it clicked unseen.
 
-//go:embed portal/consent.html
+//go:embed consent.html
 var consentHTML string
 
 var consentTemplate = template.Must(template.New("consent").Parse(consentHTML))
@@ -24,7 +25,7 @@ var consentTemplate = template.Must(template.New("consent").Parse(consentHTML))
 // target, which links to location. A client named by its Client ID Metadata
 // Document is shown with the host of its client_id and the name the document
 // gives (the draft's section 8.5), so that the user sees who asks.
-func (s *Service) writeConsentPage(w http.ResponseWriter, r *http.Request, rd *rendition, target, location, clientID, clientName string) {
+func (s *Server) writeConsentPage(w http.ResponseWriter, r *http.Request, at At, target, location, clientID, clientName string) {
 	host := target
 	if u, err := url.Parse(target); err == nil {
 		host = u.Host
@@ -35,16 +36,16 @@ func (s *Service) writeConsentPage(w http.ResponseWriter, r *http.Request, rd *r
 	}
 	var b bytes.Buffer
 	err := consentTemplate.Execute(&b, map[string]any{
-		"Name": s.cfg.Site.Profile.Name, "Host": host, "Target": template.URL(location),
-		"Home": rd.abs(s.cfg.Site.Pages.Home), "Style": template.CSS(limitedCSS),
+		"Name": s.cfg.SiteName, "Host": host, "Target": template.URL(location),
+		"Home": at.abs(s.cfg.HomePath), "Style": template.CSS(s.cfg.PageStyle),
 		"ClientHost": clientHost, "ClientName": clientName,
 	})
 	if err != nil {
 		panic(err) // a fixed template of strings
 	}
 	h := w.Header()
-	h.Set(headerCSP, limitedCSP)
-	h.Set(headerReferrerPolicy, "no-referrer")
+	h.Set(respond.HeaderCSP, s.cfg.PageCSP)
+	h.Set(respond.HeaderReferrerPolicy, "no-referrer")
 	h.Set("X-Frame-Options", "DENY")
-	write(w, r, http.StatusOK, mediaHTML, b.Bytes())
+	respond.Write(w, r, http.StatusOK, respond.MediaHTML, b.Bytes())
 }

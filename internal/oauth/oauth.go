@@ -1,4 +1,4 @@
-package handlers
+package oauth
 
 import (
 	"context"
@@ -15,25 +15,17 @@ import (
 	"sync"
 	"time"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/body"
 	"github.com/caddy-discovery/caddy-discovery/internal/cimd"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
 )
 
-// The anonymous OAuth 2.1 authorization code flow: clients identified by
-// dynamic client registration (RFC 7591) or by a Client ID Metadata Document
-// (a client_id that is the https URL of the client's metadata), the
-// authorization endpoint (RFC 6749 section 4.1 with PKCE, RFC 7636, S256
-// only) and the authorization_code grant, with RFC 8707 resource
-// indicators. There is no login and no consent screen: the only scope is public:read, which grants
-// nothing beyond unauthenticated access, so there is nobody to identify and
-// nothing to consent to. The flow exists because MCP clients recover from a
-// stale token through it.
-
 const (
-	responseTypeCode = "code"
-	pkceS256         = "S256"
+	ResponseTypeCode = "code"
+	PKCES256         = "S256"
 )
 
 // CodeLedger records the authorization codes that were redeemed, so that each
@@ -78,13 +70,13 @@ func (l *memoryLedger) Spend(_ context.Context, id string, expires time.Time) (b
 	return true, nil
 }
 
-// clientRegistration is the part of an RFC 7591 registration request the
+// ClientRegistration is the part of an RFC 7591 registration request the
 // service reads; other members are accepted and ignored. Its schema states
-// every rule serveClientRegistration checks but one, the length of the
+// every rule RegisterClient checks but one, the length of the
 // redirect URIs together, which its description states: the pattern of
 // redirect_uris is checkRedirectURI's rules as a grammar, and an optional
 // member may be null, which the service reads as absent.
-type clientRegistration struct {
+type ClientRegistration struct {
 	// The pattern has three alternatives: https with a host and no user
 	// information; http on localhost, an IPv4 loopback address or [::1];
 	// a private-use scheme (dotted labels, or cursor) with no user
@@ -97,8 +89,8 @@ type clientRegistration struct {
 	Scope                   string   `json:"scope,omitempty" schema:"type=string|null" jsonschema:"Registered as public:read whatever is asked."`
 }
 
-// clientInformation is RFC 7591's registration response.
-type clientInformation struct {
+// ClientInformation is RFC 7591's registration response.
+type ClientInformation struct {
 	ClientID                string   `json:"client_id" jsonschema:"The registration itself: a signed encoding of the redirect URIs. Nothing is stored."`
 	ClientIDIssuedAt        int64    `json:"client_id_issued_at" schema:"minimum=0" jsonschema:"When the client id was issued, in seconds since 1970."`
 	RedirectURIs            []string `json:"redirect_uris" schema:"format=uri" jsonschema:"The registered redirect URIs."`
@@ -108,14 +100,14 @@ type clientInformation struct {
 	Scope                   string   `json:"scope" schema:"enum=public:read" jsonschema:"The only scope."`
 }
 
-// registrationError is RFC 7591 section 3.2.2's error response.
-type registrationError struct {
+// RegistrationError is RFC 7591 section 3.2.2's error response.
+type RegistrationError struct {
 	Error       string `json:"error" schema:"enum=invalid_redirect_uri|invalid_client_metadata"`
 	Description string `json:"error_description"`
 }
 
-// authorizationRequest is the query of the authorization endpoint.
-type authorizationRequest struct {
+// AuthorizationRequest is the query of the authorization endpoint.
+type AuthorizationRequest struct {
 	ResponseType        string `json:"response_type" schema:"enum=code"`
 	ClientID            string `json:"client_id" jsonschema:"The client_id from the registration endpoint, or the https URL of the client's metadata document when client_id_metadata_document_supported is true."`
 	RedirectURI         string `json:"redirect_uri,omitempty" schema:"format=uri" jsonschema:"One of the registered redirect URIs, exactly; on a loopback host any port. Optional when exactly one is registered."`
@@ -126,22 +118,22 @@ type authorizationRequest struct {
 	Resource            string `json:"resource,omitempty" schema:"format=uri" jsonschema:"RFC 8707: this site or one of its addresses, such as its MCP endpoint; the token is then valid there only (at that address and below it)."`
 }
 
-// serveClientRegistration registers a client (RFC 7591). The client id
+// RegisterClient registers a client (RFC 7591). The client id
 // encodes the redirect URIs under the token secret's MAC, so registering
 // stores nothing and every instance accepts every other's clients.
-func (s *Service) serveClientRegistration(w http.ResponseWriter, r *http.Request, rd *rendition) {
+func (s *Server) RegisterClient(w http.ResponseWriter, r *http.Request, at At) {
 	fail := func(code, description string) {
-		writeJSON(w, r, http.StatusBadRequest, registrationError{code, description})
+		respond.JSON(w, r, http.StatusBadRequest, RegistrationError{code, description})
 	}
-	body, ok := s.readBody(w, r, rd, "")
+	body, ok := body.Read(w, r, at.Base, s.cfg.BodyTimeout, "")
 	if !ok {
 		return
 	}
-	if mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mediaType != mediaJSON {
+	if mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mediaType != respond.MediaJSON {
 		fail("invalid_client_metadata", "The body must be a JSON object sent as application/json (RFC 7591 section 3.1).")
 		return
 	}
-	var req clientRegistration
+	var req ClientRegistration
 	if err := json.Unmarshal(body, &req); err != nil {
 		fail("invalid_client_metadata", "The body is not a JSON object of client metadata: "+problem.Quote(err.Error())+".")
 		return
@@ -170,27 +162,27 @@ func (s *Service) serveClientRegistration(w http.ResponseWriter, r *http.Request
 		fail("invalid_redirect_uri", "Register at most 4 redirect URIs of at most 1024 bytes together.")
 		return
 	}
-	if req.GrantTypes != nil && !slices.Contains(req.GrantTypes, grantAuthorizationCode) {
+	if req.GrantTypes != nil && !slices.Contains(req.GrantTypes, GrantAuthorizationCode) {
 		fail("invalid_client_metadata", "grant_types must include authorization_code: clients register only for the authorization code flow (client_credentials needs no registration).")
 		return
 	}
-	if req.ResponseTypes != nil && !slices.Contains(req.ResponseTypes, responseTypeCode) {
+	if req.ResponseTypes != nil && !slices.Contains(req.ResponseTypes, ResponseTypeCode) {
 		fail("invalid_client_metadata", "response_types must include code, the only response type.")
 		return
 	}
-	clientID, err := s.verifier.RegisterClient(uris)
+	clientID, err := s.cfg.Verifier.RegisterClient(uris)
 	if err != nil {
 		fail("invalid_redirect_uri", "The redirect URIs cannot be registered: "+err.Error()+".")
 		return
 	}
-	writeJSON(w, r, http.StatusCreated, clientInformation{
+	respond.JSON(w, r, http.StatusCreated, ClientInformation{
 		ClientID:                clientID,
 		ClientIDIssuedAt:        s.cfg.Now().Unix(),
 		RedirectURIs:            uris,
-		GrantTypes:              []string{grantAuthorizationCode},
-		ResponseTypes:           []string{responseTypeCode},
+		GrantTypes:              []string{GrantAuthorizationCode},
+		ResponseTypes:           []string{ResponseTypeCode},
 		TokenEndpointAuthMethod: "none",
-		Scope:                   tokenScope,
+		Scope:                   token.Scope,
 	})
 }
 
@@ -317,13 +309,13 @@ func validPort(p string) bool {
 // token is bound to, when it names this site: its base URL, or an address
 // the service answers (such as /mcp), written as base plus path without a
 // trailing slash. ok is false for any other.
-func (s *Service) ownResource(base, resource string) (canonical string, ok bool) {
+func (s *Server) ownResource(base, resource string) (canonical string, ok bool) {
 	u, err := url.Parse(resource)
 	if err != nil || u.User != nil || u.RawQuery != "" || strings.Contains(resource, "#") ||
 		!strings.EqualFold(u.Scheme+"://"+u.Host, base) {
 		return "", false
 	}
-	if u.Path != "" && u.Path != "/" && !s.Owns(u.Path) {
+	if u.Path != "" && u.Path != "/" && !s.cfg.Owns(u.Path) {
 		return "", false
 	}
 	return base + strings.TrimSuffix(u.Path, "/"), true
@@ -332,7 +324,7 @@ func (s *Service) ownResource(base, resource string) (canonical string, ok bool)
 // ownResources returns the canonical forms of resource indicators (see
 // ownResource), each once, or ok false when one is not this site's or
 // they are more than a token can carry.
-func (s *Service) ownResources(base string, resources []string) (canonical []string, ok bool) {
+func (s *Server) ownResources(base string, resources []string) (canonical []string, ok bool) {
 	for _, res := range resources {
 		c, ok := s.ownResource(base, res)
 		if !ok {
@@ -346,8 +338,8 @@ func (s *Service) ownResources(base string, resources []string) (canonical []str
 }
 
 // invalidTarget is the description of an invalid_target error.
-func invalidTarget(base string) string {
-	return "The resource must be this site, " + base + ", or one of its addresses such as " + base + pathMCP +
+func (p Paths) invalidTarget(base string) string {
+	return "The resource must be this site, " + base + ", or one of its addresses such as " + base + p.MCP +
 		" (RFC 8707), at most " + strconv.Itoa(token.MaxResources) + " of them."
 }
 
@@ -364,10 +356,10 @@ type oauthClient struct {
 // Document at a URL id describes (fetched within cimd.Wait, or from the
 // cache). When the id is refused, it says why in a sentence for the client
 // instead.
-func (s *Service) resolveClient(ctx context.Context, base, clientID string) (c oauthClient, refused string) {
+func (s *Server) resolveClient(ctx context.Context, base, clientID string) (c oauthClient, refused string) {
 	if cimd.IsURL(clientID) {
 		if s.cfg.ClientMetadata == nil {
-			return c, "The client_id is a URL, but this site does not use Client ID Metadata Documents; register the client at " + base + pathClientRegistration + "."
+			return c, "The client_id is a URL, but this site does not use Client ID Metadata Documents; register the client at " + base + s.cfg.Paths.ClientRegistration + "."
 		}
 		doc, err := s.cfg.ClientMetadata.Client(ctx, clientID)
 		if err != nil {
@@ -375,14 +367,14 @@ func (s *Service) resolveClient(ctx context.Context, base, clientID string) (c o
 		}
 		return oauthClient{redirectURIs: doc.RedirectURIs, name: doc.Name}, ""
 	}
-	uris, err := s.verifier.VerifyClient(clientID)
+	uris, err := s.cfg.Verifier.VerifyClient(clientID)
 	if err != nil {
 		return c, "The client_id is not one this service registered" + clientError(err) + "."
 	}
 	return oauthClient{redirectURIs: uris}, ""
 }
 
-// serveAuthorize is the authorization endpoint. A request is answered at
+// Authorize is the authorization endpoint. A request is answered at
 // the client's redirect URI only when it is valid in every respect: a
 // registered client, one of its redirect URIs, and a complete PKCE request
 // for public:read. Anything else is answered here, with a 400 problem, and
@@ -390,15 +382,15 @@ func (s *Service) resolveClient(ctx context.Context, base, clientID string) (c o
 // A valid request gets its code at once (no login, no consent) when the
 // redirect URI reaches the user's own device (see approvedAtOnce); else a
 // page names the destination and the user follows its link.
-func (s *Service) serveAuthorize(w http.ResponseWriter, r *http.Request, rd *rendition) {
+func (s *Server) Authorize(w http.ResponseWriter, r *http.Request, at At) {
 	refuse := func(detail string) {
-		p := problem.New(rd.base, problem.BadRequest, r, detail)
-		p.Hint = "Register the client at " + rd.base + pathClientRegistration + " with its redirect URIs"
+		p := problem.New(at.Base, problem.BadRequest, r, detail)
+		p.Hint = "Register the client at " + at.Base + s.cfg.Paths.ClientRegistration + " with its redirect URIs"
 		if s.cfg.ClientMetadata != nil {
 			p.Hint += " (or use the https URL of its Client ID Metadata Document as its client_id)"
 		}
-		p.Hint += ", and send its client_id, one of those redirect_uri values, response_type=code and an S256 code_challenge here; " + rd.base + pathAuth + " describes the flow."
-		writeProblem(w, r, p)
+		p.Hint += ", and send its client_id, one of those redirect_uri values, response_type=code and an S256 code_challenge here; " + at.Base + s.cfg.Paths.Auth + " describes the flow."
+		respond.Problem(w, r, p)
 	}
 	query, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
@@ -414,7 +406,7 @@ func (s *Service) serveAuthorize(w http.ResponseWriter, r *http.Request, rd *ren
 		refuse("The client_id or redirect_uri parameter is repeated.")
 		return
 	}
-	client, refused := s.resolveClient(r.Context(), rd.base, clientID[0])
+	client, refused := s.resolveClient(r.Context(), at.Base, clientID[0])
 	if refused != "" {
 		refuse(refused)
 		return
@@ -444,17 +436,17 @@ func (s *Service) serveAuthorize(w http.ResponseWriter, r *http.Request, rd *ren
 		refuse("The redirect URI " + problem.Quote(target) + " " + reason + ".")
 		return
 	}
-	resources, ownResources := s.ownResources(rd.base, query["resource"])
+	resources, ownResources := s.ownResources(at.Base, query["resource"])
 	if reason := authorizationProblem(query, ownResources); reason != "" {
 		refuse(reason)
 		return
 	}
 
-	code, err := s.verifier.IssueCode(clientID[0], target, mustDecodeChallenge(query.Get("code_challenge")), resources)
+	code, err := s.cfg.Verifier.IssueCode(clientID[0], target, mustDecodeChallenge(query.Get("code_challenge")), resources)
 	if err != nil {
 		panic(err) // the system's random source failed
 	}
-	params := url.Values{"code": {code}, "iss": {rd.base}} // iss: RFC 9207
+	params := url.Values{"code": {code}, "iss": {at.Base}} // iss: RFC 9207
 	if state := query.Get("state"); state != "" {
 		params.Set("state", state)
 	}
@@ -465,10 +457,10 @@ func (s *Service) serveAuthorize(w http.ResponseWriter, r *http.Request, rd *ren
 	location := target + sep + params.Encode()
 	if approvedAtOnce(target) {
 		w.Header().Set("Location", location)
-		write(w, r, http.StatusFound, mediaText, nil)
+		respond.Write(w, r, http.StatusFound, respond.MediaText, nil)
 		return
 	}
-	s.writeConsentPage(w, r, rd, target, location, clientID[0], client.name)
+	s.writeConsentPage(w, r, at, target, location, clientID[0], client.name)
 }
 
 // authorizationProblem says what makes an authorization request invalid,
@@ -484,18 +476,18 @@ func authorizationProblem(query url.Values, ownResources bool) string {
 	switch method := query.Get("code_challenge_method"); {
 	case query.Get("response_type") == "":
 		return "invalid_request: the response_type parameter is missing; it must be code."
-	case query.Get("response_type") != responseTypeCode:
+	case query.Get("response_type") != ResponseTypeCode:
 		return "unsupported_response_type: the only response type is code."
 	case query.Get("code_challenge") == "":
 		return "invalid_request: PKCE is required: send code_challenge and code_challenge_method=S256 (RFC 7636)."
 	case method == "":
 		return "invalid_request: code_challenge_method is missing, which means plain; only S256 is supported."
-	case method != pkceS256:
+	case method != PKCES256:
 		return "invalid_request: the code_challenge_method " + method + " is not supported; only S256 is."
 	case challengeErr != nil || len(challenge) != 32:
 		return "invalid_request: the code_challenge is not an S256 challenge: 43 base64url characters of a SHA-256 hash."
 	case !onlyScope(query.Get("scope")):
-		return "invalid_scope: the only scope is " + tokenScope + "."
+		return "invalid_scope: the only scope is " + token.Scope + "."
 	case !ownResources:
 		return "invalid_target: the resource must be this site or one of its addresses, such as its /mcp, at most " + strconv.Itoa(token.MaxResources) + " of them (RFC 8707)."
 	}
@@ -516,7 +508,7 @@ func mustDecodeChallenge(challenge string) []byte {
 // public:read (an absent scope means public:read).
 func onlyScope(scope string) bool {
 	for _, sc := range strings.Fields(scope) {
-		if sc != tokenScope {
+		if sc != token.Scope {
 			return false
 		}
 	}
@@ -537,7 +529,7 @@ func clientError(err error) string {
 // unexpired, issued to this client for this redirect URI, match the PKCE
 // verifier, and not have been redeemed before on any instance. requested
 // are the token request's resources, canonical.
-func (s *Service) redeemCode(w http.ResponseWriter, r *http.Request, rd *rendition, form url.Values, requested []string, fail func(code, description string)) {
+func (s *Server) redeemCode(w http.ResponseWriter, r *http.Request, at At, form url.Values, requested []string, fail func(code, description string)) {
 	code, clientID, verifier, redirect := form.Get("code"), form.Get("client_id"), form.Get("code_verifier"), form.Get("redirect_uri")
 	switch {
 	case code == "":
@@ -558,7 +550,7 @@ func (s *Service) redeemCode(w http.ResponseWriter, r *http.Request, rd *renditi
 	// its URL only checked. Any other client is resolved.
 	documentClient := cimd.IsURL(clientID) && s.cfg.ClientMetadata != nil && cimd.CheckURL(clientID) == nil
 	if redirect == "" || !documentClient {
-		client, refused := s.resolveClient(r.Context(), rd.base, clientID)
+		client, refused := s.resolveClient(r.Context(), at.Base, clientID)
 		if refused != "" {
 			fail("invalid_client", refused)
 			return
@@ -571,7 +563,7 @@ func (s *Service) redeemCode(w http.ResponseWriter, r *http.Request, rd *renditi
 			redirect = client.redirectURIs[0]
 		}
 	}
-	grant, err := s.verifier.RedeemCode(code, clientID, redirect, verifier)
+	grant, err := s.cfg.Verifier.RedeemCode(code, clientID, redirect, verifier)
 	switch {
 	case errors.Is(err, token.ErrVerifier):
 		fail("invalid_grant", "The code_verifier does not match the code_challenge of the authorization request (RFC 7636, S256).")
@@ -605,14 +597,14 @@ func (s *Service) redeemCode(w http.ResponseWriter, r *http.Request, rd *renditi
 	if err != nil {
 		// Without the ledger a code could be used twice: refuse, as a
 		// fault of the service (the ledger logs what failed).
-		writeProblem(w, r, problem.New(rd.base, problem.InternalError, r, "The service could not record the use of the authorization code."))
+		respond.Problem(w, r, problem.New(at.Base, problem.InternalError, r, "The service could not record the use of the authorization code."))
 		return
 	}
 	if !first {
 		fail("invalid_grant", "The authorization code has already been used; a code is good for one token. Start the authorization again.")
 		return
 	}
-	s.issueToken(w, r, rd, grantAuthorizationCode, resources)
+	s.issueToken(w, r, at, GrantAuthorizationCode, resources)
 }
 
 // validVerifier checks RFC 7636's code_verifier grammar.
