@@ -477,7 +477,7 @@ func (rl *rateLimiter) keyFields(key string) []zap.Field {
 // requests, or another instance's count in distributed mode, can refuse
 // part-way, and the events allowed by then stay counted. In distributed
 // mode each event must also fit in the client's share, as a request must.
-func (h *Handler) chargeExtra(header http.Header, r *http.Request, n int) handlers.Extra {
+func (h *Handler) chargeExtra(header http.Header, r *http.Request, n int) ratelimit.Extra {
 	rl := h.limiter
 	key := rl.clientKey(r)
 	now := time.Now()
@@ -527,9 +527,9 @@ func (h *Handler) chargeExtra(header http.Header, r *http.Request, n int) handle
 	}
 	rl.headers.Set(header, remaining, reset)
 	if allowed {
-		return handlers.Extra{Allowed: true, Remaining: remaining}
+		return ratelimit.Extra{Allowed: true, Remaining: remaining}
 	}
-	return handlers.Extra{Remaining: remaining, RetryAfter: max(ratelimit.CeilSeconds(wait), 1)}
+	return ratelimit.Extra{Remaining: remaining, RetryAfter: max(ratelimit.CeilSeconds(wait), 1)}
 }
 
 func nopHandler(http.ResponseWriter, *http.Request) error { return nil }

@@ -3,6 +3,7 @@ package handlers
 import (
 	"reflect"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/mcphttp"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 	"github.com/caddy-discovery/caddy-discovery/internal/schema"
@@ -39,9 +40,9 @@ var components = schema.NewComponents([]schema.Component{
 	schema.Of[oauth.IdentityRequest]("IdentityRequest", ""),
 	schema.Of[oauth.IdentityResponse]("IdentityResponse", ""),
 	schema.Of[oauth.ClaimResponse]("ClaimResponse", ""),
-	schema.Of[jsonrpcMessage]("JSONRPCMessage", "A JSON-RPC 2.0 request or notification of the Model Context Protocol."),
-	schema.Of[jsonrpcResponse]("JSONRPCResponse", "A JSON-RPC 2.0 response: result or error."),
-	schema.Of[jsonrpcErrorResponse]("JSONRPCErrorResponse", "A JSON-RPC 2.0 error response."),
+	schema.Of[mcphttp.Message]("JSONRPCMessage", "A JSON-RPC 2.0 request or notification of the Model Context Protocol."),
+	schema.Of[mcphttp.Response]("JSONRPCResponse", "A JSON-RPC 2.0 response: result or error."),
+	schema.Of[mcphttp.ErrorResponse]("JSONRPCErrorResponse", "A JSON-RPC 2.0 error response."),
 	schema.Of[serverCard]("ServerCard", "MCP server card: the current fields and the older serverInfo/transport ones."),
 	schema.Of[aiCatalog]("AICatalog", "An AI Catalog (ai-catalog.org) of the site's agent artifacts."),
 	schema.Of[skillsIndex]("SkillsIndex", "An Agent Skills discovery index (v0.2.0)."),

@@ -78,7 +78,7 @@ type Config struct {
 	// left, and reports whether all were allowed and, if not, when the
 	// whole request (n+1 events) could be sent again. Nil when no rate
 	// limit is enforced.
-	ChargeExtra func(h http.Header, r *http.Request, n int) Extra
+	ChargeExtra func(h http.Header, r *http.Request, n int) ratelimit.Extra
 	// OnConvertFailure, if set, is told when a page of the site could not
 	// be converted to Markdown, its HTML being served instead: once per
 	// page, until the page changes or convertRetry has passed. err is

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcphttp"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 	"github.com/caddy-discovery/caddy-discovery/internal/schema"
 	"github.com/caddy-discovery/caddy-discovery/internal/search"
@@ -153,7 +154,7 @@ func mcpServer(l links) *mcp.Server {
 			"and get_insight for one article's Markdown body; search and fetch are the same search and articles in the shape ChatGPT connectors and deep research use. The same data is at " + l.base + pathIndex + ".",
 	})
 	addTools(l, server)
-	server.AddReceivingMiddleware(refuseUndeclared, countCalls(l))
+	server.AddReceivingMiddleware(refuseUndeclared, mcphttp.CountCalls(l.cfg.toolNames))
 	for _, in := range l.cfg.Site.Insights {
 		uri := l.insight(in.Slug)
 		body := in.Body
@@ -216,4 +217,10 @@ func declaredTools(l links) []declaredTool {
 		l.onPanic = func(any) {}
 	}
 	return addTools(l, mcp.NewServer(&mcp.Implementation{Name: l.cfg.ServiceName, Version: l.cfg.Version}, nil))
+}
+
+// searchInsights is the search of the insights for the base URL of l: the
+// content's index, each result at its page's address.
+func searchInsights(l links, in search.Input) (search.Output, error) {
+	return l.cfg.searchIndex.Search(in, l.insight)
 }

@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -38,7 +37,7 @@ func compareWithSDK(t testing.TB, s *Service, body, version string, headers ...s
 	rd := s.renditionFor(s.cfg.BaseURL)
 	fast := httptest.NewRecorder()
 	r := mcpRequest(body, version, headers...)
-	if !s.serveMCPAnswer(fast, r, rd, []byte(body)) {
+	if !rd.endpoint.Answer(fast, r, []byte(body)) {
 		if fast.Body.Len() != 0 || len(fast.Header()) != 0 {
 			t.Fatalf("%s: declined, yet wrote %v %q", body, fast.Header(), fast.Body)
 		}
@@ -292,76 +291,6 @@ func TestMCPAnswersLeaveTheRestToTheSDK(t *testing.T) {
 	}
 	if err := json.Unmarshal(w.Body.Bytes(), &res); err != nil || w.Code != http.StatusOK || res.ID != "x" || !res.Result.IsError {
 		t.Errorf("an unknown slug: %d %s", w.Code, w.Body)
-	}
-}
-
-// The kept answers stay within their budget, dropping others to make room,
-// and the answers served after are still the SDK's.
-func TestMCPAnswersBudget(t *testing.T) {
-	s := newTestService(t, Config{BaseURL: "https://example.com"})
-	rd := s.renditionFor(s.cfg.BaseURL)
-	compareWithSDK(t, s, rpc("1", "tools/list", ""), "")
-	rd.answers.mu.Lock()
-	rd.answers.budget = rd.answers.total + 1 // room for nothing more
-	rd.answers.mu.Unlock()
-	for _, in := range s.cfg.Site.Insights {
-		if !compareWithSDK(t, s, rpc("2", "tools/call", `{"name":"get_insight","arguments":{"slug":"`+in.Slug+`"}}`), "") {
-			t.Fatal("not answered from the kept answers")
-		}
-		rd.answers.mu.RLock()
-		total, kept, budget := 0, len(rd.answers.byKey), rd.answers.budget
-		for _, a := range rd.answers.byKey {
-			total += a.size()
-		}
-		if total != rd.answers.total || total > budget || kept > 1 {
-			t.Errorf("%d answers of %d bytes kept (accounted %d) within a budget of %d", kept, total, rd.answers.total, budget)
-		}
-		rd.answers.mu.RUnlock()
-	}
-}
-
-// Concurrent requests for answers being made and dropped, under a budget
-// that holds only a few, all get their result with their own id, and the
-// accounting stays exact (run with -race, as make test does).
-func TestMCPAnswersConcurrently(t *testing.T) {
-	s := newTestService(t, Config{BaseURL: "https://example.com"})
-	rd := s.renditionFor(s.cfg.BaseURL)
-	compareWithSDK(t, s, rpc("1", "tools/list", ""), "")
-	rd.answers.mu.Lock()
-	rd.answers.budget = 3 * rd.answers.total
-	rd.answers.mu.Unlock()
-	var wg sync.WaitGroup
-	for g := range 4 {
-		wg.Go(func() {
-			for i, in := range s.cfg.Site.Insights {
-				for _, params := range []string{
-					`{"name":"get_insight","arguments":{"slug":"` + in.Slug + `"}}`,
-					`{"name":"fetch","arguments":{"id":"` + in.Slug + `"}}`,
-				} {
-					id := strconv.Itoa(g*1000 + i)
-					w := httptest.NewRecorder()
-					s.ServeHTTP(w, mcpRequest(rpc(id, "tools/call", params), ""))
-					var res struct {
-						ID     int
-						Result struct{ IsError bool }
-					}
-					if err := json.Unmarshal(w.Body.Bytes(), &res); err != nil || w.Code != http.StatusOK || res.ID != g*1000+i || res.Result.IsError {
-						t.Errorf("%s: %d %.200s", params, w.Code, w.Body)
-						return
-					}
-				}
-			}
-		})
-	}
-	wg.Wait()
-	rd.answers.mu.RLock()
-	defer rd.answers.mu.RUnlock()
-	total := 0
-	for _, a := range rd.answers.byKey {
-		total += a.size()
-	}
-	if total != rd.answers.total || total > rd.answers.budget {
-		t.Errorf("answers of %d bytes kept, %d accounted, budget %d", total, rd.answers.total, rd.answers.budget)
 	}
 }
 

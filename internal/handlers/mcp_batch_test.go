@@ -68,9 +68,9 @@ func TestBatchAdmission(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			charged := -1
 			s := newTestService(t, Config{BaseURL: "http://localhost", RateLimit: ratelimit.Policy{Events: 5, Window: time.Minute},
-				ChargeExtra: func(h http.Header, r *http.Request, n int) Extra {
+				ChargeExtra: func(h http.Header, r *http.Request, n int) ratelimit.Extra {
 					charged = n
-					return Extra{Allowed: c.allowed, Remaining: 1, RetryAfter: 9}
+					return ratelimit.Extra{Allowed: c.allowed, Remaining: 1, RetryAfter: 9}
 				}})
 			r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(c.body))
 			r.Header.Set("Content-Type", "application/json")

@@ -17,6 +17,7 @@ import (
 	texttemplate "text/template"
 	"time"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/mcphttp"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
@@ -200,7 +201,7 @@ func portal(l links) *portalPage {
 		Events: l.cfg.RateLimit.Events, Window: l.cfg.RateLimit.WindowSeconds(),
 		Policy:        ratelimit.NewHeaders(l.cfg.RateLimit).Policy(),
 		VersionStatus: versionStatus(l), OpenAPIVer: openAPIVersion,
-		MCP: l.base + pathMCP, MCPBatch: batchCap(l.cfg), CLI: l.cliURL(), CLIName: l.cfg.CLIName,
+		MCP: l.base + pathMCP, MCPBatch: mcphttp.BatchCap(l.cfg.RateLimit.Events), CLI: l.cliURL(), CLIName: l.cfg.CLIName,
 		WebMCP: l.webMCPScriptURL(),
 	}
 	pg.CLIFile = path.Base(pg.CLI)
@@ -384,7 +385,7 @@ func exampleBody(l links, rt *Route, slug string) ([]byte, string) {
 		// own, its members sorted.
 		var structured map[string]any
 		_ = json.Unmarshal(text, &structured)
-		v = jsonrpcResponse{JSONRPC: "2.0", ID: 1, Result: map[string]any{
+		v = mcphttp.Response{JSONRPC: "2.0", ID: 1, Result: map[string]any{
 			"content":           []textContent{{"text", string(text)}},
 			"structuredContent": structured,
 		}}

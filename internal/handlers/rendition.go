@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/body"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcphttp"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
@@ -39,8 +40,9 @@ type rendition struct {
 	// mcp is the stateless MCP handler, built on first use.
 	mcp     http.Handler
 	mcpOnce sync.Once
-	// answers are the SDK's answers to the fixed-shape MCP requests.
-	answers mcpAnswers
+	// endpoint answers POST /mcp, with the SDK's answers to the
+	// fixed-shape requests kept.
+	endpoint mcphttp.Endpoint
 	// cache is the cache the rendition is accounted in; nil when eager.
 	cache *renditionCache
 	// lastUse orders the cache's renditions for eviction; size and evicted
@@ -143,6 +145,7 @@ func (s *Service) cachedRendition(base string, own bool) *rendition {
 			}
 			rd = made
 			rd.cache, rd.own = c, own
+			rd.endpoint.Budget = c.budget / 4 // a request-derived rendition shares the cache's budget
 			shelf[base] = rd
 		}
 		c.mu.Unlock()
@@ -271,7 +274,7 @@ func (rd *rendition) mcpHandler() http.Handler {
 		rd.mcp = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
 			Stateless:    true,
 			JSONResponse: true,
-			// hostAllowed does this check, knowing the configured base URL.
+			// mcphttp.HostAllowed does this check, knowing the configured base URL.
 			DisableLocalhostProtection: true,
 			MaxRequestBodyBytes:        body.MaxSize,
 		})
@@ -324,6 +327,16 @@ func (s *Service) newRendition(base string) *rendition {
 			}
 		}},
 		baseHeaders: s.newBaseHeaders(base),
+	}
+	rd.endpoint = mcphttp.Endpoint{
+		Base: base, Origin: rd.origin, BodyTimeout: s.cfg.BodyTimeout,
+		Events: s.cfg.RateLimit.Events, WindowSeconds: s.cfg.RateLimit.WindowSeconds(), Charge: s.cfg.ChargeExtra,
+		Handler: rd.mcpHandler, Recognise: rd.recogniseMCP, Search: rd.search,
+		Budget: mcphttp.DefaultBudget, Account: func(n int) {
+			if rd.cache != nil {
+				rd.account(n)
+			}
+		},
 	}
 	var err error
 	rd.tokens, err = token.NewIssuer(token.Config{Secret: s.cfg.TokenSecret, TTL: s.cfg.TokenTTL, Issuer: base, Now: s.cfg.Now})

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcphttp"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
@@ -279,12 +280,12 @@ var routes = []Route{
 		Path: pathMCP, Method: http.MethodPost, OperationID: "mcp", Tag: tagMCP,
 		Summary:     "MCP server",
 		Description: "Model Context Protocol over Streamable HTTP (JSON-RPC 2.0, stateless, no authentication): tools for the profile, the insights, a search and the health check, and the insights as resources. Not a REST resource: connect with an MCP client.",
-		MediaType:   respond.MediaJSON, Body: typeOf[jsonrpcResponse](), CacheControl: respond.CacheNever, Listed: listMain,
+		MediaType:   respond.MediaJSON, Body: typeOf[mcphttp.Response](), CacheControl: respond.CacheNever, Listed: listMain,
 		SiteOrigin: true, Bearer: true,
-		RequestMediaType: respond.MediaJSON, Request: typeOf[jsonrpcMessage](), JSONRPC: true,
+		RequestMediaType: respond.MediaJSON, Request: typeOf[mcphttp.Message](), JSONRPC: true,
 		Problems:    []int{http.StatusForbidden, http.StatusRequestTimeout, http.StatusRequestEntityTooLarge},
 		ExampleArgs: `-H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_insights","arguments":{"query":"data contracts","limit":2}}}'`,
-		serve:       (*Service).serveMCP,
+		serve:       func(_ *Service, w http.ResponseWriter, r *http.Request, rd *rendition) { rd.endpoint.ServeHTTP(w, r) },
 	},
 	{
 		Path: pathServerCard, Method: http.MethodGet, OperationID: "getMcpServerCard", Tag: tagMCP,

@@ -6,7 +6,7 @@
 // (rendition.go); and the site's pages the content names, with their
 // Markdown twins (pages.go, markdown.go, convert_serve.go).
 //
-// Imports from the module: content, internal/body, internal/cimd, internal/convert, internal/mcpcall, internal/metrics, internal/negotiate, internal/oauth, internal/origin, internal/problem, internal/ratelimit, internal/respond, internal/schema, internal/search, internal/token.
+// Imports from the module: content, internal/body, internal/cimd, internal/convert, internal/mcpcall, internal/mcphttp, internal/metrics, internal/negotiate, internal/oauth, internal/origin, internal/problem, internal/ratelimit, internal/respond, internal/schema, internal/search, internal/token.
 package handlers
 
 import (
@@ -22,6 +22,7 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/body"
 	"github.com/caddy-discovery/caddy-discovery/internal/convert"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcphttp"
 	"github.com/caddy-discovery/caddy-discovery/internal/negotiate"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
@@ -248,9 +249,9 @@ func (s *Service) Serve(w http.ResponseWriter, r *http.Request, m Match) {
 	}
 	// A Host /mcp does not answer to is refused whatever the method, and
 	// the refusal names no address after it.
-	refusedHost := rt != nil && rt.Path == pathMCP && !s.hostAllowed(r)
+	refusedHost := rt != nil && rt.Path == pathMCP && !mcphttp.HostAllowed(r, s.cfg.MCPAnyHost, s.cfg.BaseURL)
 	if refusedHost {
-		base = s.trustedBase(r)
+		base = mcphttp.TrustedBase(r, s.cfg.BaseURL)
 	}
 	bh := s.headersFor(base)
 	bh.setCommon(f, r, rt)
@@ -259,7 +260,7 @@ func (s *Service) Serve(w http.ResponseWriter, r *http.Request, m Match) {
 		return
 	}
 	if refusedHost {
-		refuseHost(w, r, base)
+		mcphttp.RefuseHost(w, r, base)
 		return
 	}
 
@@ -446,7 +447,7 @@ func surfaceOf(rt *Route) string {
 func (s *Service) RefuseAgent(w http.ResponseWriter, r *http.Request, agent string) {
 	base, ok := s.base(r)
 	if !ok {
-		base = s.trustedBase(r)
+		base = mcphttp.TrustedBase(r, s.cfg.BaseURL)
 	}
 	p := problem.New(base, problem.Forbidden, r, "This site's owner does not serve "+agent+" here.")
 	p.Hint = "The site's own pages and robots.txt say what " + agent + " may read."

@@ -335,3 +335,13 @@ func (w *Window) Room(key string, now time.Time, n int) (remaining int, reset, w
 	}
 	return remaining, reset, wait
 }
+
+// Extra is what charging n more events for one request did (a JSON-RPC
+// batch counts once per message): whether every event was allowed, what
+// is then left of the quota, and, when refused, how many seconds until the
+// whole request could be sent again.
+type Extra struct {
+	Allowed    bool
+	Remaining  int
+	RetryAfter int
+}

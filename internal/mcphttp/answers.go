@@ -1,4 +1,4 @@
-package handlers
+package mcphttp
 
 import (
 	"bytes"
@@ -7,11 +7,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/mcpcall"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
@@ -27,17 +25,12 @@ import (
 // fetch, and resources/read of an insight. Only the request's id differs between two such answers, and
 // it is spliced in as the SDK would encode it. Searches, whose answers
 // depend on their arguments, pass the same pre-check and are answered by
-// encoding their result as the SDK would (see mcp_search.go). The pre-check admits a
+// encoding their result as the SDK would (see search.go). The pre-check admits a
 // request only when the SDK would certainly treat it as the canonical one:
 // anything else (another method, a notification, a batch, an unknown tool,
 // slug or URI, an argument of another shape, _meta before protocol
 // 2026-07-28, and under it a _meta or headers the SDK would refuse or act
 // on; see internal/mcpcall) goes to the SDK as before.
-
-// mcpAnswerBudget bounds the bytes of answers a rendition keeps. Answers
-// past it are made room for by dropping others; each is made again by the
-// SDK when next asked for.
-const mcpAnswerBudget = 32 << 20
 
 // mcpAnswer is the SDK's answer to one canonical request, split around the
 // request's id.
@@ -52,10 +45,10 @@ type mcpAnswer struct {
 
 func (a *mcpAnswer) size() int { return len(a.head) + len(a.tail) }
 
-// mcpAnswers are a rendition's kept answers, by canonical request.
+// mcpAnswers are an endpoint's kept answers, by canonical request.
 type mcpAnswers struct {
 	mu     sync.RWMutex
-	byKey  map[fixedMCPRequest]*mcpAnswer
+	byKey  map[Request]*mcpAnswer
 	total  int
 	budget int
 }
@@ -64,39 +57,39 @@ type mcpAnswers struct {
 // SDK answers an integer id with its decimal digits.
 const mcpAnswerID = 0
 
-// fixedMCPRequest is a request the pre-check recognised, in canonical
+// Request is a request the pre-check recognised, in canonical
 // form: the protocol version header, the method, the tool for tools/call,
 // and the one argument (the tool's, or resources/read's uri) with its
 // value, if any. Its strings are the rendition's own (a published slug, a
 // topic, a URI), so recognising a request allocates nothing.
-type fixedMCPRequest struct {
-	version, method, tool, arg, value string
+type Request struct {
+	Version, Method, Tool, Arg, Value string
 }
 
 // params are the canonical request's params, with 2026-07-28's _meta
 // under that protocol.
-func (f fixedMCPRequest) params() map[string]any {
+func (f Request) params() map[string]any {
 	var p map[string]any
 	switch {
-	case f.method == "resources/read":
-		p = map[string]any{f.arg: f.value}
-	case f.method != "tools/call":
+	case f.Method == "resources/read":
+		p = map[string]any{f.Arg: f.Value}
+	case f.Method != "tools/call":
 		p = map[string]any{}
-	case f.arg == "":
-		p = map[string]any{"name": f.tool, "arguments": map[string]any{}}
+	case f.Arg == "":
+		p = map[string]any{"name": f.Tool, "arguments": map[string]any{}}
 	default:
-		p = map[string]any{"name": f.tool, "arguments": map[string]any{f.arg: f.value}}
+		p = map[string]any{"name": f.Tool, "arguments": map[string]any{f.Arg: f.Value}}
 	}
-	if f.version == mcpcall.Revision2026 {
+	if f.Version == mcpcall.Revision2026 {
 		p["_meta"] = canonicalMeta
 	}
 	return p
 }
 
-// serveMCPAnswer answers a fixed-shape request from its kept answer, made
+// Answer answers a fixed-shape request from its kept answer, made
 // by the SDK on first use. It reports false, having written nothing, for
 // any request it does not recognise; body has been checked to be JSON.
-func (s *Service) serveMCPAnswer(w http.ResponseWriter, r *http.Request, rd *rendition, body []byte) bool {
+func (e *Endpoint) Answer(w http.ResponseWriter, r *http.Request, body []byte) bool {
 	start := time.Now()
 	headers, ok := mcpcall.ReadHeaders(r.Header)
 	if !ok {
@@ -108,9 +101,9 @@ func (s *Service) serveMCPAnswer(w http.ResponseWriter, r *http.Request, rd *ren
 	}
 	if search, ok := readSearchCall(call); ok {
 		id, ok := call.AnswerID(body)
-		return ok && rd.serveSearch(r.Context(), w, search, headers.Version, id, start)
+		return ok && e.serveSearch(r.Context(), w, search, headers.Version, id, start)
 	}
-	req, ok := rd.fixedMCPRequest(call)
+	req, ok := e.Recognise(call)
 	if !ok {
 		return false
 	}
@@ -118,8 +111,8 @@ func (s *Service) serveMCPAnswer(w http.ResponseWriter, r *http.Request, rd *ren
 	if !ok {
 		return false
 	}
-	req.version = headers.Version
-	a := rd.mcpAnswer(r.Context(), req)
+	req.Version = headers.Version
+	a := e.answer(r.Context(), req)
 	if a == nil {
 		return false
 	}
@@ -138,98 +131,18 @@ func (s *Service) serveMCPAnswer(w http.ResponseWriter, r *http.Request, rd *ren
 	return true
 }
 
-// fixedMCPRequest recognises a call whose answer depends on the content
-// only, naming something that exists, and gives its canonical form.
-func (rd *rendition) fixedMCPRequest(c mcpcall.Call) (fixedMCPRequest, bool) {
-	switch mcpcall.PlainString(c.Method) {
-	case "tools/list", "resources/list":
-		// The first page: a cursor goes to the SDK.
-		if c.Params == nil || (c.Name == nil && c.Arguments == nil && c.URI == nil) {
-			return fixedMCPRequest{method: mcpcall.PlainString(c.Method)}, true
-		}
-	case "resources/read":
-		if c.Name != nil || c.Arguments != nil {
-			break
-		}
-		if slug, ok := rd.resourceSlug(mcpcall.PlainString(c.URI)); ok {
-			return fixedMCPRequest{method: "resources/read", arg: "uri", value: rd.insight(slug)}, true
-		}
-	case "tools/call":
-		if c.URI != nil {
-			break
-		}
-		return rd.fixedToolCall(c)
-	}
-	return fixedMCPRequest{}, false
-}
-
-// fixedToolCall recognises a call of a tool whose result depends on the
-// content and its arguments only, with arguments naming something that
-// exists.
-func (rd *rendition) fixedToolCall(c mcpcall.Call) (fixedMCPRequest, bool) {
-	if c.ArgCount > 1 {
-		return fixedMCPRequest{}, false
-	}
-	noArgs := c.ArgName == nil
-	arg := mcpcall.PlainString(c.Argument)
-	switch mcpcall.PlainString(c.Name) {
-	case "get_profile":
-		if noArgs {
-			return fixedMCPRequest{method: "tools/call", tool: "get_profile"}, true
-		}
-	case "list_insights":
-		if noArgs || (string(c.ArgName) == "topic" && string(c.Argument) == `""`) {
-			return fixedMCPRequest{method: "tools/call", tool: "list_insights"}, true
-		}
-		if string(c.ArgName) != "topic" || arg == "" {
-			break
-		}
-		// The tool compares topics case-insensitively; the answer is the
-		// same for every spelling of one.
-		for _, t := range rd.cfg.topics {
-			if strings.EqualFold(t, strings.TrimSpace(arg)) {
-				return fixedMCPRequest{method: "tools/call", tool: "list_insights", arg: "topic", value: t}, true
-			}
-		}
-	case "get_insight":
-		if i, ok := rd.cfg.bySlug[arg]; ok && string(c.ArgName) == "slug" && content.ValidSlug(arg) {
-			return fixedMCPRequest{method: "tools/call", tool: "get_insight", arg: "slug", value: rd.cfg.Site.Insights[i].Slug}, true
-		}
-	case "fetch":
-		if i, ok := rd.cfg.bySlug[arg]; ok && string(c.ArgName) == "id" && content.ValidSlug(arg) {
-			return fixedMCPRequest{method: "tools/call", tool: "fetch", arg: "id", value: rd.cfg.Site.Insights[i].Slug}, true
-		}
-	}
-	return fixedMCPRequest{}, false
-}
-
-// resourceSlug is the slug of the insight whose resource URI (its page's
-// address) is uri.
-func (rd *rendition) resourceSlug(uri string) (string, bool) {
-	link := uri
-	if rest, ok := strings.CutPrefix(uri, rd.base); ok && strings.HasPrefix(rest, "/") {
-		link = rest
-	}
-	slug, ok := rd.cfg.slugOfPage[link]
-	return slug, ok && rd.insight(slug) == uri
-}
-
-// mcpAnswer returns the kept answer to the canonical request key, asking
+// answer returns the kept answer to the canonical request key, asking
 // the SDK for it on first use; nil when the SDK's answer cannot be kept.
-func (rd *rendition) mcpAnswer(ctx context.Context, key fixedMCPRequest) *mcpAnswer {
-	store := &rd.answers
+func (e *Endpoint) answer(ctx context.Context, key Request) *mcpAnswer {
+	store := &e.answers
 	store.mu.RLock()
 	a := store.byKey[key]
 	store.mu.RUnlock()
 	if a == nil {
 		store.mu.Lock()
 		if store.byKey == nil {
-			store.byKey = make(map[fixedMCPRequest]*mcpAnswer)
-			store.budget = mcpAnswerBudget
-			if rd.cache != nil {
-				// A request-derived rendition shares the cache's budget.
-				store.budget = rd.cache.budget / 4
-			}
+			store.byKey = make(map[Request]*mcpAnswer)
+			store.budget = e.Budget
 		}
 		if a = store.byKey[key]; a == nil {
 			a = new(mcpAnswer)
@@ -238,8 +151,8 @@ func (rd *rendition) mcpAnswer(ctx context.Context, key fixedMCPRequest) *mcpAns
 		store.mu.Unlock()
 	}
 	a.once.Do(func() {
-		head, tail, cacheControl, ok := rd.askSDK(context.WithValue(context.WithoutCancel(ctx), uncounted{}, true), key)
-		rd.keep(key, a, head, tail, cacheControl, ok)
+		head, tail, cacheControl, ok := e.askSDK(context.WithValue(context.WithoutCancel(ctx), uncounted{}, true), key)
+		e.keep(key, a, head, tail, cacheControl, ok)
 	})
 	if !a.ok {
 		return nil
@@ -249,20 +162,20 @@ func (rd *rendition) mcpAnswer(ctx context.Context, key fixedMCPRequest) *mcpAns
 
 // askSDK sends the canonical request to the SDK and splits its answer
 // around the id; ok is false when the answer is not a 200 JSON result.
-func (rd *rendition) askSDK(ctx context.Context, req fixedMCPRequest) (head, tail []byte, cacheControl string, ok bool) {
-	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": mcpAnswerID, "method": req.method, "params": req.params()})
+func (e *Endpoint) askSDK(ctx context.Context, req Request) (head, tail []byte, cacheControl string, ok bool) {
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": mcpAnswerID, "method": req.Method, "params": req.params()})
 	if err != nil {
 		panic(err) // strings and maps of strings
 	}
 	r := httptest.NewRequestWithContext(ctx, http.MethodPost, "/mcp", bytes.NewReader(body))
 	r.Header.Set("Content-Type", respond.MediaJSON)
 	r.Header.Set("Accept", "application/json, text/event-stream")
-	if req.version != "" {
-		r.Header.Set("Mcp-Protocol-Version", req.version)
+	if req.Version != "" {
+		r.Header.Set("Mcp-Protocol-Version", req.Version)
 	}
 	req.canonicalHeaders(r.Header)
 	rec := httptest.NewRecorder()
-	rd.mcpHandler().ServeHTTP(rec, r)
+	e.Handler().ServeHTTP(rec, r)
 	const before = `{"jsonrpc":"2.0","id":`
 	answer := rec.Body.Bytes()
 	rest, found := bytes.CutPrefix(answer, []byte(before+strconv.Itoa(mcpAnswerID)))
@@ -275,8 +188,8 @@ func (rd *rendition) askSDK(ctx context.Context, req fixedMCPRequest) (head, tai
 // keep publishes an answer and accounts it, making room within the
 // budget by dropping others; one that is not a result, or does not fit
 // even alone, is not kept.
-func (rd *rendition) keep(key fixedMCPRequest, a *mcpAnswer, head, tail []byte, cacheControl string, ok bool) {
-	store := &rd.answers
+func (e *Endpoint) keep(key Request, a *mcpAnswer, head, tail []byte, cacheControl string, ok bool) {
+	store := &e.answers
 	store.mu.Lock()
 	a.head, a.tail, a.cacheControl, a.ok = head, tail, cacheControl, ok
 	if !ok || a.size() > store.budget {
@@ -295,7 +208,7 @@ func (rd *rendition) keep(key fixedMCPRequest, a *mcpAnswer, head, tail []byte, 
 	}
 	store.total += a.size()
 	store.mu.Unlock()
-	if rd.cache != nil {
-		rd.account(a.size())
+	if e.Account != nil {
+		e.Account(a.size())
 	}
 }

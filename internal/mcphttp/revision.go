@@ -1,4 +1,4 @@
-package handlers
+package mcphttp
 
 import (
 	"bytes"
@@ -29,16 +29,16 @@ var canonicalMeta = map[string]any{mcpcall.MetaProtocolVersion: mcpcall.Revision
 
 // canonicalHeaders sets in h the Mcp-Method and Mcp-Name headers of the
 // canonical 2026-07-28 request req.
-func (req fixedMCPRequest) canonicalHeaders(h http.Header) {
-	if req.version != mcpcall.Revision2026 {
+func (req Request) canonicalHeaders(h http.Header) {
+	if req.Version != mcpcall.Revision2026 {
 		return
 	}
-	h.Set("Mcp-Method", req.method)
-	switch req.method {
+	h.Set("Mcp-Method", req.Method)
+	switch req.Method {
 	case "tools/call":
-		h.Set("Mcp-Name", req.tool)
+		h.Set("Mcp-Name", req.Tool)
 	case "resources/read":
-		h.Set("Mcp-Name", req.value)
+		h.Set("Mcp-Name", req.Value)
 	}
 }
 
@@ -46,8 +46,8 @@ func (req fixedMCPRequest) canonicalHeaders(h http.Header) {
 // 2026-07-28 (the server's identity), as it writes it, read from its kept
 // answer to get_profile; false when that answer is not of the expected
 // shape, {"_meta":…,"content":…,…,"resultType":"complete"}.
-func (rd *rendition) resultMeta(ctx context.Context) ([]byte, bool) {
-	a := rd.mcpAnswer(ctx, fixedMCPRequest{version: mcpcall.Revision2026, method: "tools/call", tool: "get_profile"})
+func (e *Endpoint) resultMeta(ctx context.Context) ([]byte, bool) {
+	a := e.answer(ctx, Request{Version: mcpcall.Revision2026, Method: "tools/call", Tool: "get_profile"})
 	if a == nil {
 		return nil, false
 	}

@@ -1,4 +1,4 @@
-package handlers
+package mcphttp
 
 import (
 	"context"
@@ -15,9 +15,9 @@ import (
 // is answered.
 type uncounted struct{}
 
-// countCalls is the MCP server's middleware that counts each tool call
+// CountCalls is the MCP server's middleware that counts each tool call
 // and resource read, with how long it took and whether it failed.
-func countCalls(l links) mcp.Middleware {
+func CountCalls(tools map[string]bool) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method != "tools/call" && method != "resources/read" || ctx.Value(uncounted{}) != nil {
@@ -25,7 +25,7 @@ func countCalls(l links) mcp.Middleware {
 			}
 			start := time.Now()
 			result, err := next(ctx, method, req)
-			kind, name := callName(l, method, req.GetParams())
+			kind, name := callName(tools, method, req.GetParams())
 			failed := err != nil
 			if r, ok := result.(*mcp.CallToolResult); ok && r != nil && r.IsError {
 				failed = true
@@ -39,10 +39,10 @@ func countCalls(l links) mcp.Middleware {
 // callName is the kind and the name a call is counted under: a tool of
 // the server's, a resource's kind, else "other", so that no client can
 // add a series.
-func callName(l links, method string, params mcp.Params) (kind, name string) {
+func callName(tools map[string]bool, method string, params mcp.Params) (kind, name string) {
 	switch p := params.(type) {
 	case *mcp.CallToolParamsRaw:
-		if p != nil && l.cfg.toolNames[p.Name] {
+		if p != nil && tools[p.Name] {
 			return "tool", p.Name
 		}
 		return "tool", "other"
@@ -59,11 +59,11 @@ func callName(l links, method string, params mcp.Params) (kind, name string) {
 }
 
 // countKept counts a request answered from a kept answer (see
-// mcp_answers.go), made by the SDK once and counted here every time.
-func countKept(req fixedMCPRequest, start time.Time) {
-	switch req.method {
+// answers.go), made by the SDK once and counted here every time.
+func countKept(req Request, start time.Time) {
+	switch req.Method {
 	case "tools/call":
-		metrics.MCPCall("tool", req.tool, false, time.Since(start))
+		metrics.MCPCall("tool", req.Tool, false, time.Since(start))
 	case "resources/read":
 		metrics.MCPCall("resource", "insight", false, time.Since(start))
 	}

@@ -1,4 +1,4 @@
-package handlers
+package mcphttp
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 )
 
 // A search's answer depends on its arguments, so it cannot be kept as the
-// answers of mcp_answers.go are; yet through the SDK each call costs a
+// answers of answers.go are; yet through the SDK each call costs a
 // session, the schema validation of its arguments and a marshalling of the
 // result to a map and back, several times the search itself. So a
 // tools/call of search_insights or search whose arguments are plain (the
@@ -108,15 +108,15 @@ func plainValue(raw []byte) (string, bool) {
 // false, having written nothing, when the search fails (the SDK then
 // answers the error). Under 2026-07-28 the result starts with the _meta the
 // SDK gives every result there and ends with its resultType.
-func (rd *rendition) serveSearch(ctx context.Context, w http.ResponseWriter, call searchCall, version string, id []byte, start time.Time) bool {
+func (e *Endpoint) serveSearch(ctx context.Context, w http.ResponseWriter, call searchCall, version string, id []byte, start time.Time) bool {
 	var meta []byte
 	if version == mcpcall.Revision2026 {
 		var ok bool
-		if meta, ok = rd.resultMeta(ctx); !ok {
+		if meta, ok = e.resultMeta(ctx); !ok {
 			return false
 		}
 	}
-	out, err := searchInsights(rd.links, call.in)
+	out, err := e.Search(call.in)
 	if err != nil {
 		return false
 	}
@@ -151,7 +151,7 @@ func (rd *rendition) serveSearch(ctx context.Context, w http.ResponseWriter, cal
 	h[respond.HeaderContentLength] = values[2:3:3]
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(b)
-	countKept(fixedMCPRequest{method: "tools/call", tool: call.tool}, start)
+	countKept(Request{Method: "tools/call", Tool: call.tool}, start)
 	return true
 }
 
@@ -290,10 +290,4 @@ func appendJSONFloat(b []byte, f float64) []byte {
 		}
 	}
 	return b
-}
-
-// searchInsights is the search of the insights for the base URL of l: the
-// content's index, each result at its page's address.
-func searchInsights(l links, in search.Input) (search.Output, error) {
-	return l.cfg.searchIndex.Search(in, l.insight)
 }

@@ -1,4 +1,15 @@
-package handlers
+// Package mcphttp is the MCP endpoint over Streamable HTTP, in front of the
+// official SDK's stateless handler: the checks the SDK does not make (the
+// Host against DNS rebinding, the Origin, the body's size and time, JSON),
+// JSON-RPC batches counted against the rate limit, the SDK's plain-text
+// errors turned into JSON-RPC ones, and the answers the SDK would give to
+// read requests that depend on the content only, kept or encoded here
+// (see answers.go and search.go), with each call counted in the metrics.
+// What the tools answer is the rendition's: the endpoint asks it through
+// the functions of Endpoint.
+//
+// Imports from the module: internal/body, internal/mcpcall, internal/metrics, internal/origin, internal/problem, internal/ratelimit, internal/respond, internal/search.
+package mcphttp
 
 import (
 	"bytes"
@@ -8,77 +19,114 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/body"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcpcall"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
+	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
+	"github.com/caddy-discovery/caddy-discovery/internal/search"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// jsonrpcMessage is a JSON-RPC 2.0 request or notification, the body of
+// Message is a JSON-RPC 2.0 request or notification, the body of
 // POST /mcp.
-type jsonrpcMessage struct {
+type Message struct {
 	JSONRPC string         `json:"jsonrpc" schema:"enum=2.0"`
 	ID      any            `json:"id,omitempty" schema:"type=string|integer" jsonschema:"A string or integer; absent in a notification."`
 	Method  string         `json:"method"`
 	Params  map[string]any `json:"params,omitempty"`
 }
 
-// jsonrpcResponse is a JSON-RPC 2.0 response: a result or an error.
-type jsonrpcResponse struct {
+// Response is a JSON-RPC 2.0 response: a result or an error.
+type Response struct {
 	JSONRPC string         `json:"jsonrpc" schema:"enum=2.0"`
 	ID      any            `json:"id" schema:"type=string|integer|null" jsonschema:"The request's id: a string, an integer, or null when the request could not be read."`
 	Result  map[string]any `json:"result,omitempty"`
-	Error   *jsonrpcError  `json:"error,omitempty"`
+	Error   *Error         `json:"error,omitempty"`
 }
 
-// jsonrpcErrorResponse is a JSON-RPC 2.0 error response, the body of every
+// ErrorResponse is a JSON-RPC 2.0 error response, the body of every
 // JSON-RPC error /mcp answers with a 4xx status.
-type jsonrpcErrorResponse struct {
-	JSONRPC string       `json:"jsonrpc" schema:"enum=2.0"`
-	ID      any          `json:"id" schema:"type=string|integer|null" jsonschema:"The request's id: a string, an integer, or null when the request could not be read."`
-	Error   jsonrpcError `json:"error"`
+type ErrorResponse struct {
+	JSONRPC string `json:"jsonrpc" schema:"enum=2.0"`
+	ID      any    `json:"id" schema:"type=string|integer|null" jsonschema:"The request's id: a string, an integer, or null when the request could not be read."`
+	Error   Error  `json:"error"`
 }
 
-type jsonrpcError struct {
+type Error struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
 	Data    any    `json:"data,omitempty"`
 }
 
-// serveMCP answers POST /mcp: checks what the SDK does not (origin, size,
-// well-formed JSON; ServeHTTP has checked the Host), answers the fixed-shape read requests from the
-// SDK's kept answers (see mcp_answers.go) and hands every other request to
-// the stateless SDK handler of the rendition.
-func (s *Service) serveMCP(w http.ResponseWriter, r *http.Request, rd *rendition) {
-	if from := r.Header.Get("Origin"); from != "" && origin.Of(from) != rd.origin {
-		p := problem.New(rd.base, problem.Forbidden, r, "Browser requests to the MCP endpoint are accepted only from "+rd.origin+", not from "+problem.Quote(from)+".")
-		p.Hint = "Call the MCP endpoint from an MCP client, a server or a CLI (they send no Origin), or from a page of " + rd.origin + "."
+// DefaultBudget bounds the bytes of answers an endpoint keeps when its
+// rendition is not in a cache with a budget. Answers past it are made room for by
+// dropping others; each is made again by the SDK when next asked for.
+const DefaultBudget = 32 << 20
+
+// Endpoint answers POST /mcp for one base URL. Its zero answers are ready
+// for use; it must not be copied once it has answered.
+type Endpoint struct {
+	// Base is the base URL, and Origin its origin: the one browser origin
+	// the endpoint accepts.
+	Base, Origin string
+	// BodyTimeout bounds the reading of a request's body.
+	BodyTimeout time.Duration
+	// Events and WindowSeconds are the rate limit's quota (Events 0: no
+	// limit); Charge, when set, counts a batch's further messages against
+	// the client's quota.
+	Events, WindowSeconds int
+	Charge                func(h http.Header, r *http.Request, n int) ratelimit.Extra
+	// Handler returns the SDK's stateless handler.
+	Handler func() http.Handler
+	// Recognise gives the canonical form of a call whose answer depends on
+	// the content only and names something that exists.
+	Recognise func(mcpcall.Call) (Request, bool)
+	// Search is the search of search_insights and the connectors' search.
+	Search func(search.Input) (search.Output, error)
+	// Budget bounds the bytes of kept answers; Account, when set, is told
+	// of each answer kept.
+	Budget  int
+	Account func(n int)
+
+	answers mcpAnswers
+}
+
+// ServeHTTP answers POST /mcp: checks what the SDK does not (origin, size,
+// well-formed JSON; the Host was checked before, see HostAllowed), answers
+// the fixed-shape read requests from the SDK's kept answers (see
+// answers.go) and hands every other request to the stateless SDK handler.
+func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if from := r.Header.Get("Origin"); from != "" && origin.Of(from) != e.Origin {
+		p := problem.New(e.Base, problem.Forbidden, r, "Browser requests to the MCP endpoint are accepted only from "+e.Origin+", not from "+problem.Quote(from)+".")
+		p.Hint = "Call the MCP endpoint from an MCP client, a server or a CLI (they send no Origin), or from a page of " + e.Origin + "."
 		respond.Problem(w, r, p)
 		return
 	}
-	body, ok := body.Read(w, r, rd.base, s.cfg.BodyTimeout, "")
+	data, ok := body.Read(w, r, e.Base, e.BodyTimeout, "")
 	if !ok {
 		return
 	}
-	if !json.Valid(body) {
+	if !json.Valid(data) {
 		// The SDK answers a parse error with a text/plain 400; JSON-RPC
 		// clients expect its error object (code -32700).
 		respond.Write(w, r, http.StatusBadRequest, respond.MediaJSON, []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the body is not valid JSON"}}`))
 		return
 	}
-	if !s.admitBatch(w, r, body) {
+	if !e.admitBatch(w, r, data) {
 		return
 	}
-	if s.serveMCPAnswer(w, r, rd, body) {
+	if e.Answer(w, r, data) {
 		return
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.ContentLength = int64(len(body))
-	rw := &rpcErrorWriter{ResponseWriter: w, id: requestID(body)}
-	rd.mcpHandler().ServeHTTP(rw, r)
+	r.Body = io.NopCloser(bytes.NewReader(data))
+	r.ContentLength = int64(len(data))
+	rw := &rpcErrorWriter{ResponseWriter: w, id: requestID(data)}
+	e.Handler().ServeHTTP(rw, r)
 	rw.finish()
 }
 
@@ -163,13 +211,13 @@ func (w *rpcErrorWriter) finish() {
 	_, _ = fmt.Fprintf(w.ResponseWriter, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`, id, code, msg)
 }
 
-// hostAllowed protects a server on a loopback listener from DNS rebinding:
+// HostAllowed protects a server on a loopback listener from DNS rebinding:
 // there a Host must be a loopback name or the configured base URL's host
 // (one derived from the request proves nothing). A Caddy on 127.0.0.1
 // behind a tunnel or proxy therefore works once base_url names its public
-// host, or with the check turned off (MCPAnyHost).
-func (s *Service) hostAllowed(r *http.Request) bool {
-	if s.cfg.MCPAnyHost {
+// host, or with the check turned off (anyHost).
+func HostAllowed(r *http.Request, anyHost bool, baseURL string) bool {
+	if anyHost {
 		return true
 	}
 	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
@@ -179,12 +227,12 @@ func (s *Service) hostAllowed(r *http.Request) bool {
 	if origin.IsLoopback(r.Host) {
 		return true
 	}
-	return s.cfg.BaseURL != "" && strings.EqualFold(origin.HostOnly(r.Host), origin.HostOnly(origin.HostOf(s.cfg.BaseURL)))
+	return baseURL != "" && strings.EqualFold(origin.HostOnly(r.Host), origin.HostOnly(origin.HostOf(baseURL)))
 }
 
-// refuseHost answers a request to /mcp whose Host hostAllowed refused, with
+// RefuseHost answers a request to /mcp whose Host HostAllowed refused, with
 // the addresses of base, which is not that Host's.
-func refuseHost(w http.ResponseWriter, r *http.Request, base string) {
+func RefuseHost(w http.ResponseWriter, r *http.Request, base string) {
 	p := problem.New(base, problem.Forbidden, r, "The Host "+problem.Quote(r.Host)+" is not a name of this server.")
 	p.Hint = "This server listens on a loopback address, where only loopback names (localhost, 127.0.0.1, [::1])" +
 		" and the host of the configured base_url are accepted, against DNS rebinding. Call it by a loopback name;" +
@@ -192,13 +240,13 @@ func refuseHost(w http.ResponseWriter, r *http.Request, base string) {
 	respond.Problem(w, r, p)
 }
 
-// trustedBase is the base URL of the answer to a refused Host: the
-// configured one, or else the address the connection reached, which names
+// TrustedBase is the base URL of the answer to a refused Host: the
+// configured one, baseURL, or else the address the connection reached, which names
 // this server whatever Host the client sent (a page on a rebound name
 // would read addresses built from that name as the site's own).
-func (s *Service) trustedBase(r *http.Request) string {
-	if s.cfg.BaseURL != "" {
-		return s.cfg.BaseURL
+func TrustedBase(r *http.Request, baseURL string) string {
+	if baseURL != "" {
+		return baseURL
 	}
 	return origin.ConnectionBase(r)
 }

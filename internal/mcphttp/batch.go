@@ -1,4 +1,4 @@
-package handlers
+package mcphttp
 
 import (
 	"bytes"
@@ -11,30 +11,22 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
-// maxBatch is the most messages a JSON-RPC batch to /mcp may hold (MCP
+// MaxBatch is the most messages a JSON-RPC batch to /mcp may hold (MCP
 // 2025-03-26 allows batches; later versions do not). A batch is capped at
 // the quota when that is smaller, since a larger one could never be served.
-const maxBatch = 32
-
-// Extra is what ChargeExtra did: whether every event was allowed, what is
-// then left of the quota, and, when refused, how many seconds until the
-// whole request could be sent again.
-type Extra struct {
-	Allowed    bool
-	Remaining  int
-	RetryAfter int
-}
+const MaxBatch = 32
 
 // rpcRateLimited is the JSON-RPC error code of a batch refused by the rate
 // limit: one of the codes JSON-RPC leaves to the server (-32000 to -32099).
 const rpcRateLimited = -32000
 
-// batchCap is the most messages a batch may hold in this configuration.
-func batchCap(c *Config) int {
-	if e := c.RateLimit.Events; e > 0 {
-		return min(maxBatch, e)
+// BatchCap is the most messages a batch may hold under a quota of events
+// (0: none).
+func BatchCap(events int) int {
+	if e := events; e > 0 {
+		return min(MaxBatch, e)
 	}
-	return maxBatch
+	return MaxBatch
 }
 
 // admitBatch counts a JSON-RPC batch against the client's quota: the
@@ -45,7 +37,7 @@ func batchCap(c *Config) int {
 // as a 429 carrying Retry-After and a JSON-RPC error for each request in
 // it. It reports whether the body may go on to the MCP server; a body that
 // is not a batch always may.
-func (s *Service) admitBatch(w http.ResponseWriter, r *http.Request, body []byte) bool {
+func (e *Endpoint) admitBatch(w http.ResponseWriter, r *http.Request, body []byte) bool {
 	if trimmed := bytes.TrimLeft(body, " \t\r\n"); len(trimmed) == 0 || trimmed[0] != '[' {
 		return true
 	}
@@ -53,21 +45,21 @@ func (s *Service) admitBatch(w http.ResponseWriter, r *http.Request, body []byte
 	if err := json.Unmarshal(body, &batch); err != nil || len(batch) < 2 {
 		return true // the SDK answers an empty batch; one message costs no more
 	}
-	if limit := batchCap(&s.cfg); len(batch) > limit {
+	if limit := BatchCap(e.Events); len(batch) > limit {
 		msg := fmt.Sprintf("Invalid Request: a batch may hold at most %d messages; this one holds %d. Send them in batches of %d or fewer, or one by one.", limit, len(batch), limit)
 		writeRPCErrors(w, r, http.StatusBadRequest, []json.RawMessage{nil}, -32600, msg, nil)
 		return false
 	}
-	if s.cfg.ChargeExtra == nil {
+	if e.Charge == nil {
 		return true
 	}
-	extra := s.cfg.ChargeExtra(w.Header(), r, len(batch)-1)
+	extra := e.Charge(w.Header(), r, len(batch)-1)
 	if extra.Allowed {
 		return true
 	}
 	w.Header().Set(respond.HeaderRetryAfter, strconv.Itoa(extra.RetryAfter))
 	msg := fmt.Sprintf("Rate limit exceeded: this batch of %d messages counts as %d requests, and the client has %d left of the %d the %q policy allows in %d seconds. Nothing in it was run. Retry the batch after %d seconds (the Retry-After header), or send fewer messages.",
-		len(batch), len(batch), extra.Remaining, s.cfg.RateLimit.Events, ratelimit.PolicyName, s.cfg.RateLimit.WindowSeconds(), extra.RetryAfter)
+		len(batch), len(batch), extra.Remaining, e.Events, ratelimit.PolicyName, e.WindowSeconds, extra.RetryAfter)
 	data := map[string]any{"retryAfter": extra.RetryAfter, "violatedPolicies": []string{ratelimit.PolicyName}}
 	writeRPCErrors(w, r, http.StatusTooManyRequests, requestIDs(batch), rpcRateLimited, msg, data)
 	return false
@@ -97,14 +89,14 @@ func writeRPCErrors(w http.ResponseWriter, r *http.Request, status int, ids []js
 	type rpcError struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
-		Error   jsonrpcError    `json:"error"`
+		Error   Error           `json:"error"`
 	}
 	errs := make([]rpcError, len(ids))
 	for i, id := range ids {
 		if id == nil {
 			id = json.RawMessage("null")
 		}
-		errs[i] = rpcError{JSONRPC: "2.0", ID: id, Error: jsonrpcError{Code: code, Message: message, Data: data}}
+		errs[i] = rpcError{JSONRPC: "2.0", ID: id, Error: Error{Code: code, Message: message, Data: data}}
 	}
 	var v any = errs
 	if len(ids) == 1 && ids[0] == nil {

@@ -1,0 +1,94 @@
+package handlers
+
+import (
+	"strings"
+
+	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcpcall"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcphttp"
+	"github.com/caddy-discovery/caddy-discovery/internal/search"
+)
+
+// What the MCP endpoint (internal/mcphttp) asks of a rendition: which calls
+// name something of the content, in their canonical form, and the search.
+
+// search is the search of the insights for the rendition's base URL.
+func (rd *rendition) search(in search.Input) (search.Output, error) {
+	return searchInsights(rd.links, in)
+}
+
+// recogniseMCP recognises a call whose answer depends on the content
+// only, naming something that exists, and gives its canonical form.
+func (rd *rendition) recogniseMCP(c mcpcall.Call) (mcphttp.Request, bool) {
+	switch mcpcall.PlainString(c.Method) {
+	case "tools/list", "resources/list":
+		// The first page: a cursor goes to the SDK.
+		if c.Params == nil || (c.Name == nil && c.Arguments == nil && c.URI == nil) {
+			return mcphttp.Request{Method: mcpcall.PlainString(c.Method)}, true
+		}
+	case "resources/read":
+		if c.Name != nil || c.Arguments != nil {
+			break
+		}
+		if slug, ok := rd.resourceSlug(mcpcall.PlainString(c.URI)); ok {
+			return mcphttp.Request{Method: "resources/read", Arg: "uri", Value: rd.insight(slug)}, true
+		}
+	case "tools/call":
+		if c.URI != nil {
+			break
+		}
+		return rd.fixedToolCall(c)
+	}
+	return mcphttp.Request{}, false
+}
+
+// fixedToolCall recognises a call of a tool whose result depends on the
+// content and its arguments only, with arguments naming something that
+// exists.
+func (rd *rendition) fixedToolCall(c mcpcall.Call) (mcphttp.Request, bool) {
+	if c.ArgCount > 1 {
+		return mcphttp.Request{}, false
+	}
+	noArgs := c.ArgName == nil
+	arg := mcpcall.PlainString(c.Argument)
+	switch mcpcall.PlainString(c.Name) {
+	case "get_profile":
+		if noArgs {
+			return mcphttp.Request{Method: "tools/call", Tool: "get_profile"}, true
+		}
+	case "list_insights":
+		if noArgs || (string(c.ArgName) == "topic" && string(c.Argument) == `""`) {
+			return mcphttp.Request{Method: "tools/call", Tool: "list_insights"}, true
+		}
+		if string(c.ArgName) != "topic" || arg == "" {
+			break
+		}
+		// The tool compares topics case-insensitively; the answer is the
+		// same for every spelling of one.
+		for _, t := range rd.cfg.topics {
+			if strings.EqualFold(t, strings.TrimSpace(arg)) {
+				return mcphttp.Request{Method: "tools/call", Tool: "list_insights", Arg: "topic", Value: t}, true
+			}
+		}
+	case "get_insight":
+		if i, ok := rd.cfg.bySlug[arg]; ok && string(c.ArgName) == "slug" && content.ValidSlug(arg) {
+			return mcphttp.Request{Method: "tools/call", Tool: "get_insight", Arg: "slug", Value: rd.cfg.Site.Insights[i].Slug}, true
+		}
+	case "fetch":
+		if i, ok := rd.cfg.bySlug[arg]; ok && string(c.ArgName) == "id" && content.ValidSlug(arg) {
+			return mcphttp.Request{Method: "tools/call", Tool: "fetch", Arg: "id", Value: rd.cfg.Site.Insights[i].Slug}, true
+		}
+	}
+	return mcphttp.Request{}, false
+}
+
+// resourceSlug is the slug of the insight whose resource URI (its page's
+// address) is uri.
+func (rd *rendition) resourceSlug(uri string) (string, bool) {
+	link := uri
+	if rest, ok := strings.CutPrefix(uri, rd.base); ok && strings.HasPrefix(rest, "/") {
+		link = rest
+	}
+	slug, ok := rd.cfg.slugOfPage[link]
+	return slug, ok && rd.insight(slug) == uri
+}

@@ -1,0 +1,163 @@
+package mcphttp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/mcpcall"
+)
+
+// testSlugs are the documents of the test endpoint's tools.
+var testSlugs = []string{"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"}
+
+// testEndpoint is an endpoint in front of a real SDK server whose tools
+// get_insight and fetch answer a document of about 2 KiB for each of
+// testSlugs, recognised as the rendition recognises its insights.
+func testEndpoint(t testing.TB) *Endpoint {
+	t.Helper()
+	server := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	type document struct {
+		Slug string `json:"slug"`
+		Body string `json:"body"`
+	}
+	type byID struct {
+		ID string `json:"id"`
+	}
+	type bySlug struct {
+		Slug string `json:"slug"`
+	}
+	body := func(slug string) document { return document{slug, strings.Repeat(slug+" ", 2048/(len(slug)+1))} }
+	mcp.AddTool(server, &mcp.Tool{Name: "get_insight"}, func(_ context.Context, _ *mcp.CallToolRequest, in bySlug) (*mcp.CallToolResult, document, error) {
+		return nil, body(in.Slug), nil
+	})
+	mcp.AddTool(server, &mcp.Tool{Name: "fetch"}, func(_ context.Context, _ *mcp.CallToolRequest, in byID) (*mcp.CallToolResult, document, error) {
+		return nil, body(in.ID), nil
+	})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, DisableLocalhostProtection: true})
+	return &Endpoint{
+		Base: "https://example.com", Origin: "https://example.com", BodyTimeout: 10 * time.Second,
+		Handler: func() http.Handler { return h },
+		Recognise: func(c mcpcall.Call) (Request, bool) {
+			tool, arg := mcpcall.PlainString(c.Name), mcpcall.PlainString(c.Argument)
+			for _, slug := range testSlugs {
+				switch {
+				case slug != arg || c.ArgCount != 1:
+				case tool == "get_insight" && string(c.ArgName) == "slug":
+					return Request{Method: "tools/call", Tool: tool, Arg: "slug", Value: slug}, true
+				case tool == "fetch" && string(c.ArgName) == "id":
+					return Request{Method: "tools/call", Tool: tool, Arg: "id", Value: slug}, true
+				}
+			}
+			return Request{}, false
+		},
+		Budget: DefaultBudget,
+	}
+}
+
+// call is a tools/call of tool with one argument.
+func call(id, tool, arg, value string) *http.Request {
+	body := `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"` + tool + `","arguments":{"` + arg + `":"` + value + `"}}}`
+	r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	return r
+}
+
+// answeredAsTheSDK answers r from the kept answers and from the SDK alone,
+// and fails the test unless the kept answers served it with the SDK's
+// bytes.
+func answeredAsTheSDK(t *testing.T, e *Endpoint, tool, arg, value string) {
+	t.Helper()
+	fast := httptest.NewRecorder()
+	r := call("7", tool, arg, value)
+	body, _ := readAll(r)
+	if !e.Answer(fast, r, body) {
+		t.Fatalf("%s %s: not answered from the kept answers", tool, value)
+	}
+	sdk := httptest.NewRecorder()
+	e.Handler().ServeHTTP(sdk, call("7", tool, arg, value))
+	if fast.Code != sdk.Code || !bytes.Equal(fast.Body.Bytes(), sdk.Body.Bytes()) {
+		t.Fatalf("%s %s:\nkept %d %.300s\nSDK  %d %.300s", tool, value, fast.Code, fast.Body, sdk.Code, sdk.Body)
+	}
+}
+
+func readAll(r *http.Request) ([]byte, error) {
+	var b bytes.Buffer
+	_, err := b.ReadFrom(r.Body)
+	r.Body.Close()
+	return b.Bytes(), err
+}
+
+// The kept answers stay within their budget, dropping others to make room,
+// and the answers served after are still the SDK's.
+func TestAnswersBudget(t *testing.T) {
+	e := testEndpoint(t)
+	answeredAsTheSDK(t, e, "get_insight", "slug", testSlugs[0])
+	e.answers.mu.Lock()
+	e.answers.budget = e.answers.total + 1 // room for nothing more
+	e.answers.mu.Unlock()
+	for _, slug := range testSlugs {
+		answeredAsTheSDK(t, e, "get_insight", "slug", slug)
+		e.answers.mu.RLock()
+		total, kept, budget := 0, len(e.answers.byKey), e.answers.budget
+		for _, a := range e.answers.byKey {
+			total += a.size()
+		}
+		if total != e.answers.total || total > budget || kept > 1 {
+			t.Errorf("%d answers of %d bytes kept (accounted %d) within a budget of %d", kept, total, e.answers.total, budget)
+		}
+		e.answers.mu.RUnlock()
+	}
+}
+
+// Concurrent requests for answers being made and dropped, under a budget
+// that holds only a few, all get their result with their own id, and the
+// accounting stays exact (run with -race, as make test does).
+func TestAnswersConcurrently(t *testing.T) {
+	e := testEndpoint(t)
+	answeredAsTheSDK(t, e, "get_insight", "slug", testSlugs[0])
+	e.answers.mu.Lock()
+	e.answers.budget = 3 * e.answers.total
+	e.answers.mu.Unlock()
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i, slug := range testSlugs {
+				for _, tool := range [][2]string{{"get_insight", "slug"}, {"fetch", "id"}} {
+					id := strconv.Itoa(g*1000 + i)
+					w := httptest.NewRecorder()
+					e.ServeHTTP(w, call(id, tool[0], tool[1], slug))
+					var res struct {
+						ID     int
+						Result struct{ IsError bool }
+					}
+					if err := json.Unmarshal(w.Body.Bytes(), &res); err != nil || w.Code != http.StatusOK || res.ID != g*1000+i || res.Result.IsError {
+						t.Errorf("%s %s: %d %.200s", tool[0], slug, w.Code, w.Body)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	e.answers.mu.RLock()
+	defer e.answers.mu.RUnlock()
+	total := 0
+	for _, a := range e.answers.byKey {
+		total += a.size()
+	}
+	if total != e.answers.total || total > e.answers.budget {
+		t.Errorf("answers of %d bytes kept, %d accounted, budget %d", total, e.answers.total, e.answers.budget)
+	}
+}
