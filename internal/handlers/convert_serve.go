@@ -43,27 +43,35 @@ var htmlOnlyHeaders = []string{
 	"Content-Md5", "Digest", "Content-Digest", "Repr-Digest",
 }
 
-// ConvertsPage reports whether the service answers r with the site's own
-// page converted to Markdown: Markdown is on, r is a GET or HEAD that
-// wants Markdown (as wantsMarkdown decides for the pages the content
-// names), and its path is neither the module's nor one of those pages,
-// which keep their twins.
-func (s *Service) ConvertsPage(r *http.Request) bool {
-	return s.cfg.pages[r.URL.Path] == nil && !s.Owns(r.URL.Path) && s.convertsSitePage(r)
+// pageConverter answers the site's other pages as Markdown: it asks the
+// site for a page's HTML and converts it, keeping the Markdown.
+type pageConverter struct {
+	cfg *Config
+	// kept keeps the pages as Markdown; slots bounds the conversions
+	// running at once.
+	kept  *convert.Cache
+	slots chan struct{}
 }
 
-// convertsSitePage is ConvertsPage for a request Match already found to
-// be the site's and for none of the pages the content names.
-func (s *Service) convertsSitePage(r *http.Request) bool {
-	if s.converted == nil || r.Method != http.MethodGet && r.Method != http.MethodHead {
+func newPageConverter(cfg *Config) *pageConverter {
+	return &pageConverter{cfg: cfg, kept: convert.NewCache(convert.Budget), slots: make(chan struct{}, convert.Slots())}
+}
+
+// converts reports whether r, a request for a page of the site's that
+// the content does not name, is answered with the page converted to
+// Markdown: Markdown is on (pc is not nil), r is a GET or HEAD that wants
+// Markdown (as wantsMarkdown decides for the pages the content names),
+// and its path is not guarded.
+func (pc *pageConverter) converts(r *http.Request) bool {
+	if pc == nil || r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return false
 	}
 	// A protocol upgrade (a WebSocket) is no page to read.
-	return r.Header.Get("Upgrade") == "" && s.cfg.wantsMarkdown(r) && !s.cfg.guarded(r.URL.Path)
+	return r.Header.Get("Upgrade") == "" && pc.cfg.wantsMarkdown(r) && !pc.cfg.guarded(r.URL.Path)
 }
 
-// ServeConverted answers r, for which ConvertsPage holds, with the site's
-// page as Markdown. It asks site (the handlers behind the module) for the
+// serve answers r, for which converts holds, with the site's page at
+// base as Markdown. It asks site (the handlers behind the module) for the
 // page as HTML, in full and without compression, and converts a 200
 // text/html answer of at most convert.MaxHTML bytes; the Markdown is kept
 // (see convertCache), and while the site's answer carries the same
@@ -72,17 +80,13 @@ func (s *Service) convertsSitePage(r *http.Request) bool {
 // client as the site gave it. site's error is returned as site returned it;
 // dropped reports that the site had answered when it failed, and that its
 // answer was held and not written: its headers are left in w's.
-func (s *Service) ServeConverted(w http.ResponseWriter, r *http.Request, site func(http.ResponseWriter, *http.Request) error) (dropped bool, err error) {
-	base, ok := s.base(r)
-	if !ok {
-		return false, site(w, r)
-	}
+func (pc *pageConverter) serve(w http.ResponseWriter, r *http.Request, base string, site func(http.ResponseWriter, *http.Request) error) (dropped bool, err error) {
 	// The page is its path: a query the site ignores (file_server does)
 	// finds the same page kept, and one it answers differently changes the
 	// validator.
 	page := base + r.URL.EscapedPath()
-	kept := s.converted.Get(page)
-	if kept != nil && kept.Failed() && !s.cfg.Now().Before(kept.Retry) {
+	kept := pc.kept.Get(page)
+	if kept != nil && kept.Failed() && !pc.cfg.Now().Before(kept.Retry) {
 		kept = nil // time to try again
 	}
 	sw := &siteWriter{ResponseWriter: w, kept: kept, head: r.Method == http.MethodHead}
@@ -94,7 +98,7 @@ func (s *Service) ServeConverted(w http.ResponseWriter, r *http.Request, site fu
 		return true, err
 	case sw.mode == siteKept:
 		metrics.Conversion("reused")
-		s.writeMarkdown(w, r, page, kept)
+		pc.writeMarkdown(w, r, page, kept)
 		return false, nil
 	}
 	// The site's HTML, whole, in sw.held.
@@ -110,7 +114,7 @@ func (s *Service) ServeConverted(w http.ResponseWriter, r *http.Request, site fu
 		}
 	}
 	if md == nil {
-		md = s.convert(r, h, page, html, sum)
+		md = pc.convert(r, h, page, html, sum)
 	}
 	if md == nil || md.Failed() {
 		metrics.Conversion("failed")
@@ -118,7 +122,7 @@ func (s *Service) ServeConverted(w http.ResponseWriter, r *http.Request, site fu
 		return false, nil
 	}
 	metrics.Conversion(result)
-	s.writeMarkdown(w, r, page, md)
+	pc.writeMarkdown(w, r, page, md)
 	return false, nil
 }
 
@@ -167,11 +171,11 @@ func convertPage(ctx context.Context, body []byte, contentType, pageURL, updated
 // nil when no conversion slot was free in time or the client went away,
 // and a failed page, kept until convert.Retry has passed, when the HTML
 // could not be converted.
-func (s *Service) convert(r *http.Request, answer http.Header, page string, html []byte, sum [sha256.Size]byte) *convert.Kept {
+func (pc *pageConverter) convert(r *http.Request, answer http.Header, page string, html []byte, sum [sha256.Size]byte) *convert.Kept {
 	ctx, cancel := context.WithTimeout(r.Context(), convert.Timeout)
 	defer cancel()
 	select {
-	case s.convertSlots <- struct{}{}:
+	case pc.slots <- struct{}{}:
 	case <-ctx.Done():
 		return nil // busy, not the page's fault: nothing is kept
 	}
@@ -183,16 +187,16 @@ func (s *Service) convert(r *http.Request, answer http.Header, page string, html
 	} else {
 		md, err = convertPage(ctx, html, answer.Get(respond.HeaderContentType), page, updatedOn(p.LastModified))
 	}
-	<-s.convertSlots
+	<-pc.slots
 	if err != nil {
 		if r.Context().Err() != nil {
 			return nil
 		}
 		// Kept whatever the answer: a failure holds nothing of the page.
-		p.Retry = s.cfg.Now().Add(convert.Retry)
-		s.converted.Put(p)
-		if s.cfg.OnConvertFailure != nil {
-			s.cfg.OnConvertFailure(page, err)
+		p.Retry = pc.cfg.Now().Add(convert.Retry)
+		pc.kept.Put(p)
+		if pc.cfg.OnConvertFailure != nil {
+			pc.cfg.OnConvertFailure(page, err)
 		}
 		return p
 	}
@@ -202,7 +206,7 @@ func (s *Service) convert(r *http.Request, answer http.Header, page string, html
 	p.Length = strconv.Itoa(len(md))
 	p.Tokens = strconv.Itoa(markdownTokens(md))
 	if shareable(r.Header, answer) {
-		s.converted.Put(p)
+		pc.kept.Put(p)
 	}
 	return p
 }
@@ -246,14 +250,14 @@ var linkTarget = strings.NewReplacer("<", "%3C", ">", "%3E", " ", "%20", `"`, "%
 // writeMarkdown answers r with p, the page as Markdown: the site's headers
 // stay, but those that describe its HTML, and the Markdown's own are set;
 // 304 when the client's conditions name the Markdown as it is.
-func (s *Service) writeMarkdown(w http.ResponseWriter, r *http.Request, page string, p *convert.Kept) {
+func (pc *pageConverter) writeMarkdown(w http.ResponseWriter, r *http.Request, page string, p *convert.Kept) {
 	h := w.Header()
 	for _, name := range htmlOnlyHeaders {
 		delete(h, name)
 	}
 	h.Set(respond.HeaderContentType, respond.MediaMarkdown)
 	h.Set(respond.HeaderNoSniff, valueNoSniff)
-	addPageVary(h, s.cfg.MarkdownByUserAgent)
+	addPageVary(h, pc.cfg.MarkdownByUserAgent)
 	h.Add(respond.HeaderLink, "<"+linkTarget.Replace(page)+`>; rel="canonical"`)
 	h.Set(respond.HeaderETag, p.MarkdownETag)
 	if h.Get(headerLastModified) == "" && p.LastModified != "" {

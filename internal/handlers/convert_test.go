@@ -305,7 +305,7 @@ func TestServeConverted(t *testing.T) {
 	if w.Body.String() != want {
 		t.Errorf("body\n%s\nwant\n%s", w.Body, want)
 	}
-	kept := s.converted.Get("https://example.com/docs/guide")
+	kept := s.converter.kept.Get("https://example.com/docs/guide")
 	if kept == nil {
 		t.Fatal("the Markdown was not kept")
 	}
@@ -318,7 +318,7 @@ func TestServeConverted(t *testing.T) {
 	if site.last.Header.Get("If-None-Match") != `"v1"` {
 		t.Errorf("repeat: the site was asked with If-None-Match %q, want its ETag", site.last.Header.Get("If-None-Match"))
 	}
-	if s.converted.Get("https://example.com/docs/guide") != kept {
+	if s.converter.kept.Get("https://example.com/docs/guide") != kept {
 		t.Error("repeat: converted again")
 	}
 	if got := w.Header().Get("Last-Modified"); got != testModified.Format(http.TimeFormat) {
@@ -326,7 +326,7 @@ func TestServeConverted(t *testing.T) {
 	}
 	// A query the site ignores finds the page kept, under its address.
 	w, _ = converting(s, site, markdownRequest(http.MethodGet, "/docs/guide?utm_source=x"))
-	if w.Body.String() != want || s.converted.Get("https://example.com/docs/guide") != kept {
+	if w.Body.String() != want || s.converter.kept.Get("https://example.com/docs/guide") != kept {
 		t.Errorf("with a query: converted again, or\n%s", w.Body)
 	}
 
@@ -377,12 +377,12 @@ func TestServeConvertedValidators(t *testing.T) {
 			page := &testPage{body: guideHTML, contentType: "text/html", etag: tt.etag, stream: tt.stream}
 			site.set(path, page)
 			first, _ := converting(s, site, markdownRequest(http.MethodGet, path))
-			kept := s.converted.Get("https://example.com" + path)
+			kept := s.converter.kept.Get("https://example.com" + path)
 			if first.Code != http.StatusOK || kept == nil {
 				t.Fatalf("%d, kept %v", first.Code, kept != nil)
 			}
 			again, _ := converting(s, site, markdownRequest(http.MethodGet, path))
-			if again.Body.String() != first.Body.String() || s.converted.Get("https://example.com"+path) != kept {
+			if again.Body.String() != first.Body.String() || s.converter.kept.Get("https://example.com"+path) != kept {
 				t.Errorf("repeat: converted again or changed\n%s", again.Body)
 			}
 			page.body = strings.Replace(guideHTML, "Read", "Then read", 1)
@@ -494,8 +494,8 @@ func TestServeConvertedFailureLoggedOnce(t *testing.T) {
 
 func TestServeConvertedBusy(t *testing.T) {
 	s := newTestService(t, agentConfig(Config{BaseURL: "https://example.com"}))
-	for range cap(s.convertSlots) {
-		s.convertSlots <- struct{}{}
+	for range cap(s.converter.slots) {
+		s.converter.slots <- struct{}{}
 	}
 	site := &testSite{}
 	site.set("/docs/guide", &testPage{body: guideHTML, contentType: "text/html"})
@@ -504,7 +504,7 @@ func TestServeConvertedBusy(t *testing.T) {
 	if elapsed := time.Since(start); w.Body.String() != guideHTML || elapsed < convert.Timeout || elapsed > 3*convert.Timeout {
 		t.Errorf("after %s: %q, want the HTML after %s", elapsed, w.Body, convert.Timeout)
 	}
-	if s.converted.Get("https://example.com/docs/guide") != nil {
+	if s.converter.kept.Get("https://example.com/docs/guide") != nil {
 		t.Error("a page that waited for a slot was kept as failed")
 	}
 }
@@ -522,7 +522,7 @@ func TestServeConvertedKeepsOnlyShared(t *testing.T) {
 	site.set("/public", &testPage{body: guideHTML, contentType: "text/html", etag: `"x"`})
 	for path := range site.pages {
 		w, _ := converting(s, site, markdownRequest(http.MethodGet, path))
-		kept := s.converted.Get("https://example.com"+path) != nil
+		kept := s.converter.kept.Get("https://example.com"+path) != nil
 		if w.Header().Get("Content-Type") != respond.MediaMarkdown || kept != (path == "/public") {
 			t.Errorf("%s: %q, kept %v", path, w.Header().Get("Content-Type"), kept)
 		}
@@ -530,7 +530,7 @@ func TestServeConvertedKeepsOnlyShared(t *testing.T) {
 	site.set("/other", &testPage{body: guideHTML, contentType: "text/html", etag: `"x"`})
 	for _, credentials := range [][2]string{{"Authorization", "Bearer x"}, {"Cookie", "a=b"}} {
 		w, _ := converting(s, site, markdownRequest(http.MethodGet, "/other", credentials[0], credentials[1]))
-		if w.Header().Get("Content-Type") != respond.MediaMarkdown || s.converted.Get("https://example.com/other") != nil {
+		if w.Header().Get("Content-Type") != respond.MediaMarkdown || s.converter.kept.Get("https://example.com/other") != nil {
 			t.Errorf("with %s: %q, or kept", credentials[0], w.Header().Get("Content-Type"))
 		}
 	}
@@ -582,7 +582,7 @@ func BenchmarkConvertedRepeat(b *testing.B) {
 	site.set("/docs/guide", &testPage{body: string(benchPage(100 << 10)), contentType: "text/html; charset=utf-8", etag: `"v1"`})
 	r := markdownRequest(http.MethodGet, "/docs/guide")
 	w := &discardWriter{h: make(http.Header)}
-	if _, err := s.ServeConverted(w, r, site.serve); err != nil || s.converted.Get("https://example.com/docs/guide") == nil {
+	if _, err := s.ServeConverted(w, r, site.serve); err != nil || s.converter.kept.Get("https://example.com/docs/guide") == nil {
 		b.Fatal("not converted", err)
 	}
 	b.ReportAllocs()

@@ -84,14 +84,14 @@ func (c *Config) onSite(link string) (string, bool) {
 // twin): it is left out rather than shadow it; the twin routes take their
 // paths here, and one whose page got no twin is dropped. A page whose own
 // path the module serves is not the site's. Runs once, when the service is
-// built, after s.routes holds every other route and before byPath.
-func (s *Service) placeAgentRoutes() {
-	cfg := &s.cfg
+// built, on every other route and before byPath; it returns the routes
+// with the twin routes placed.
+func placeAgentRoutes(cfg *Config, routes []Route) []Route {
 	// taken are the module's paths; twinRoutes the placeholders of the
 	// twin routes this configuration serves (none with Markdown off).
-	taken := make(map[string]bool, len(s.routes))
+	taken := make(map[string]bool, len(routes))
 	twinRoutes := make(map[string]bool)
-	for _, rt := range s.routes {
+	for _, rt := range routes {
 		if rt.placeholder() {
 			twinRoutes[rt.Path] = true
 		} else {
@@ -160,8 +160,8 @@ func (s *Service) placeAgentRoutes() {
 		}
 	}
 
-	kept := s.routes[:0]
-	for _, rt := range s.routes {
+	kept := routes[:0]
+	for _, rt := range routes {
 		if rt.placeholder() {
 			if placed[rt.Path] == "" {
 				continue
@@ -170,10 +170,10 @@ func (s *Service) placeAgentRoutes() {
 		}
 		kept = append(kept, rt)
 	}
-	s.routes = kept
+	routes = kept
 	routeOf := make(map[string]*Route)
-	for i := range s.routes {
-		if rt := &s.routes[i]; rt.twinOf != nil {
+	for i := range routes {
+		if rt := &routes[i]; rt.twinOf != nil {
 			routeOf[rt.Path] = rt
 		}
 	}
@@ -182,8 +182,8 @@ func (s *Service) placeAgentRoutes() {
 	}
 	// The module's own HTML pages whose twin, at the same rule's address,
 	// is one of its routes: the developer portal and /developers.md.
-	for i := range s.routes {
-		rt := &s.routes[i]
+	for i := range routes {
+		rt := &routes[i]
 		if rt.MediaType != respond.MediaHTML || rt.Method != http.MethodGet {
 			continue
 		}
@@ -194,6 +194,7 @@ func (s *Service) placeAgentRoutes() {
 			rt.page = p
 		}
 	}
+	return routes
 }
 
 // twinOfPage is the path of the Markdown twin of the page at path, the
@@ -245,31 +246,6 @@ const (
 	varyAccept          = "Accept"
 	varyAcceptUserAgent = "Accept, User-Agent"
 )
-
-// PageWriter returns the writer the site should answer r with: w itself,
-// unless r is a GET or HEAD of a page the content names, in which case the
-// returned writer adds the module's Link values and Vary: Accept to the
-// site's answer as it is written (see addPageHeaders).
-func (s *Service) PageWriter(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		return w
-	}
-	p := s.cfg.pages[r.URL.Path]
-	if p == nil || !s.cfg.PageLinks && p.route == nil {
-		return w
-	}
-	base, ok := s.base(r)
-	if !ok {
-		return w
-	}
-	pw := &pageWriter{ResponseWriter: w, page: p, base: base, userAgent: s.cfg.MarkdownByUserAgent}
-	if s.cfg.PageLinks {
-		if pw.links = s.pageLinks; pw.links == nil {
-			pw.links = newPageLinks(base) // a request-derived base URL
-		}
-	}
-	return pw
-}
 
 // pageWriter adds the module's headers to the site's answer for a page
 // when the site writes its status line, so that a site's own values are

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"net/http"
 	"strings"
 )
 
@@ -174,24 +173,4 @@ func groupHasSignal(lines []string) bool {
 		}
 	}
 	return false
-}
-
-// ServeRobots answers /robots.txt: site is the site's own file when it has
-// one (nil when it has none), merged with the module's lines.
-func (s *Service) ServeRobots(w http.ResponseWriter, r *http.Request, m Match, site []byte) {
-	if site == nil {
-		s.Serve(w, r, m)
-		return
-	}
-	defer s.recoverPanic(w, r)
-	base, ok := s.base(r)
-	if !ok {
-		s.Serve(w, r, m) // the Host problem
-		return
-	}
-	rt := m.route
-	f := newFields(w.Header())
-	s.headersFor(base).setCommon(f, r, rt)
-	rd := s.renditionOf(r, base)
-	serveDocument(f, w, r, newDocument(rt, mergeRobots(rd.links, site), rd.eager == nil))
 }

@@ -539,7 +539,7 @@ var routes = []Route{
 		Summary:     "Sitemap at the usual address",
 		Description: "The same sitemap, served only when the site has no /sitemap.xml of its own: a site's own sitemap is passed on unchanged.",
 		MediaType:   respond.MediaXML, CacheControl: respond.CacheDocument,
-		serve: (*Service).serveSitemap, enabled: (*Config).servesSitemap, siteFirst: true,
+		serve: serveSitemap, enabled: (*Config).servesSitemap, siteFirst: true,
 	},
 	{
 		Path: pathSitemapMD, Method: http.MethodGet, OperationID: "getSitemapMarkdown", Tag: tagDiscovery,

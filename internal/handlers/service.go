@@ -21,7 +21,6 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/body"
-	"github.com/caddy-discovery/caddy-discovery/internal/convert"
 	"github.com/caddy-discovery/caddy-discovery/internal/mcphttp"
 	"github.com/caddy-discovery/caddy-discovery/internal/negotiate"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
@@ -53,11 +52,9 @@ type Service struct {
 	// pageLinks are the Link values of the site's pages on the configured
 	// base URL.
 	pageLinks *pageLinks
-	// converted keeps the site's other pages as Markdown, nil when
-	// Markdown is off; convertSlots bounds the conversions running at
-	// once.
-	converted    *convert.Cache
-	convertSlots chan struct{}
+	// converter answers the site's other pages as Markdown; nil when
+	// Markdown is off.
+	converter *pageConverter
 }
 
 // New builds a Service; with a fixed BaseURL every document is rendered now.
@@ -106,7 +103,7 @@ func New(cfg Config) (*Service, error) {
 		rt.Path = strings.Replace(rt.Path, "{skill}", skillName(cfg.CLIName), 1)
 		s.routes = append(s.routes, rt)
 	}
-	s.placeAgentRoutes()
+	s.routes = placeAgentRoutes(&s.cfg, s.routes)
 	for i := range s.routes {
 		s.routes[i].surface = surfaceOf(&s.routes[i])
 	}
@@ -118,8 +115,7 @@ func New(cfg Config) (*Service, error) {
 		s.cfg.toolNames[t.Name] = true
 	}
 	if cfg.servesMarkdown() {
-		s.converted = convert.NewCache(convert.Budget)
-		s.convertSlots = make(chan struct{}, convert.Slots())
+		s.converter = newPageConverter(&s.cfg)
 	}
 	// The verifier names no base URL: it checks access tokens, and issues
 	// and checks client ids and authorization codes.
@@ -208,6 +204,70 @@ func (s *Service) route(path string) (rt *Route, slug string) {
 		return s.insightRoute, slug
 	}
 	return nil, ""
+}
+
+// ConvertsPage reports whether the service answers r with the site's own
+// page converted to Markdown: the converter would (see
+// pageConverter.converts), and the path is neither the module's nor one of
+// the pages the content names, which keep their twins.
+func (s *Service) ConvertsPage(r *http.Request) bool {
+	return s.cfg.pages[r.URL.Path] == nil && !s.Owns(r.URL.Path) && s.converter.converts(r)
+}
+
+// ServeConverted answers r, for which ConvertsPage holds, with the site's
+// page as Markdown, asking site (the handlers behind the module) for its
+// HTML: see pageConverter.serve, which says what dropped and err report.
+func (s *Service) ServeConverted(w http.ResponseWriter, r *http.Request, site func(http.ResponseWriter, *http.Request) error) (dropped bool, err error) {
+	base, ok := s.base(r)
+	if !ok {
+		return false, site(w, r)
+	}
+	return s.converter.serve(w, r, base, site)
+}
+
+// PageWriter returns the writer the site should answer r with: w itself,
+// unless r is a GET or HEAD of a page the content names, in which case the
+// returned writer adds the module's Link values and Vary: Accept to the
+// site's answer as it is written (see addPageHeaders).
+func (s *Service) PageWriter(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return w
+	}
+	p := s.cfg.pages[r.URL.Path]
+	if p == nil || !s.cfg.PageLinks && p.route == nil {
+		return w
+	}
+	base, ok := s.base(r)
+	if !ok {
+		return w
+	}
+	pw := &pageWriter{ResponseWriter: w, page: p, base: base, userAgent: s.cfg.MarkdownByUserAgent}
+	if s.cfg.PageLinks {
+		if pw.links = s.pageLinks; pw.links == nil {
+			pw.links = newPageLinks(base) // a request-derived base URL
+		}
+	}
+	return pw
+}
+
+// ServeRobots answers /robots.txt: site is the site's own file when it has
+// one (nil when it has none), merged with the module's lines.
+func (s *Service) ServeRobots(w http.ResponseWriter, r *http.Request, m Match, site []byte) {
+	if site == nil {
+		s.Serve(w, r, m)
+		return
+	}
+	defer s.recoverPanic(w, r)
+	base, ok := s.base(r)
+	if !ok {
+		s.Serve(w, r, m) // the Host problem
+		return
+	}
+	rt := m.route
+	f := newFields(w.Header())
+	s.headersFor(base).setCommon(f, r, rt)
+	rd := s.renditionOf(r, base)
+	serveDocument(f, w, r, newDocument(rt, mergeRobots(rd.links, site), rd.eager == nil))
 }
 
 // ServeHTTP answers r as Serve does, matching it first.
@@ -340,7 +400,7 @@ func (s *Service) RateLimited(w http.ResponseWriter, r *http.Request, m Match, r
 		f.set(respond.HeaderVary, "Accept")
 	}
 	if ok && negotiate.PrefersHTML(r.Header.Values("Accept")) {
-		s.writeLimitedPage(f, w, r, base, retryAfter)
+		writeLimitedPage(&s.cfg, f, w, r, base, retryAfter)
 		return
 	}
 	respond.Problem(w, r, rateLimitedProblem(&s.cfg, base, r, retryAfter))

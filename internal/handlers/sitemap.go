@@ -111,7 +111,7 @@ func sitemapMarkdown(l links) []byte {
 
 // serveSitemap answers /sitemap.xml, once the site has said it has none,
 // with the module's sitemap.
-func (s *Service) serveSitemap(w http.ResponseWriter, r *http.Request, rd *rendition) {
+func serveSitemap(s *Service, w http.ResponseWriter, r *http.Request, rd *rendition) {
 	doc := s.document(rd, s.byPath[pathSitemapOwn], "", pathSitemapOwn)
 	serveDocument(newFields(w.Header()), w, r, doc)
 }
