@@ -6,15 +6,12 @@
 package discovery
 
 import (
-	"bytes"
 	_ "embed"
 	"errors"
 	"fmt"
-	"mime"
 	"net/http"
 	"path"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -393,7 +390,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	deprecation, sunset, _ := h.versionDates() // checked by Validate
-	secret, err := h.tokenSecret(ctx)
+	secret, err := tokenSecret(ctx, h.TokenSecret, h.logger)
 	if err != nil {
 		return err
 	}
@@ -436,14 +433,14 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	h.service = new(atomic.Pointer[handlers.Service])
 	h.service.Store(service)
-	h.site = &siteState{done: make(chan struct{})}
+	h.site = &siteState{done: make(chan struct{}), logger: h.logger, sitemaps: h.SiteSitemaps, config: &h.serviceConfig, service: h.service}
 	if limited {
 		if err := h.provisionRateLimit(ctx, limit); err != nil {
 			return err
 		}
 	}
 	if h.Watch && h.Content != "" {
-		if err := h.startWatching(); err != nil {
+		if h.watcher, err = watchContent([]string{h.Content, h.Insights}, h.logger, h.reloadContent); err != nil {
 			return fmt.Errorf("watch: %w", err)
 		}
 	}
@@ -624,6 +621,25 @@ func (h *Handler) Validate() error {
 	return errors.Join(errs...)
 }
 
+// reloadContent reads the content again and, when it is valid, swaps in a
+// service built from it; in-flight requests finish on the old one.
+func (h *Handler) reloadContent() {
+	site, err := h.loadContent()
+	if err != nil {
+		h.logger.Warn("content changed but does not load; the previous content keeps serving", zap.Error(err))
+		return
+	}
+	cfg := h.serviceConfig
+	cfg.Site = h.site.matchedToSitemap(site)
+	service, err := handlers.New(cfg)
+	if err != nil {
+		h.logger.Warn("content changed but does not render; the previous content keeps serving", zap.Error(err))
+		return
+	}
+	h.service.Store(service)
+	h.logger.Info("content reloaded", zap.String("content", h.Content), zap.Int("insights", len(site.Insights)))
+}
+
 // Cleanup stops the content watcher and releases the rate-limit zone and
 // its mirror.
 func (h *Handler) Cleanup() error {
@@ -643,151 +659,6 @@ func (h *Handler) Cleanup() error {
 		return h.limiter.cleanup()
 	}
 	return nil
-}
-
-// ServeHTTP answers the paths the module owns and hands every other request
-// to next. A page of the site that the content names is answered by the
-// module only when the request asks for Markdown; otherwise the site's
-// answer gets the module's Link and Vary values added. Any other page asked
-// for as Markdown is the site's own, converted.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	service := h.service.Load()
-	if h.site.checked.Load() != service && on(h.SiteCheck) {
-		h.checkSiteOnce(r, next, service)
-		service = h.service.Load()
-	}
-	m := service.Match(r)
-	counting := on(h.Metrics)
-	if !counting && h.refused == nil && !h.VerifiedAgentQuota {
-		return h.serve(w, r, service, m, next)
-	}
-	if m.Answer == handlers.AnswerSite {
-		return next.ServeHTTP(w, r) // the site's alone: not counted
-	}
-	who := h.identify(r)
-	if !counting {
-		return h.serveAgent(w, r, service, m, next, who)
-	}
-	return h.observe(w, r, service, m, next, who)
-}
-
-// serveAgent serves r from the agent who, as the owner's policy says: a
-// refused agent gets a 403 problem from the module and the site's page
-// from the site; a verified agent may have a quota of its own.
-func (h *Handler) serveAgent(w http.ResponseWriter, r *http.Request, service *handlers.Service, m handlers.Match, next caddyhttp.Handler, who agent) error {
-	refused := h.refused != nil && h.refused[who.agent]
-	switch {
-	case refused && m.ModulePath():
-		service.RefuseAgent(w, r, who.agent.Label())
-		return nil
-	case refused:
-		return next.ServeHTTP(w, r) // the site's page, as without the module
-	}
-	if who.verified && h.VerifiedAgentQuota {
-		caddyhttp.SetVar(r.Context(), verifiedAgentVar, "agent:"+who.origin)
-	}
-	return h.serve(w, r, service, m, next)
-}
-
-// serve answers r, matched by m: the module's own paths and the site's
-// pages asked for as Markdown by the module, every other request by next,
-// with the module's Link and Vary values added to the pages the content
-// names.
-func (h *Handler) serve(w http.ResponseWriter, r *http.Request, service *handlers.Service, m handlers.Match, next caddyhttp.Handler) error {
-	switch m.Answer {
-	case handlers.AnswerSite:
-		return next.ServeHTTP(w, r)
-	case handlers.AnswerPage:
-		if in, ok := service.Insight(m); ok {
-			// What the site's templates may show of the insight without
-			// computing it again (see docs/caddyfile.md).
-			caddyhttp.SetVar(r.Context(), "discovery.insight.slug", in.Slug)
-			caddyhttp.SetVar(r.Context(), "discovery.insight.read_time", in.ReadTime)
-		}
-		return next.ServeHTTP(service.PageWriter(w, r), r)
-	case handlers.AnswerConverted:
-		return h.serveConverted(w, r, service, next)
-	}
-	if h.limiter != nil && !m.Unmetered() {
-		return h.serveLimited(w, r, service, m, next)
-	}
-	return h.serveOwned(w, r, service, m, next)
-}
-
-// serveOwned answers a path the module owns; /robots.txt and the addresses
-// where a site's own file wins ask next for the site's own file first.
-func (h *Handler) serveOwned(w http.ResponseWriter, r *http.Request, service *handlers.Service, m handlers.Match, next caddyhttp.Handler) error {
-	if m.MergesRobots() && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-		return h.serveRobots(w, r, service, m, next)
-	}
-	if m.SiteFirst() && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-		return h.serveUnlessSiteHasOne(w, r, service, m, next)
-	}
-	service.Serve(w, r, m)
-	return nil
-}
-
-// serveRobots asks the site for its own robots.txt and serves it with the
-// module's lines merged in; the module's own file only when the site has
-// none (404 or 410). Any other answer of the site (a redirect, an error,
-// a file too large to merge) is passed on as the site gave it, so the
-// module never loosens the site's rules.
-func (h *Handler) serveRobots(w http.ResponseWriter, r *http.Request, service *handlers.Service, m handlers.Match, next caddyhttp.Handler) error {
-	get := r.Clone(r.Context())
-	get.Method = http.MethodGet
-	get.Header.Del("If-None-Match")
-	get.Header.Del("If-Modified-Since")
-	get.Header.Del("Range")
-	get.Header.Del("Accept-Encoding") // merged as text, compressed by the module
-	before := w.Header().Clone()
-	var buf bytes.Buffer
-	rec := caddyhttp.NewResponseRecorder(w, &buf, func(status int, header http.Header) bool {
-		if status == http.StatusNotFound || status == http.StatusGone {
-			return true // replaced by the module's own file
-		}
-		n, err := strconv.Atoi(header.Get("Content-Length"))
-		return status == http.StatusOK && (err != nil || n <= handlers.MaxSiteRobots)
-	})
-	err := next.ServeHTTP(rec, get)
-	status := rec.Status()
-	var he caddyhttp.HandlerError
-	switch {
-	case errors.As(err, &he) && (he.StatusCode == http.StatusNotFound || he.StatusCode == http.StatusGone):
-		status = he.StatusCode // file_server's answer for a missing file
-	case err != nil:
-		return err
-	case !rec.Buffered():
-		return nil // streamed to the client as the site sent it
-	case status == 0:
-		status = http.StatusNotFound // no handler behind the module answered
-	}
-	// A single-page app's try_files answers every path with its HTML page:
-	// that is no robots.txt (crawlers would find no rules in it).
-	mediaType, _, _ := mime.ParseMediaType(rec.Header().Get("Content-Type"))
-	mergeable := status == http.StatusOK && buf.Len() <= handlers.MaxSiteRobots &&
-		rec.Header().Get("Content-Encoding") == "" && (mediaType == "" || mediaType == "text/plain")
-	if !mergeable && status != http.StatusNotFound && status != http.StatusGone && (status != http.StatusOK || mediaType != "text/html") {
-		return rec.WriteResponse()
-	}
-	restoreHeader(w.Header(), before)
-	var site []byte
-	if mergeable {
-		site = buf.Bytes()
-	}
-	service.ServeRobots(w, r, m, site)
-	return nil
-}
-
-// restoreHeader sets h back to before: the site's headers described its
-// own answer, which the module replaces.
-func restoreHeader(h, before http.Header) {
-	for key := range h {
-		if v, ok := before[key]; ok {
-			h[key] = v
-		} else {
-			delete(h, key)
-		}
-	}
 }
 
 func (h *Handler) logPanic(r *http.Request, v any) {

@@ -33,9 +33,9 @@ func validTokenSecret(configured string) error {
 
 // tokenSecret returns the configured secret, or the one kept in storage,
 // generating and storing it on first use.
-func (h *Handler) tokenSecret(ctx caddy.Context) ([]byte, error) {
-	if h.TokenSecret != "" {
-		return []byte(caddy.NewReplacer().ReplaceKnown(h.TokenSecret, "")), nil // checked by Validate
+func tokenSecret(ctx caddy.Context, configured string, logger *zap.Logger) ([]byte, error) {
+	if configured != "" {
+		return []byte(caddy.NewReplacer().ReplaceKnown(configured, "")), nil // checked by Validate
 	}
 	storage := ctx.Storage()
 	// The lock makes instances that start together agree on one secret.
@@ -61,6 +61,6 @@ func (h *Handler) tokenSecret(ctx caddy.Context) ([]byte, error) {
 	if err := storage.Store(ctx, tokenSecretKey, []byte(base64.StdEncoding.EncodeToString(secret))); err != nil {
 		return nil, fmt.Errorf("token secret: storing: %w", err)
 	}
-	h.logger.Info("generated the token secret and stored it", zap.String("key", tokenSecretKey))
+	logger.Info("generated the token secret and stored it", zap.String("key", tokenSecretKey))
 	return secret, nil
 }

@@ -55,6 +55,13 @@ type siteState struct {
 	// done is closed when the handler is cleaned up: a check under way
 	// stops asking the site (a reload must not leave one running).
 	done chan struct{}
+	// What the check needs of the module: its log, the site_sitemaps
+	// option, the service's configuration and the pointer to the service
+	// serving, which a match to the sitemap replaces.
+	logger   *zap.Logger
+	sitemaps []string
+	config   *handlers.Config
+	service  *atomic.Pointer[handlers.Service]
 }
 
 // stopped reports whether the handler was cleaned up.
@@ -69,14 +76,14 @@ func (s *siteState) stopped() bool {
 
 // checkSiteOnce starts the site check when the service has not had one,
 // and waits up to siteCheckWait for its sitemap match.
-func (h *Handler) checkSiteOnce(r *http.Request, next caddyhttp.Handler, service *handlers.Service) {
-	last := h.site.checked.Load()
-	if last == service || !h.site.checked.CompareAndSwap(last, service) {
+func (s *siteState) checkSiteOnce(r *http.Request, next caddyhttp.Handler, service *handlers.Service) {
+	last := s.checked.Load()
+	if last == service || !s.checked.CompareAndSwap(last, service) {
 		return
 	}
-	fetch := h.siteFetcher(r, next)
+	fetch := s.siteFetcher(r, next)
 	matched := make(chan struct{})
-	go h.checkSite(fetch, service, matched)
+	go s.checkSite(fetch, service, matched)
 	select {
 	case <-matched:
 	case <-time.After(siteCheckWait):
@@ -88,7 +95,7 @@ func (h *Handler) checkSiteOnce(r *http.Request, next caddyhttp.Handler, service
 // replacer and a copy of the variables the routes before the module set
 // (root among them). It is built while r is being served; it uses nothing
 // of r after that.
-func (h *Handler) siteFetcher(r *http.Request, next caddyhttp.Handler) func(path string, limit int) siteAnswer {
+func (s *siteState) siteFetcher(r *http.Request, next caddyhttp.Handler) func(path string, limit int) siteAnswer {
 	server, _ := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
 	vars := make(map[string]any)
 	if v, ok := r.Context().Value(caddyhttp.VarsCtxKey).(map[string]any); ok {
@@ -184,13 +191,13 @@ var errTooLarge = errors.New("larger than the site check reads")
 // checkSite runs the check for service: the sitemap match (then closes
 // matched), the robots.txt comparison and the check of every published
 // page address.
-func (h *Handler) checkSite(fetch func(string, int) siteAnswer, service *handlers.Service, matched chan<- struct{}) {
+func (s *siteState) checkSite(fetch func(string, int) siteAnswer, service *handlers.Service, matched chan<- struct{}) {
 	defer func() {
 		if v := recover(); v != nil {
-			h.logger.Error("site check failed", zap.Any("panic", v))
+			s.logger.Error("site check failed", zap.Any("panic", v))
 		}
 	}()
-	if h.site.stopped() {
+	if s.stopped() {
 		close(matched)
 		return
 	}
@@ -198,35 +205,35 @@ func (h *Handler) checkSite(fetch func(string, int) siteAnswer, service *handler
 	if robots.status != http.StatusOK || !textual(robots.header) {
 		robots.body = nil
 	}
-	service = h.matchSitemap(fetch, robots.body, service)
+	service = s.matchSitemap(fetch, robots.body, service)
 	close(matched)
 
 	site := service.Site()
 	if shut := sitecheck.ShutOut(robots.body); len(shut) > 0 && site.Signals.AITrain {
-		h.logger.Warn("the site's robots.txt shuts out AI crawlers that the content signals invite to train (ai-train=yes): "+
+		s.logger.Warn("the site's robots.txt shuts out AI crawlers that the content signals invite to train (ai-train=yes): "+
 			"crawlers obey robots.txt, so they will not train on the site; to say no in both, set contentSignals.aiTrain: false in profile.yaml; "+
 			"to say yes, allow them in robots.txt",
 			zap.Strings("crawlers", shut))
 	}
-	h.checkLinks(fetch, service)
+	s.checkLinks(fetch, service)
 }
 
 // matchSitemap reads the site's sitemaps (those its robots.txt names, the
 // configured site_sitemaps, else /sitemap.xml and the usual index names),
 // matches the insights to their addresses, and swaps in a service built
 // with them when any changed. It returns the service now serving.
-func (h *Handler) matchSitemap(fetch func(string, int) siteAnswer, robots []byte, service *handlers.Service) *handlers.Service {
+func (s *siteState) matchSitemap(fetch func(string, int) siteAnswer, robots []byte, service *handlers.Service) *handlers.Service {
 	var queue []string
 	for _, line := range strings.Split(string(robots), "\n") {
 		if key, value, ok := strings.Cut(line, ":"); ok && strings.EqualFold(strings.TrimSpace(key), "sitemap") {
 			queue = append(queue, strings.TrimSpace(value))
 		}
 	}
-	queue = append(queue, h.SiteSitemaps...)
+	queue = append(queue, s.sitemaps...)
 	queue = append(queue, "/sitemap.xml", "/sitemap_index.xml", "/sitemap-index.xml")
 	seen := make(map[string]bool)
 	var pages []string
-	for fetched := 0; len(queue) > 0 && fetched < sitecheck.MaxSitemaps && !h.site.stopped(); {
+	for fetched := 0; len(queue) > 0 && fetched < sitecheck.MaxSitemaps && !s.stopped(); {
 		link := queue[0]
 		queue = queue[1:]
 		path, ok := sitecheck.SameOrigin(link)
@@ -247,28 +254,28 @@ func (h *Handler) matchSitemap(fetch func(string, int) siteAnswer, robots []byte
 		queue = append(sm.Sitemaps, queue...)
 	}
 	if len(pages) == 0 {
-		h.logger.Info("the site has no sitemap to match insights to: their pages follow their front matter and pages.insight in profile.yaml",
+		s.logger.Info("the site has no sitemap to match insights to: their pages follow their front matter and pages.insight in profile.yaml",
 			zap.Strings("asked", slices.Sorted(maps.Keys(seen))))
 		return service
 	}
-	h.site.sitemap.Store(&pages)
+	s.sitemap.Store(&pages)
 	m := sitecheck.Pages(service.Site(), pages)
-	h.logger.Info("insights matched to the site's sitemap",
+	s.logger.Info("insights matched to the site's sitemap",
 		zap.Int("matched", m.Matched), zap.Int("not_in_sitemap", m.Unmatched), zap.Int("addresses_changed", m.Changed))
 	if m.Changed == 0 {
 		return service
 	}
-	cfg := h.serviceConfig
+	cfg := *s.config
 	cfg.Site = m.Site
 	matched, err := handlers.New(cfg)
 	if err != nil {
-		h.logger.Warn("insights matched to the site's sitemap do not render; their addresses stay as they were", zap.Error(err))
+		s.logger.Warn("insights matched to the site's sitemap do not render; their addresses stay as they were", zap.Error(err))
 		return service
 	}
 	// Only the service checked may be replaced: a reload of the content
 	// in the meantime wins, and is checked on its own.
-	h.site.checked.Store(matched)
-	if !h.service.CompareAndSwap(service, matched) {
+	s.checked.Store(matched)
+	if !s.service.CompareAndSwap(service, matched) {
 		return service
 	}
 	return matched
@@ -277,8 +284,8 @@ func (h *Handler) matchSitemap(fetch func(string, int) siteAnswer, robots []byte
 // matchedToSitemap matches a newly loaded site to the sitemap last read,
 // so that a reload of the content keeps the site's addresses from its
 // first answer on.
-func (h *Handler) matchedToSitemap(site *content.Site) *content.Site {
-	if pages := h.site.sitemap.Load(); pages != nil {
+func (s *siteState) matchedToSitemap(site *content.Site) *content.Site {
+	if pages := s.sitemap.Load(); pages != nil {
 		return sitecheck.Pages(site, *pages).Site
 	}
 	return site
@@ -286,13 +293,13 @@ func (h *Handler) matchedToSitemap(site *content.Site) *content.Site {
 
 // checkLinks asks the site for every page address the module publishes
 // and logs how many do not answer 200 directly, with examples.
-func (h *Handler) checkLinks(fetch func(string, int) siteAnswer, service *handlers.Service) {
+func (s *siteState) checkLinks(fetch func(string, int) siteAnswer, service *handlers.Service) {
 	deadline := time.Now().Add(linkCheckBudget)
 	var ok, checked int
 	var missing, redirected, guarded []string
 	pages := service.SitePages()
 	for _, p := range pages {
-		if time.Now().After(deadline) || h.site.stopped() {
+		if time.Now().After(deadline) || s.stopped() {
 			break
 		}
 		checked++
@@ -311,12 +318,12 @@ func (h *Handler) checkLinks(fetch func(string, int) siteAnswer, service *handle
 	fields := []zap.Field{zap.Int("pages", len(pages)), zap.Int("checked", checked), zap.Int("ok", ok),
 		zap.Int("not_found", len(missing)), zap.Int("redirected", len(redirected)), zap.Int("need_credentials", len(guarded))}
 	if len(missing)+len(redirected) == 0 {
-		h.logger.Info("every page address the module publishes answers 200", fields...)
+		s.logger.Info("every page address the module publishes answers 200", fields...)
 		return
 	}
 	fields = append(fields, zap.Strings("not_found_examples", missing[:min(linkExamples, len(missing))]),
 		zap.Strings("redirected_examples", redirected[:min(linkExamples, len(redirected))]))
-	h.logger.Warn("page addresses the module publishes do not answer 200 from the site: "+
+	s.logger.Warn("page addresses the module publishes do not answer 200 from the site: "+
 		"set pages in profile.yaml (pages.insight takes {year}, {month}, {day} and {slug}), a permalink or url in a post's front matter, "+
 		"or publish a sitemap the module can match", fields...)
 }

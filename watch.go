@@ -8,8 +8,6 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"go.uber.org/zap"
-
-	"github.com/caddy-discovery/caddy-discovery/internal/handlers"
 )
 
 // watchSettle is how long the content must be quiet after a change before
@@ -28,28 +26,30 @@ type contentWatcher struct {
 	events *fsnotify.Watcher
 	done   chan struct{}
 	wg     sync.WaitGroup
+	logger *zap.Logger
+	// reload is called once the changes have settled.
+	reload func()
 }
 
-// startWatching watches the content folders (and every folder below them)
-// for the life of this handler's config.
-func (h *Handler) startWatching() error {
+// watchContent watches the content folders, roots (and every folder below
+// them), for the life of this handler's config, calling reload after changes.
+func watchContent(roots []string, logger *zap.Logger, reload func()) (*contentWatcher, error) {
 	events, err := fsnotify.NewWatcher()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	cw := &contentWatcher{events: events, done: make(chan struct{})}
-	for _, root := range []string{h.Content, h.Insights} {
+	cw := &contentWatcher{events: events, done: make(chan struct{}), logger: logger, reload: reload}
+	for _, root := range roots {
 		if root == "" {
 			continue
 		}
 		if err := addFolders(events, root); err != nil {
 			_ = events.Close()
-			return err
+			return nil, err
 		}
 	}
-	h.watcher = cw
-	cw.wg.Go(func() { h.watch(cw) })
-	return nil
+	cw.wg.Go(cw.run)
+	return cw, nil
 }
 
 // addFolders watches root and every folder below it.
@@ -62,10 +62,10 @@ func addFolders(events *fsnotify.Watcher, root string) error {
 	})
 }
 
-// watch reloads the content after each quiet spell that follows changes,
+// run reloads the content after each quiet spell that follows changes,
 // or watchMaxWait after the first change not yet read, whichever comes
 // first, until the watcher stops.
-func (h *Handler) watch(cw *contentWatcher) {
+func (cw *contentWatcher) run() {
 	settle := time.NewTimer(time.Hour)
 	settle.Stop()
 	defer settle.Stop()
@@ -78,7 +78,7 @@ func (h *Handler) watch(cw *contentWatcher) {
 			if !ok {
 				return
 			}
-			h.logger.Warn("watching the content", zap.Error(err))
+			cw.logger.Warn("watching the content", zap.Error(err))
 		case ev, ok := <-cw.events.Events:
 			if !ok {
 				return
@@ -93,28 +93,9 @@ func (h *Handler) watch(cw *contentWatcher) {
 			settle.Reset(min(watchSettle, firstChange.Add(watchMaxWait).Sub(now)))
 		case <-settle.C:
 			firstChange = time.Time{}
-			h.reloadContent()
+			cw.reload()
 		}
 	}
-}
-
-// reloadContent reads the content again and, when it is valid, swaps in a
-// service built from it; in-flight requests finish on the old one.
-func (h *Handler) reloadContent() {
-	site, err := h.loadContent()
-	if err != nil {
-		h.logger.Warn("content changed but does not load; the previous content keeps serving", zap.Error(err))
-		return
-	}
-	cfg := h.serviceConfig
-	cfg.Site = h.matchedToSitemap(site)
-	service, err := handlers.New(cfg)
-	if err != nil {
-		h.logger.Warn("content changed but does not render; the previous content keeps serving", zap.Error(err))
-		return
-	}
-	h.service.Store(service)
-	h.logger.Info("content reloaded", zap.String("content", h.Content), zap.Int("insights", len(site.Insights)))
 }
 
 // stop ends the watching and waits for a reload in progress.

@@ -10,8 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
 // FuzzRouter sends arbitrary methods, paths and Authorization headers to the

@@ -3,10 +3,10 @@ package handlers
 import (
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // How MCP clients and scanners find the server before they connect: the

@@ -12,10 +12,10 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
-
-	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // Agent Skills: a generated SKILL.md that teaches an agent this API through
