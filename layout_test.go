@@ -77,3 +77,51 @@ func TestPackageDocsNameTheirImports(t *testing.T) {
 		}
 	}
 }
+
+// TestLayoutNamesEveryFile: the Layout table of CONTRIBUTING.md names
+// every Go file of the root and of internal/handlers (by name, or by a
+// pattern such as portal*.go), the packages whose rows list their files,
+// and every Go file it names exists, so that the table follows the code
+// as files come and go.
+func TestLayoutNamesEveryFile(t *testing.T) {
+	guide, err := os.ReadFile("CONTRIBUTING.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, layout, _ := strings.Cut(string(guide), "\n## Layout\n")
+	layout, _, _ = strings.Cut(layout, "\n## ")
+	var named []string
+	for _, field := range strings.Split(layout, "`")[1:] {
+		if strings.HasSuffix(field, ".go") && !strings.ContainsAny(field, " /") {
+			named = append(named, field)
+		}
+	}
+	if len(named) < 20 {
+		t.Fatalf("the Layout section names %d Go files: %v", len(named), named)
+	}
+	var files []string
+	for _, dir := range []string{".", "internal/handlers"} {
+		all, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range all {
+			if !strings.HasSuffix(f, "_test.go") {
+				files = append(files, filepath.Base(f))
+			}
+		}
+	}
+	for _, f := range files {
+		if !slices.ContainsFunc(named, func(n string) bool { ok, _ := filepath.Match(n, f); return ok }) {
+			t.Errorf("the Layout table does not name %s", f)
+		}
+	}
+	for _, n := range named {
+		matches, err := filepath.Glob(filepath.Join("*", n))
+		more, _ := filepath.Glob(filepath.Join("*", "*", n))
+		root, _ := filepath.Glob(n)
+		if err != nil || len(matches)+len(more)+len(root) == 0 {
+			t.Errorf("the Layout table names %s, which no directory holds", n)
+		}
+	}
+}
