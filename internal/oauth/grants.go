@@ -85,7 +85,7 @@ func (s *Server) issueToken(w http.ResponseWriter, r *http.Request, at At, grant
 
 // Identity registers an anonymous agent identity (the auth.md flow).
 func (s *Server) Identity(w http.ResponseWriter, r *http.Request, at At) {
-	body, ok := body.Read(w, r, at.Base, s.cfg.BodyTimeout, respond.MediaJSON)
+	data, ok := body.Read(w, r, at.Base, s.cfg.BodyTimeout, respond.MediaJSON)
 	if !ok {
 		return
 	}
@@ -98,7 +98,7 @@ func (s *Server) Identity(w http.ResponseWriter, r *http.Request, at At) {
 	// request schema (IdentityRequest) allows no other member, as the
 	// specification says of every object.
 	var members map[string]json.RawMessage
-	if err := json.Unmarshal(body, &members); err != nil {
+	if err := json.Unmarshal(data, &members); err != nil {
 		bad("The body is not a JSON object: " + problem.Quote(err.Error()) + ".")
 		return
 	}
@@ -162,19 +162,19 @@ var ClaimAnswer = ClaimResponse{
 // this service. Errors follow RFC 6749 section 5.2, a body of another media
 // type included: that is a malformed token request, not an HTTP matter.
 func (s *Server) Token(w http.ResponseWriter, r *http.Request, at At) {
-	body, ok := body.Read(w, r, at.Base, s.cfg.BodyTimeout, "")
+	data, ok := body.Read(w, r, at.Base, s.cfg.BodyTimeout, "")
 	if !ok {
 		return
 	}
 	fail := func(code, description string) {
 		respond.JSON(w, r, http.StatusBadRequest, ErrorResponse{code, description})
 	}
-	if mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); (len(body) > 0 || r.Header.Get("Content-Type") != "") &&
+	if mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); (len(data) > 0 || r.Header.Get("Content-Type") != "") &&
 		(err != nil || mediaType != respond.MediaForm) {
 		fail("invalid_request", "The body must be "+respond.MediaForm+" (RFC 6749 section 4.1.3), not "+problem.Quote(r.Header.Get("Content-Type"))+".")
 		return
 	}
-	form, err := url.ParseQuery(string(body))
+	form, err := url.ParseQuery(string(data))
 	if err != nil {
 		fail("invalid_request", "The body is not a valid form encoding.")
 		return

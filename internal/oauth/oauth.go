@@ -38,7 +38,7 @@ type CodeLedger interface {
 	Spend(ctx context.Context, id string, expires time.Time) (first bool, err error)
 }
 
-// memoryLedger is the ledger of one process, for a Service whose Config
+// memoryLedger is the ledger of one process, for a Server whose Config
 // names none.
 type memoryLedger struct {
 	mu    sync.Mutex
@@ -125,7 +125,7 @@ func (s *Server) RegisterClient(w http.ResponseWriter, r *http.Request, at At) {
 	fail := func(code, description string) {
 		respond.JSON(w, r, http.StatusBadRequest, RegistrationError{code, description})
 	}
-	body, ok := body.Read(w, r, at.Base, s.cfg.BodyTimeout, "")
+	data, ok := body.Read(w, r, at.Base, s.cfg.BodyTimeout, "")
 	if !ok {
 		return
 	}
@@ -134,7 +134,7 @@ func (s *Server) RegisterClient(w http.ResponseWriter, r *http.Request, at At) {
 		return
 	}
 	var req ClientRegistration
-	if err := json.Unmarshal(body, &req); err != nil {
+	if err := json.Unmarshal(data, &req); err != nil {
 		fail("invalid_client_metadata", "The body is not a JSON object of client metadata: "+problem.Quote(err.Error())+".")
 		return
 	}
