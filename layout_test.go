@@ -125,3 +125,64 @@ func TestLayoutNamesEveryFile(t *testing.T) {
 		}
 	}
 }
+
+// TestLayoutImportsRunDown: in the Layout table of CONTRIBUTING.md, every
+// package the module's Go code imports sits below the package importing
+// it, so that the imports run one way, down the table, as it says.
+func TestLayoutImportsRunDown(t *testing.T) {
+	const module = "github.com/caddy-discovery/caddy-discovery"
+	guide, err := os.ReadFile("CONTRIBUTING.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, layout, _ := strings.Cut(string(guide), "\n## Layout\n")
+	layout, _, _ = strings.Cut(layout, "\n## ")
+	row := make(map[string]int) // a package's directory, "." for the root
+	for _, line := range strings.Split(layout, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 3 || !strings.HasPrefix(strings.TrimSpace(cells[1]), "`") {
+			continue
+		}
+		dir := strings.Trim(strings.TrimSpace(cells[1]), "`")
+		dir = strings.TrimSuffix(strings.TrimSuffix(dir, " (root)"), "/")
+		dir = strings.Trim(dir, "`")
+		row[dir] = len(row)
+	}
+	dirs := []string{".", "cmd/caddy", "content"}
+	internal, err := filepath.Glob("internal/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs = append(dirs, internal...)
+	for _, dir := range dirs {
+		at, ok := row[dir]
+		if !ok {
+			t.Errorf("the Layout table has no row for %s", dir)
+			continue
+		}
+		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+		for _, file := range files {
+			if strings.HasSuffix(file, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, spec := range f.Imports {
+				path, _ := strconv.Unquote(spec.Path.Value)
+				imported, ok := strings.CutPrefix(path, module)
+				if !ok {
+					continue
+				}
+				imported = strings.TrimPrefix(imported, "/")
+				if imported == "" {
+					imported = "."
+				}
+				if below, ok := row[imported]; !ok || below <= at {
+					t.Errorf("%s imports %s, which the Layout table does not list below it", file, imported)
+				}
+			}
+		}
+	}
+}
