@@ -3,8 +3,11 @@
 // owns the route table (routes.go), the single spine every surface is
 // generated from; matching a request to a route (match.go) and answering
 // it (service.go); the documents each route renders, per base URL
-// (rendition.go); and the site's pages the content names, with their
-// Markdown twins (pages.go, markdown.go, convert_serve.go).
+// (rendition.go); the MCP server's tools (mcp.go); and the site's pages
+// the content names, with their Markdown twins, and its other pages
+// converted (pages.go, markdown.go, convert_serve.go). The routes that
+// vary per request hand it to the packages that own them: the OAuth and
+// identity endpoints to internal/oauth, /mcp to internal/mcphttp.
 //
 // Imports from the module: content, internal/body, internal/cimd, internal/convert, internal/mcpcall, internal/mcphttp, internal/metrics, internal/negotiate, internal/oauth, internal/origin, internal/problem, internal/ratelimit, internal/respond, internal/schema, internal/search, internal/token.
 package handlers
