@@ -35,8 +35,9 @@ type rendition struct {
 	eager map[string]*document
 	// lazy maps a path to its *lazyDocument, rendered on first use.
 	lazy sync.Map
-	// tokens issues tokens and identity assertions naming this base URL.
-	tokens *token.Issuer
+	// oauth is what the OAuth server's answers under this base URL name,
+	// its issuer of tokens and identity assertions among them.
+	oauth oauth.At
 	// mcp is the stateless MCP handler, built on first use.
 	mcp     http.Handler
 	mcpOnce sync.Once
@@ -229,9 +230,6 @@ func (s *Service) document(rd *rendition, rt *Route, slug, path string) *documen
 	return ld.doc
 }
 
-// oauth is the base URL and token issuer the OAuth server answers under.
-func (rd *rendition) oauth() oauth.At { return oauth.At{Base: rd.base, Tokens: rd.tokens} }
-
 // account adds n bytes to what rd holds and evicts the least recently used
 // renditions while the cache is over its budget.
 func (rd *rendition) account(n int) {
@@ -338,11 +336,11 @@ func (s *Service) newRendition(base string) *rendition {
 			}
 		},
 	}
-	var err error
-	rd.tokens, err = token.NewIssuer(token.Config{Secret: s.cfg.TokenSecret, TTL: s.cfg.TokenTTL, Issuer: base, Now: s.cfg.Now})
+	tokens, err := token.NewIssuer(token.Config{Secret: s.cfg.TokenSecret, TTL: s.cfg.TokenTTL, Issuer: base, Now: s.cfg.Now})
 	if err != nil {
 		panic(err) // the secret was checked by New, and base is a normalized URL
 	}
+	rd.oauth = oauth.At{Base: base, Home: rd.abs(s.cfg.Site.Pages.Home), Tokens: tokens}
 	return rd
 }
 

@@ -443,7 +443,7 @@ var routes = []Route{
 		MediaType:   respond.MediaJSON, Body: typeOf[oauth.TokenResponse](), CacheControl: respond.CacheNever,
 		Problems: []int{http.StatusRequestTimeout, http.StatusRequestEntityTooLarge},
 		serve: func(s *Service, w http.ResponseWriter, r *http.Request, rd *rendition) {
-			s.oauth.Register(w, r, rd.oauth())
+			s.oauth.Register(w, r, rd.oauth)
 		},
 	},
 	{
@@ -455,7 +455,7 @@ var routes = []Route{
 		Problems:    []int{http.StatusRequestTimeout, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType},
 		ExampleArgs: `-H 'Content-Type: application/json' -d '{"type":"anonymous"}'`,
 		serve: func(s *Service, w http.ResponseWriter, r *http.Request, rd *rendition) {
-			s.oauth.Identity(w, r, rd.oauth())
+			s.oauth.Identity(w, r, rd.oauth)
 		},
 	},
 	{
@@ -465,7 +465,7 @@ var routes = []Route{
 		MediaType:   respond.MediaJSON, Body: typeOf[oauth.ClaimResponse](), CacheControl: respond.CacheNever,
 		Problems: []int{http.StatusRequestTimeout, http.StatusRequestEntityTooLarge},
 		serve: func(s *Service, w http.ResponseWriter, r *http.Request, rd *rendition) {
-			s.oauth.Claim(w, r, rd.oauth())
+			s.oauth.Claim(w, r, rd.oauth)
 		},
 	},
 	{
@@ -477,7 +477,7 @@ var routes = []Route{
 		Problems:    []int{http.StatusRequestTimeout, http.StatusRequestEntityTooLarge},
 		ExampleArgs: `-d grant_type=client_credentials`,
 		serve: func(s *Service, w http.ResponseWriter, r *http.Request, rd *rendition) {
-			s.oauth.Token(w, r, rd.oauth())
+			s.oauth.Token(w, r, rd.oauth)
 		},
 	},
 	// The anonymous authorization code flow and its metadata.
@@ -488,7 +488,7 @@ var routes = []Route{
 		Status:      http.StatusFound, CacheControl: respond.CacheNever, Query: typeOf[oauth.AuthorizationRequest](),
 		ExampleArgs: `-i -G -d response_type=code -d client_id=<client_id> -d redirect_uri=http://127.0.0.1:8765/callback -d code_challenge=<S256 challenge> -d code_challenge_method=S256 -d state=<state>`,
 		serve: func(s *Service, w http.ResponseWriter, r *http.Request, rd *rendition) {
-			s.oauth.Authorize(w, r, rd.oauth())
+			s.oauth.Authorize(w, r, rd.oauth)
 		},
 	},
 	{
@@ -500,7 +500,7 @@ var routes = []Route{
 		Problems:    []int{http.StatusRequestTimeout, http.StatusRequestEntityTooLarge},
 		ExampleArgs: `-H 'Content-Type: application/json' -d '{"redirect_uris":["http://127.0.0.1:8765/callback"]}'`,
 		serve: func(s *Service, w http.ResponseWriter, r *http.Request, rd *rendition) {
-			s.oauth.RegisterClient(w, r, rd.oauth())
+			s.oauth.RegisterClient(w, r, rd.oauth)
 		},
 	},
 	{

@@ -129,7 +129,7 @@ func New(cfg Config) (*Service, error) {
 	s.oauth = oauth.New(oauth.Config{
 		Verifier: verifier, Ledger: cfg.CodeLedger, ClientMetadata: cfg.ClientMetadata, Now: cfg.Now,
 		BodyTimeout: cfg.BodyTimeout, Owns: s.Owns, Paths: oauthPaths,
-		SiteName: s.cfg.Site.Profile.Name, HomePath: s.cfg.Site.Pages.Home, PageStyle: limitedCSS, PageCSP: limitedCSP,
+		SiteName: s.cfg.Site.Profile.Name, PageStyle: limitedCSS, PageCSP: limitedCSP,
 	})
 	if cfg.BaseURL != "" {
 		base, err := origin.NormalizeBaseURL(cfg.BaseURL)

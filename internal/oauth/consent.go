@@ -37,7 +37,7 @@ func (s *Server) writeConsentPage(w http.ResponseWriter, r *http.Request, at At,
 	var b bytes.Buffer
 	err := consentTemplate.Execute(&b, map[string]any{
 		"Name": s.cfg.SiteName, "Host": host, "Target": template.URL(location),
-		"Home": at.abs(s.cfg.HomePath), "Style": template.CSS(s.cfg.PageStyle),
+		"Home": at.Home, "Style": template.CSS(s.cfg.PageStyle),
 		"ClientHost": clientHost, "ClientName": clientName,
 	})
 	if err != nil {

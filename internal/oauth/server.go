@@ -17,7 +17,6 @@
 package oauth
 
 import (
-	"strings"
 	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/cimd"
@@ -51,9 +50,9 @@ type Config struct {
 	Owns func(path string) bool
 	// Paths are the site's addresses the answers name.
 	Paths Paths
-	// SiteName and HomePath name the site on the consent page; PageStyle
-	// is the page's inline style, and PageCSP the policy that allows it.
-	SiteName, HomePath, PageStyle, PageCSP string
+	// SiteName names the site on the consent page; PageStyle is the page's
+	// inline style, and PageCSP the policy that allows it.
+	SiteName, PageStyle, PageCSP string
 }
 
 // Paths are the addresses of the site that the server's answers name.
@@ -61,18 +60,12 @@ type Paths struct {
 	Auth, ClientRegistration, Identity, Register, MCP, PRM, PRMMCP string
 }
 
-// At is a request's base URL and the issuer of tokens naming it.
+// At is what the answers under one base URL name, made once per base
+// URL: the base URL, the issuer of tokens naming it, and the address of
+// the site's home page, which the consent page links.
 type At struct {
-	Base   string
-	Tokens *token.Issuer
-}
-
-// abs is link made absolute under the base URL.
-func (at At) abs(link string) string {
-	if strings.HasPrefix(link, "/") {
-		return at.Base + link
-	}
-	return link
+	Base, Home string
+	Tokens     *token.Issuer
 }
 
 // Server answers the OAuth and identity endpoints.
