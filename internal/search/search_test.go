@@ -143,7 +143,8 @@ func scanFields(insights []content.Insight) ([][searchFields]string, [][searchFi
 }
 
 // scanSnippet is the snippet as it was before the index: the body
-// lowercased and searched for the first word.
+// lowercased and searched for the first word, whose place the window
+// around it is taken at.
 func scanSnippet(body string, words []string) string {
 	lower := strings.ToLower(body)
 	at := -1
@@ -152,30 +153,10 @@ func scanSnippet(body string, words []string) string {
 			at = i
 		}
 	}
-	if at > 0 {
-		runes := utf8.RuneCountInString(lower[:at])
-		at = 0
-		for range runes {
-			_, size := utf8.DecodeRuneInString(body[at:])
-			at += size
-		}
+	if at < 0 {
+		return snippet(body, -1)
 	}
-	start := max(at-80, 0)
-	for start > 0 && !utf8.RuneStart(body[start]) {
-		start--
-	}
-	end := min(start+200, len(body))
-	for end < len(body) && !utf8.RuneStart(body[end]) {
-		end++
-	}
-	s := strings.Join(strings.Fields(body[start:end]), " ")
-	if start > 0 {
-		s = "…" + s
-	}
-	if end < len(body) {
-		s += "…"
-	}
-	return s
+	return snippet(body, utf8.RuneCountInString(lower[:at]))
 }
 
 // oddInsights are texts where words overlap, repeat, change length when
