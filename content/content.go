@@ -33,6 +33,11 @@ type Site struct {
 	// Insights are the published articles, newest first (by dateISO, then slug).
 	Insights []Insight
 
+	// PostsFolder reports that the posts come from a folder of the owner's
+	// (the content's insights/, or the insights subdirective): they are
+	// then the posts, and the site is read for their addresses only.
+	PostsFolder bool
+
 	// Skipped lists the files and folders under the insights folder that
 	// were passed over, sorted by path, for the caller to log: on purpose
 	// (drafts, posts the owner guards, section pages, non-Markdown files,
@@ -128,6 +133,10 @@ type Pages struct {
 	About    string `yaml:"about"`
 	Insights string `yaml:"insights"`
 	Insight  string `yaml:"insight"`
+	// AboutGiven and InsightsGiven report that profile.yaml names the
+	// About and insights pages: a default address (/about, /insights) is
+	// published only when the site answers it.
+	AboutGiven, InsightsGiven bool `yaml:"-"`
 }
 
 // Security is the site's security contact (RFC 9116 security.txt).

@@ -99,7 +99,6 @@ func TestLoadReportsEverythingInOnePass(t *testing.T) {
 		`insights/b.md:4: lastmod: "2024-04-01" is before date "2024-05-01"`,
 		`insights/c.md: title: is required`,
 		`insights/e.md: slug: "dup" is also the slug of insights/dup.md: set a different slug in one of them`,
-		`profile.yaml: name: is required`,
 		`profile.yaml:1: nickname: unknown key (allowed: name, tagline, about, keyFacts, recognition, expertise, education, contact, siteStructure, lastUpdated, companyFacts, initiatives, contentSignals, pages, security)`,
 		`profile.yaml:8: contact.email: "nobody" is not an email address`,
 		`profile.yaml:16: pages.insight: must contain the placeholder {slug}`,
@@ -112,8 +111,8 @@ func TestLoadReportsEverythingInOnePass(t *testing.T) {
 		t.Errorf("Load() error =\n%s\nwant\n%s", err, want)
 	}
 	var joined interface{ Unwrap() []error }
-	if !errors.As(err, &joined) || len(joined.Unwrap()) != 8 {
-		t.Errorf("Load() error does not join the 8 problems one by one")
+	if !errors.As(err, &joined) || len(joined.Unwrap()) != 7 {
+		t.Errorf("Load() error does not join the 7 problems one by one")
 	}
 }
 
@@ -127,7 +126,6 @@ func TestProfileProblemsInOnePass(t *testing.T) {
 		"insight: /insights/{slug}", "insight: /insights/",
 	).Replace(validProfile) + "contentSignals:\n  aiTrain: maybe\nabout: one paragraph\nkeyfacts: [Pipelines]\n"
 	want := strings.Join([]string{
-		`profile.yaml: name: is required`,
 		`profile.yaml:1: nickname: unknown key (allowed: name, tagline, about, keyFacts, recognition, expertise, education, contact, siteStructure, lastUpdated, companyFacts, initiatives, contentSignals, pages, security)`,
 		`profile.yaml:7: contact.fax: unknown key (allowed: form, phone, email, linkedin, x, substack, youtube, companyBio)`,
 		`profile.yaml:9: contact.email: "nobody" is not an email address`,

@@ -337,3 +337,13 @@ func (w *walker) entry(dirName, dir string, e fs.DirEntry) (entry, bool) {
 	en.path, en.mode = resolved, info.Mode().Type()
 	return en, true
 }
+
+// exists reports whether the folder name of t exists.
+func (t tree) exists(name string) bool {
+	resolved, err := t.resolve(name)
+	if err != nil {
+		return false
+	}
+	info, err := fs.Stat(t.fsys, resolved)
+	return err == nil && info.IsDir()
+}

@@ -136,7 +136,7 @@ func LoadWith(fsys fs.FS, opts *Options) (*Site, error) {
 		return nil, err
 	}
 	t := tree{fsys: fsys, display: func(name string) string { return name }, scope: "the content directory"}
-	return load(t, t, "insights", false, opts.exclude())
+	return load(&t, t, "insights", false, opts.exclude())
 }
 
 // LoadDir loads the content directory dir: dir/profile.yaml and the
@@ -157,7 +157,7 @@ func LoadDirWith(dir string, opts *Options) (*Site, error) {
 	}
 	defer root.Close()
 	t := tree{fsys: rootDir{root}, display: func(name string) string { return name }, scope: "the content directory"}
-	site, err := load(t, t, "insights", false, opts.exclude())
+	site, err := load(&t, t, "insights", false, opts.exclude())
 	if err != nil {
 		return nil, fmt.Errorf("loading content from %s: %w", dir, err)
 	}
@@ -192,13 +192,46 @@ func LoadDirsWith(profileDir, insightsDir string, opts *Options) (*Site, error) 
 		return func(name string) string { return filepath.Join(dir, filepath.FromSlash(name)) }
 	}
 	site, err := load(
-		tree{fsys: rootDir{profileRoot}, display: under(profileDir), scope: profileDir},
+		&tree{fsys: rootDir{profileRoot}, display: under(profileDir), scope: profileDir},
 		tree{fsys: rootDir{insightsRoot}, display: under(insightsDir), scope: insightsDir},
 		".", true, opts.exclude())
 	if err != nil {
 		return nil, fmt.Errorf("loading content: %w", err)
 	}
 	return site, nil
+}
+
+// LoadInsightsWith loads the posts under insightsDir with no profile.yaml:
+// the profile is left to the catalog, which takes it from the site.
+func LoadInsightsWith(insightsDir string, opts *Options) (*Site, error) {
+	if err := opts.check(); err != nil {
+		return nil, fmt.Errorf("loading content: %w", err)
+	}
+	root, err := openDir(insightsDir)
+	if err != nil {
+		return nil, fmt.Errorf("loading content: %w", err)
+	}
+	defer root.Close()
+	t := tree{fsys: rootDir{root}, display: func(name string) string { return filepath.Join(insightsDir, filepath.FromSlash(name)) }, scope: insightsDir}
+	site, err := load(nil, t, ".", true, opts.exclude())
+	if err != nil {
+		return nil, fmt.Errorf("loading content: %w", err)
+	}
+	return site, nil
+}
+
+// Bare is a site with nothing of the owner's: every profile field empty
+// (the catalog takes them from the site), the default content signals and
+// pages, no posts.
+func Bare() *Site {
+	return &Site{
+		Profile: Profile{About: []string{}, KeyFacts: []string{}, Recognition: []string{}, Expertise: []string{},
+			Education: []string{}, SiteStructure: []SiteLink{}},
+		CompanyFacts: []string{}, Initiatives: []string{},
+		Signals:      ContentSignals{AITrain: true, Search: true, AIInput: true},
+		Pages:        Pages{Home: "/", About: "/about", Insights: "/insights", Insight: "/insights/{slug}"},
+		Insights:     []Insight{},
+	}
 }
 
 func openDir(dir string) (*os.Root, error) {
@@ -215,10 +248,19 @@ func openDir(dir string) (*os.Root, error) {
 // load reads profile.yaml from profile and the insights under the folder
 // insightsDir of insights, which must exist when insightsRequired, leaving
 // out what the patterns exclude.
-func load(profile, insights tree, insightsDir string, insightsRequired bool, exclude []string) (*Site, error) {
+func load(profile *tree, insights tree, insightsDir string, insightsRequired bool, exclude []string) (*Site, error) {
 	var ps problems
-	site, modTime := loadProfile(profile, &ps)
+	var site *Site
+	var modTime time.Time
+	if profile != nil {
+		site, modTime = loadProfile(*profile, &ps)
+	} else {
+		site = Bare()
+	}
 	loaded, skipped, postProblems := loadInsights(insights, insightsDir, insightsRequired, exclude, &ps)
+	if site != nil {
+		site.PostsFolder = insightsRequired || insights.exists(insightsDir)
+	}
 	if site != nil && site.Profile.LastUpdated == "" {
 		// lastUpdated says when the profile last changed; what changes
 		// most is its insights.
@@ -227,12 +269,10 @@ func load(profile, insights tree, insightsDir string, insightsRequired bool, exc
 			for _, in := range loaded {
 				site.Profile.LastUpdated = max(site.Profile.LastUpdated, in.DateModifiedISO)
 			}
-		case !modTime.IsZero():
+		case profile != nil && !modTime.IsZero():
 			site.Profile.LastUpdated = modTime.UTC().Format(time.DateOnly)
-		default:
-			ps.add(profile.display(profileName), 0, "lastUpdated",
-				"is required when there are no insights to take it from")
 		}
+		// Otherwise the catalog takes it from the site's posts.
 	}
 	if len(ps) > 0 {
 		// The profile (or the folder) fails the load; the posts' own
@@ -314,10 +354,12 @@ func loadProfile(t tree, ps *problems) (*Site, time.Time) {
 			AIInput: boolOr(pf.ContentSignals.AIInput, true),
 		},
 		Pages: Pages{
-			Home:     stringOr(pf.Pages.Home, "/"),
-			About:    stringOr(pf.Pages.About, "/about"),
-			Insights: stringOr(pf.Pages.Insights, "/insights"),
-			Insight:  stringOr(pf.Pages.Insight, "/insights/{slug}"),
+			Home:          stringOr(pf.Pages.Home, "/"),
+			About:         stringOr(pf.Pages.About, "/about"),
+			Insights:      stringOr(pf.Pages.Insights, "/insights"),
+			Insight:       stringOr(pf.Pages.Insight, "/insights/{slug}"),
+			AboutGiven:    pf.Pages.About != "",
+			InsightsGiven: pf.Pages.Insights != "",
 		},
 		Security: pf.Security,
 	}
@@ -332,8 +374,9 @@ func loadProfile(t tree, ps *problems) (*Site, time.Time) {
 	}
 
 	v := validator{file: file, lines: lines, ps: ps}
-	v.text("name", p.Name)
-	v.text("tagline", p.Tagline)
+	// Every field is optional: what the file leaves out, the catalog takes
+	// from the site (name and tagline included).
+	p.Name, p.Tagline = strings.TrimSpace(p.Name), strings.TrimSpace(p.Tagline)
 	for _, section := range []struct {
 		field string
 		items []string

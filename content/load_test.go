@@ -488,16 +488,6 @@ func TestLoadErrors(t *testing.T) {
 			want:  []string{"profile.yaml:7: contact.fax: unknown key (allowed: form, phone, email, "},
 		},
 		{
-			name:  "missing name",
-			files: withProfile(profile("name: Ada Example\n", "")),
-			want:  []string{"profile.yaml: name: is required"},
-		},
-		{
-			name:  "blank tagline",
-			files: withProfile(profile("tagline: Data engineer.", `tagline: "  "`)),
-			want:  []string{"profile.yaml:2: tagline: is required"},
-		},
-		{
 			name:  "blank expertise item",
 			files: withProfile(validProfile + "expertise:\n  - Pipelines\n  - \"\"\n"),
 			want:  []string{"profile.yaml:19: expertise[1]: is required"},
@@ -676,7 +666,6 @@ func TestLoadReportsEveryError(t *testing.T) {
 				).Replace(validProfile),
 			},
 			want: []string{
-				"profile.yaml: name: is required",
 				`profile.yaml:7: contact.email: "nobody" is not an email address`,
 				"profile.yaml:15: pages.insight: must contain the placeholder {slug}",
 			},
@@ -919,20 +908,18 @@ func TestLastUpdated(t *testing.T) {
 			want: "2025-03-05",
 		},
 		{
-			name:  "required when nothing gives it",
-			fsys:  fstest.MapFS{"profile.yaml": {Data: []byte(noDate)}},
-			error: "profile.yaml: lastUpdated: is required when there are no insights to take it from",
+			// The catalog takes it from the site's posts, else the day read.
+			name: "left to the catalog when nothing gives it",
+			fsys: fstest.MapFS{"profile.yaml": {Data: []byte(noDate)}},
+			want: "",
 		},
 		{
-			name: "not required again when the insights have problems",
+			name: "left to the catalog when the only post has problems",
 			fsys: fstest.MapFS{
 				"profile.yaml":  {Data: []byte(noDate)},
 				"insights/a.md": {Data: []byte(post("title: A"))},
 			},
-			// Nothing gives it: the post that would is skipped for its own
-			// problem, named with the profile's.
-			error: "insights/a.md: date: is required (or dateISO, pubDate, or a file name beginning with YYYY-MM-DD-)\n" +
-				"profile.yaml: lastUpdated: is required when there are no insights to take it from",
+			want: "",
 		},
 	}
 	for _, tt := range tests {

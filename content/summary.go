@@ -12,6 +12,10 @@ import (
 // an insight's body.
 const DescriptionLength = 200
 
+// Summarize is the description derived from a Markdown body, as a post
+// without one of its own gets it (see summarize).
+func Summarize(body string) string { return summarize(body) }
+
 // summarize derives a description from a Markdown body: its first
 // paragraph as plain text, or the text before a <!--more--> divider when
 // the body has one (Hugo's summary divider, and the excerpt separator
