@@ -146,7 +146,7 @@ func sitemapLoc(s string) (string, bool) {
 		u.Fragment, u.RawFragment = "", ""
 		s = u.String()
 	}
-	if len(s) > MaxURLBytes {
+	if s == "" || len(s) > MaxURLBytes {
 		return "", false
 	}
 	return s, true

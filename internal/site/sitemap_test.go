@@ -137,3 +137,41 @@ func TestParseSitemapBound(t *testing.T) {
 		t.Errorf("%d sitemaps read, want %d", len(sm.Sitemaps), MaxSitemapLocations)
 	}
 }
+
+// FuzzParseSitemap: no input makes ParseSitemap panic, read more than its
+// limit, or return an address of another scheme or beyond MaxURLBytes.
+func FuzzParseSitemap(f *testing.F) {
+	files, _ := os.ReadDir("testdata/sitemaps")
+	for _, file := range files {
+		data, err := os.ReadFile("testdata/sitemaps/" + file.Name())
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data, 3)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, limit int) {
+		sm, err := ParseSitemap(data, limit)
+		if err != nil {
+			return
+		}
+		max := limit
+		if max <= 0 {
+			max = MaxSitemapLocations
+		}
+		if len(sm.Pages)+len(sm.Sitemaps) > max {
+			t.Errorf("%d entries read, limit %d", len(sm.Pages)+len(sm.Sitemaps), limit)
+		}
+		for _, u := range append(sm.Sitemaps, func() (locs []string) {
+			for _, p := range sm.Pages {
+				locs = append(locs, p.Loc)
+				checkTime(t, "lastmod", p.LastMod)
+			}
+			return locs
+		}()...) {
+			lower := strings.ToLower(u)
+			if u == "" || len(u) > MaxURLBytes || strings.Contains(u, "#") || (strings.Contains(lower, ":") && !strings.HasPrefix(lower, "http") && !strings.HasPrefix(u, "/")) {
+				t.Errorf("address %q kept", u)
+			}
+		}
+	})
+}
