@@ -23,6 +23,12 @@ const (
 	MaxMF2Items = 256
 	// maxMF2Values is how many values one property of an item keeps.
 	maxMF2Values = 32
+	// maxMF2Text bounds the text read for one property value (see
+	// maxTextWalk): values are cut to 1 000 runes at most.
+	maxMF2Text = 8 << 10
+	// maxValueClassWalk bounds the elements looked at for the value-class
+	// pattern, whose values sit just inside the property's element.
+	maxValueClassWalk = 512
 )
 
 // mfItem is one microformats item: an element with an h-* class.
@@ -86,8 +92,9 @@ func (r *mfReader) walk(n *html.Node, item *mfItem) {
 			r.note(child)
 			switch {
 			case item != nil && len(props) > 0:
+				values := make(map[string]mfValue, 4)
 				for _, p := range props {
-					v := r.value(c, p)
+					v := r.valueOnce(values, c, p)
 					v.item = child
 					if strings.HasPrefix(p, "p-") || strings.HasPrefix(p, "e-") {
 						v.text = child.first("name")
@@ -104,9 +111,10 @@ func (r *mfReader) walk(n *html.Node, item *mfItem) {
 			}
 			continue
 		}
-		if item != nil {
+		if item != nil && len(props) > 0 {
+			values := make(map[string]mfValue, 4)
 			for _, p := range props {
-				item.add(p, r.value(c, p))
+				item.add(p, r.valueOnce(values, c, p))
 			}
 		}
 		r.walk(c, item)
@@ -126,7 +134,10 @@ func (r *mfReader) note(it *mfItem) {
 // mfClasses splits a class attribute into item types (h-*) and property
 // names (p-*, u-*, dt-*, e-*), each kept with its prefix.
 func mfClasses(class string) (roots, props []string) {
-	for _, c := range strings.Fields(class) {
+	if !strings.Contains(class, "-") {
+		return nil, nil
+	}
+	for c := range strings.FieldsSeq(class) {
 		prefix, name, ok := strings.Cut(c, "-")
 		if !ok || !validMF2Name(name) {
 			continue
@@ -139,6 +150,20 @@ func mfClasses(class string) (roots, props []string) {
 		}
 	}
 	return roots, props
+}
+
+// isItem reports whether a class attribute makes its element an item (an
+// h-* class).
+func isItem(class string) bool {
+	if !strings.Contains(class, "h-") {
+		return false
+	}
+	for c := range strings.FieldsSeq(class) {
+		if name, ok := strings.CutPrefix(c, "h-"); ok && validMF2Name(name) {
+			return true
+		}
+	}
+	return false
 }
 
 // validMF2Name reports whether name is a microformats name: lowercase
@@ -191,6 +216,18 @@ func (it *mfItem) first(name string) string {
 	return ""
 }
 
+// valueOnce is value, read once per kind of property (p, u, dt, e) of an
+// element however many properties of that kind its classes name.
+func (r *mfReader) valueOnce(values map[string]mfValue, n *html.Node, prop string) mfValue {
+	kind, _, _ := strings.Cut(prop, "-")
+	v, ok := values[kind]
+	if !ok {
+		v = r.value(n, prop)
+		values[kind] = v
+	}
+	return v
+}
+
 // value is the value of the property prop of element n, by the property's kind.
 func (r *mfReader) value(n *html.Node, prop string) mfValue {
 	kind, _, _ := strings.Cut(prop, "-")
@@ -232,7 +269,7 @@ func (r *mfReader) value(n *html.Node, prop string) mfValue {
 		}
 		return mfValue{text: textValue(n)}
 	case "e":
-		return mfValue{text: plainText(textOf(n), MaxDescriptionRunes), node: n}
+		return mfValue{text: plainText(textWithin(n, maxMF2Text/4), MaxDescriptionRunes), node: n}
 	}
 	if v := valueClass(n, false); v != "" {
 		return mfValue{text: plainText(v, MaxDescriptionRunes)}
@@ -259,7 +296,7 @@ func textValue(n *html.Node) string {
 			return v
 		}
 	}
-	return textOf(n)
+	return textWithin(n, maxMF2Text)
 }
 
 // valueClass is the value-class pattern's value of n: the values of its
@@ -267,17 +304,19 @@ func textValue(n *html.Node) string {
 // attribute, else their text), joined; "" when it has none.
 func valueClass(n *html.Node, datetime bool) string {
 	var parts []string
+	budget := maxValueClassWalk
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
-		for c := n.FirstChild; c != nil && len(parts) < 8; c = c.NextSibling {
+		for c := n.FirstChild; c != nil && len(parts) < 8 && budget > 0; c = c.NextSibling {
+			budget--
 			if c.Type != html.ElementNode {
 				continue
 			}
-			roots, _ := mfClasses(attr(c, "class"))
-			if len(roots) > 0 {
+			class := attr(c, "class")
+			if isItem(class) {
 				continue // a nested item's values are its own
 			}
-			if hasToken(attr(c, "class"), "value") || hasToken(attr(c, "class"), "value-title") {
+			if hasToken(class, "value") || hasToken(class, "value-title") {
 				v, ok := attrOK(c, "title")
 				if !ok && datetime {
 					v, ok = attrOK(c, "datetime")
@@ -286,7 +325,7 @@ func valueClass(n *html.Node, datetime bool) string {
 					v, ok = attrOK(c, "value")
 				}
 				if !ok {
-					v = textOf(c)
+					v = textWithin(c, maxMF2Text)
 				}
 				parts = append(parts, strings.TrimSpace(v))
 				continue

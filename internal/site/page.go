@@ -592,7 +592,10 @@ func isJSONLD(typ string) bool {
 // hasToken reports whether the space-separated list s holds token
 // (s lowercased by the caller where case does not count).
 func hasToken(s, token string) bool {
-	for _, f := range strings.Fields(s) {
+	if !strings.Contains(s, token) {
+		return false
+	}
+	for f := range strings.FieldsSeq(s) {
 		if f == token {
 			return true
 		}
@@ -616,23 +619,43 @@ func attrOK(n *html.Node, key string) (string, bool) {
 	return "", false
 }
 
+// maxTextWalk bounds what textOf reads of an element: bytes of text and
+// nodes visited. Every text it gives is cut far shorter (1 000 runes at
+// most), and elements whose text is read may nest (microformats
+// properties, 512 deep), so that, unbounded, the reads would add up to the
+// page's size times its depth.
+const maxTextWalk = 16 << 10
+
 // textOf is the text of n and its descendants (scripts, styles and
-// templates left out), blocks parted by a space.
+// templates left out), blocks parted by a space, within maxTextWalk.
 func textOf(n *html.Node) string {
+	return textWithin(n, maxTextWalk)
+}
+
+// textWithin is textOf within budget bytes of text and nodes visited.
+func textWithin(n *html.Node, budget int) string {
 	var b strings.Builder
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
+		if budget--; budget < 0 {
+			return
+		}
 		block := false
 		switch {
 		case n.Type == html.TextNode:
-			b.WriteString(n.Data)
+			data := n.Data
+			if len(data) > budget {
+				data = data[:budget]
+			}
+			budget -= len(data)
+			b.WriteString(data)
 		case n.Type == html.ElementNode && (n.DataAtom == atom.Script || n.DataAtom == atom.Style || n.DataAtom == atom.Template):
 			return
 		case n.Type == html.ElementNode && !inlineElements[n.DataAtom]:
 			block = true
 			b.WriteByte(' ')
 		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
+		for c := n.FirstChild; c != nil && budget >= 0; c = c.NextSibling {
 			walk(c)
 		}
 		if block {
@@ -640,7 +663,7 @@ func textOf(n *html.Node) string {
 		}
 	}
 	walk(n)
-	return b.String()
+	return strings.ToValidUTF8(b.String(), "")
 }
 
 // absURL resolves ref against base (which may be nil: then ref must be

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/net/html"
 )
 
 // samePage reports how got differs from want. Links are compared only when
@@ -438,5 +440,116 @@ func TestPlainText(t *testing.T) {
 		if got := plainText(in, MaxTitleRunes); got != want {
 			t.Errorf("%q: %q, want %q", in, got, want)
 		}
+	}
+}
+
+// checkPage fails t where p is outside the bounds ReadPage promises.
+func checkPage(t *testing.T, p *Page) {
+	checkURL(t, "canonical", p.Canonical)
+	checkURL(t, "next", p.Next)
+	checkText(t, "title", p.Title, MaxTitleRunes)
+	checkText(t, "heading", p.Heading, MaxTitleRunes)
+	checkText(t, "description", p.Description, MaxDescriptionRunes)
+	checkText(t, "site name", p.SiteName, MaxNameRunes)
+	checkText(t, "headline", p.Article.Headline, MaxTitleRunes)
+	if len(p.Links) > MaxLinks || len(p.Feeds) > MaxFeedLinks || len(p.Me) > MaxMe || len(p.Times) > MaxTimes ||
+		len(p.Article.Keywords) > MaxKeywords || len(p.Article.Authors) > MaxAuthors {
+		t.Errorf("over a cap: %d links, %d feeds, %d me, %d times, %d keywords, %d authors",
+			len(p.Links), len(p.Feeds), len(p.Me), len(p.Times), len(p.Article.Keywords), len(p.Article.Authors))
+	}
+	seen := make(map[string]bool)
+	for _, l := range p.Links {
+		checkURL(t, "link", l.URL)
+		checkText(t, "link text", l.Text, MaxNameRunes)
+		if l.URL == "" || seen[l.URL] {
+			t.Errorf("link %q empty or twice", l.URL)
+		}
+		seen[l.URL] = true
+	}
+	for _, u := range p.Feeds {
+		checkURL(t, "feed", u)
+	}
+	for _, tm := range append(p.Times, p.Article.Published, p.Article.Modified) {
+		checkTime(t, "time", tm)
+	}
+	people := append([]Person(nil), p.Article.Authors...)
+	if p.Person != nil {
+		people = append(people, *p.Person)
+	}
+	for _, person := range people {
+		checkText(t, "name", person.Name, MaxNameRunes)
+		checkURL(t, "person url", person.URL)
+		checkURL(t, "image", person.Image)
+		if len(person.SameAs) > MaxPersonList || len(person.KnowsAbout) > MaxPersonList {
+			t.Errorf("person lists over their cap: %+v", person)
+		}
+	}
+}
+
+// FuzzReadPage: no input makes ReadPage panic or return what is outside
+// its bounds. The seeds are the fixtures and testdata/fuzz/FuzzReadPage.
+func FuzzReadPage(f *testing.F) {
+	files, _ := os.ReadDir("testdata/pages")
+	for _, file := range files {
+		data, err := os.ReadFile("testdata/pages/" + file.Name())
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data, "text/html")
+	}
+	f.Fuzz(func(t *testing.T, body []byte, contentType string) {
+		p, err := ReadPage(body, contentType, "https://s.example/dir/page")
+		if err != nil {
+			return
+		}
+		checkPage(t, p)
+	})
+}
+
+// BenchmarkReadPage: a 100 KB post page: a theme's head with OpenGraph and
+// a Yoast @graph, navigation, and an article of paragraphs with links.
+func BenchmarkReadPage(b *testing.B) {
+	head, err := os.ReadFile("testdata/pages/yoast-post.html")
+	if err != nil {
+		b.Fatal(err)
+	}
+	doc, _, _ := strings.Cut(string(head), "<body")
+	var page strings.Builder
+	page.WriteString(doc + `<body><header><nav class="menu">`)
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&page, `<a href="/section-%d/">Section %d</a>`, i, i)
+	}
+	page.WriteString(`</nav></header><main><article class="h-entry"><h1 class="p-name">Compost, measured</h1><time class="dt-published" datetime="2024-01-15T07:45:12+00:00">Jan 15</time><div class="e-content">`)
+	for i := 0; page.Len() < 100<<10; i++ {
+		fmt.Fprintf(&page, `<p>Week %d: the bin weighed <strong>%d kg</strong>, as <a href="/notes/week-%d/">the notes</a> say; <em>compost</em> is patient.</p>`+"\n", i, i, i)
+	}
+	page.WriteString(`</div></article></main><footer class="h-card"><a class="u-url p-name" href="/" rel="me">Ines Moreau</a></footer></body></html>`)
+	data := []byte(page.String())
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := ReadPage(data, "text/html; charset=utf-8", "https://ines.example.fr/compost-measured/")
+		if err != nil || !p.Article.IsArticle {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestTextBounded: the text read of an element is bounded whatever it
+// holds, so that nested elements whose text is read (microformats
+// properties) cost no more than their depth times maxTextWalk.
+func TestTextBounded(t *testing.T) {
+	body := `<div class="h-entry">` + strings.Repeat(`<div class="p-name e-content p-summary">`, 400) +
+		strings.Repeat("<span>word</span> ", 50_000) + strings.Repeat("</div>", 400) + `</div>`
+	doc := page("", body)
+	p, err := ReadPage([]byte(doc), "text/html", "https://s.example/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(p.Article.Headline, "word word") {
+		t.Errorf("headline %.40q", p.Article.Headline)
+	}
+	if got := textOf(&html.Node{Type: html.TextNode, Data: strings.Repeat("x", 1<<20)}); len(got) > maxTextWalk {
+		t.Errorf("%d bytes of text read, bound %d", len(got), maxTextWalk)
 	}
 }
