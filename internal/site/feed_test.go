@@ -448,3 +448,96 @@ func TestParseTime(t *testing.T) {
 		}
 	}
 }
+
+// checkURL fails t unless u is "" or an absolute http(s) URL within
+// MaxURLBytes, without a fragment.
+func checkURL(t *testing.T, what, u string) {
+	t.Helper()
+	if u == "" {
+		return
+	}
+	if len(u) > MaxURLBytes || strings.Contains(u, "#") || (!strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://")) {
+		t.Errorf("%s: %q is not an absolute http(s) URL within bounds", what, u)
+	}
+}
+
+// checkText fails t unless s is one line of at most max runes.
+func checkText(t *testing.T, what, s string, max int) {
+	t.Helper()
+	if n := len([]rune(s)); n > max || strings.ContainsAny(s, "\n\t") || s != strings.TrimSpace(s) {
+		t.Errorf("%s: %q (%d runes) is not one trimmed line of at most %d runes", what, s, n, max)
+	}
+}
+
+// checkTime fails t unless tm is zero or in UTC.
+func checkTime(t *testing.T, what string, tm time.Time) {
+	t.Helper()
+	if !tm.IsZero() && tm.Location() != time.UTC {
+		t.Errorf("%s: %v is not in UTC", what, tm)
+	}
+}
+
+// checkFeed fails t where f is outside the bounds ParseFeed promises.
+func checkFeed(t *testing.T, f *Feed) {
+	checkText(t, "title", f.Title, MaxTitleRunes)
+	checkText(t, "description", f.Description, MaxDescriptionRunes)
+	checkURL(t, "home", f.Home)
+	checkURL(t, "next", f.Next)
+	if len(f.Items) > MaxFeedItems || len(f.Authors) > MaxAuthors {
+		t.Errorf("%d items, %d authors", len(f.Items), len(f.Authors))
+	}
+	for _, it := range f.Items {
+		checkURL(t, "link", it.Link)
+		checkText(t, "item title", it.Title, MaxTitleRunes)
+		checkText(t, "summary", it.Summary, MaxDescriptionRunes)
+		checkTime(t, "published", it.Published)
+		checkTime(t, "updated", it.Updated)
+		if len(it.Categories) > MaxKeywords || len(it.Authors) > MaxAuthors {
+			t.Errorf("%d categories, %d authors", len(it.Categories), len(it.Authors))
+		}
+		for _, c := range it.Categories {
+			checkText(t, "category", c, MaxNameRunes)
+		}
+	}
+}
+
+// FuzzParseFeed: no input makes ParseFeed panic or return what is outside
+// its bounds. The seeds are the fixtures and testdata/fuzz/FuzzParseFeed.
+func FuzzParseFeed(f *testing.F) {
+	files, _ := os.ReadDir("testdata/feeds")
+	for _, file := range files {
+		data, err := os.ReadFile("testdata/feeds/" + file.Name())
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data, "")
+	}
+	f.Fuzz(func(t *testing.T, data []byte, contentType string) {
+		feed, err := ParseFeed(data, contentType, "https://s.example/feed/")
+		if err != nil {
+			return
+		}
+		checkFeed(t, feed)
+	})
+}
+
+// BenchmarkParseFeed: a WordPress RSS feed of 200 posts with their bodies
+// (about 600 KB).
+func BenchmarkParseFeed(b *testing.B) {
+	var feed strings.Builder
+	feed.WriteString(`<?xml version="1.0" encoding="UTF-8"?><rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:atom="http://www.w3.org/2005/Atom"><channel><title>Field Notes</title><link>https://notes.example.org</link><description>Notes</description><generator>https://wordpress.org/?v=6.1.9</generator>`)
+	body := strings.Repeat("<p>Pruning early looks tidy, but the frost has <em>other plans</em>; see <a href=\"https://notes.example.org/x/\">this</a>.</p>\n", 20)
+	for i := 0; i < 200; i++ {
+		fmt.Fprintf(&feed, `<item><title>Post number %d &#8211; on pruning</title><link>https://notes.example.org/2024/05/post-%d/</link><dc:creator><![CDATA[Marta Lind]]></dc:creator><pubDate>Tue, 14 May 2024 08:12:36 +0000</pubDate><category><![CDATA[Gardening]]></category><category><![CDATA[Seasons]]></category><guid isPermaLink="false">https://notes.example.org/?p=%d</guid><description><![CDATA[<p>Pruning early looks tidy &#8230;</p>]]></description><content:encoded><![CDATA[%s]]></content:encoded></item>`, i, i, i, body)
+	}
+	feed.WriteString(`</channel></rss>`)
+	data := []byte(feed.String())
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		f, err := ParseFeed(data, "application/rss+xml", "https://notes.example.org/feed/")
+		if err != nil || len(f.Items) != 200 {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package site
 
 import (
+	"bytes"
 	"fmt"
 	"reflect"
 	"strings"
@@ -183,4 +184,23 @@ func BenchmarkRobotsAllowed(b *testing.B) {
 			b.Fatal("not allowed")
 		}
 	}
+}
+
+// FuzzRobots: no robots.txt makes ParseRobots or Allowed panic, and the
+// groups of other crawlers never change what the reader may read.
+func FuzzRobots(f *testing.F) {
+	f.Add([]byte("User-agent: *\nDisallow: /wp-admin/\nAllow: /wp-admin/admin-ajax.php\nSitemap: https://s.example/wp-sitemap.xml\n"), "/wp-admin/x")
+	f.Add([]byte("User-agent: caddy-discovery\nDisallow: /*.pdf$\n\nUser-agent: *\nDisallow: /\n"), "/a.pdf?x=1")
+	f.Add([]byte("\ufeffUser-agent: *\r\nCrawl-delay: x\r\nDisallow: *\r\n"), "/")
+	f.Fuzz(func(t *testing.T, data []byte, path string) {
+		r := ParseRobots(data)
+		allowed := r.Allowed(path)
+		if len(r.Sitemaps()) > MaxRobotsSitemaps {
+			t.Errorf("%d sitemaps", len(r.Sitemaps()))
+		}
+		other := ParseRobots(append([]byte("User-agent: otherbot\nDisallow: /\n\n"), data...))
+		if bytes.HasPrefix(data, []byte("User-agent")) && other.Allowed(path) != allowed {
+			t.Errorf("another crawler's group changed what the reader may read of %q", path)
+		}
+	})
 }
