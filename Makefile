@@ -94,7 +94,8 @@ FUZZ_TARGETS := \
 	./content:FuzzFrontMatter ./content:FuzzValidSlug .:FuzzCaddyfile \
 	./internal/handlers:FuzzRouter ./internal/handlers:FuzzMCPPreCheck ./internal/handlers:FuzzMCPAnswers \
 	./internal/token:FuzzVerifyAccessToken ./internal/token:FuzzParseAuthorization ./internal/token:FuzzVerifyAssertion \
-	./internal/cimd:FuzzDocument ./internal/mcpcall:FuzzEachMember
+	./internal/cimd:FuzzDocument ./internal/mcpcall:FuzzEachMember \
+	./internal/site:FuzzParseFeed ./internal/site:FuzzReadPage ./internal/site:FuzzParseSitemap ./internal/site:FuzzRobots
 
 fuzz: ## run every fuzz target for FUZZTIME (30s); a finding is saved under testdata/fuzz and becomes a regression seed of make test
 	@for t in $(FUZZ_TARGETS); do \

@@ -55,6 +55,7 @@ func init() {
 //		well_known_openapi on|off
 //		security_txt   on|off
 //		site_check     on|off
+//		refresh        <duration>|off
 //		metrics        on|off
 //		web_bot_auth   on|off|private
 //		refuse_agents  <agent>...
@@ -65,8 +66,8 @@ func init() {
 //		successor      <url>
 //	}
 //
-// Every subdirective is optional; a bare `discovery` serves the embedded
-// sample content.
+// Every subdirective is optional; a bare `discovery` learns the site from
+// the site (content sample serves the embedded sample instead).
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // consume the directive name
 	if d.NextArg() {
@@ -184,6 +185,20 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("token_ttl: must be a duration of at least 1s, got '%s'", v)
 			}
 			h.TokenTTL = caddy.Duration(ttl)
+		case "refresh":
+			var v string
+			if !d.AllArgs(&v) {
+				return d.ArgErr()
+			}
+			var every time.Duration
+			if v != "off" {
+				var err error
+				if every, err = caddy.ParseDuration(v); err != nil || every < 5*time.Second {
+					return d.Errf("refresh: must be off or a duration of at least 5s, got '%s'", v)
+				}
+			}
+			r := caddy.Duration(every)
+			h.Refresh = &r
 		case "body_timeout":
 			var v string
 			if !d.AllArgs(&v) {

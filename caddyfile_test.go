@@ -159,6 +159,10 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{name: "security_txt off", input: "discovery {\n security_txt off\n}", want: Handler{SecurityTxt: &off}},
 		{name: "security_txt on", input: "discovery {\n security_txt on\n}", want: Handler{SecurityTxt: &on}},
 		{name: "site_check off", input: "discovery {\n site_check off\n}", want: Handler{SiteCheck: &off}},
+		{name: "refresh", input: "discovery {\n refresh 2m\n}", want: Handler{Refresh: durationPtr(2 * time.Minute)}},
+		{name: "refresh off", input: "discovery {\n refresh off\n}", want: Handler{Refresh: durationPtr(0)}},
+		{name: "refresh too often", input: "discovery {\n refresh 1s\n}", wantErr: "refresh: must be off or a duration of at least 5s"},
+		{name: "refresh without a value", input: "discovery {\n refresh\n}", wantErr: "wrong argument count"},
 		{name: "metrics off", input: "discovery {\n metrics off\n}", want: Handler{Metrics: &off}},
 		{name: "web_bot_auth private", input: "discovery {\n web_bot_auth private\n}", want: Handler{WebBotAuth: "private"}},
 		{name: "web_bot_auth bad", input: "discovery {\n web_bot_auth maybe\n}", wantErr: "web_bot_auth: must be on, off or private, got 'maybe'"},
@@ -344,7 +348,10 @@ func TestValidate(t *testing.T) {
 		{name: "deprecation not a date", h: Handler{Deprecation: "soon"}, field: "deprecation"},
 		{name: "sunset before deprecation", h: Handler{Deprecation: "2027-06-01", Sunset: "2027-01-01"}, field: "sunset"},
 		{name: "successor not a URL", h: Handler{Successor: "ftp://x"}, field: "successor"},
-		{name: "insights without content", h: Handler{Insights: "/srv/blog/posts"}, field: "insights"},
+		{name: "insights without content", h: Handler{Insights: "/srv/blog/posts"}},
+		{name: "insights beside the sample", h: Handler{Content: "sample", Insights: "/srv/blog/posts"}, field: "insights"},
+		{name: "refresh too often", h: Handler{Refresh: durationPtr(time.Second)}, field: "refresh"},
+		{name: "refresh off", h: Handler{Refresh: durationPtr(0)}},
 		{name: "exclude patterns", h: Handler{Exclude: []string{"drafts/", "/2019/*", "*-wip.md", "[ab]*.md"}}},
 		{name: "exclude malformed pattern", h: Handler{Exclude: []string{"drafts/", "[a-"}}, field: "exclude"},
 		{name: "mcp_discovery off", h: Handler{MCPDiscovery: new(bool)}},
@@ -448,4 +455,9 @@ func FuzzCaddyfile(f *testing.F) {
 		var h Handler
 		_ = h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(input))
 	})
+}
+
+func durationPtr(d time.Duration) *caddy.Duration {
+	v := caddy.Duration(d)
+	return &v
 }

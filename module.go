@@ -2,7 +2,7 @@
 // discovery API for one person and their published articles: a read-only
 // JSON API under /api/v1 and the documents agents look for.
 //
-// Imports from the module: content, internal/agents, internal/cimd, internal/fetch, internal/handlers, internal/metrics, internal/origin, internal/ratelimit, internal/sitecheck, internal/token, internal/webbotauth.
+// Imports from the module: content, internal/agents, internal/cimd, internal/fetch, internal/handlers, internal/metrics, internal/origin, internal/ratelimit, internal/site, internal/sitecheck, internal/token, internal/webbotauth.
 package discovery
 
 import (
@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"path"
 	"runtime/debug"
 	"strings"
@@ -28,6 +29,7 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/handlers"
 	"github.com/caddy-discovery/caddy-discovery/internal/metrics"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
+	"github.com/caddy-discovery/caddy-discovery/internal/site"
 	"github.com/caddy-discovery/caddy-discovery/internal/webbotauth"
 )
 
@@ -57,16 +59,23 @@ type Handler struct {
 	// Global placeholders such as {env.SITE_URL} are expanded at load.
 	BaseURL string `json:"base_url,omitempty"`
 
-	// Content is the directory holding profile.yaml and insights/<slug>.md.
-	// Default: the embedded sample content. It is read once, at load; a
-	// reload reads it again and keeps the old content if it is invalid.
-	// Global placeholders are expanded at load.
+	// Content is a directory of what the owner writes for the module: a
+	// profile.yaml whose fields override what the site says, field by
+	// field (any subset: a file with only name is valid), and, in
+	// insights/, the posts' sources. "sample" serves the embedded sample
+	// (a fictional person, for demos and tests; a folder named sample is
+	// written ./sample). Default: none, the site itself is the source (see
+	// docs/content.md). It is read once, at load; a reload reads it again
+	// and keeps the old content if it is invalid. Global placeholders are
+	// expanded at load.
 	Content string `json:"content,omitempty"`
 
 	// Insights is the folder of the insight articles, when they live
 	// elsewhere than <content>/insights: for example an existing blog's
-	// posts folder (content/posts of Hugo, _posts of Jekyll, …). Needs
-	// Content for profile.yaml. Global placeholders are expanded at load.
+	// posts folder (content/posts of Hugo, _posts of Jekyll, …). With it,
+	// those files are the posts and the site is read for their addresses;
+	// without it (and without <content>/insights) the posts are read from
+	// the site. Global placeholders are expanded at load.
 	Insights string `json:"insights,omitempty"`
 
 	// Exclude lists patterns of posts to keep off every surface, in the
@@ -182,15 +191,23 @@ type Handler struct {
 	// when the site has none. false leaves the path to the next handler.
 	SecurityTxt *bool `json:"security_txt,omitempty"`
 
-	// SiteCheck, when true or absent, looks at the site behind the module
-	// after each load of the content, on the first request (through the
-	// next handler, as a visitor would): it matches the insights to the
-	// addresses of the site's own sitemap, asks for every page address
-	// the module publishes once and logs those that do not answer 200,
-	// and warns when the site's robots.txt shuts out crawlers the content
-	// signals invite to train. false does none of it: the insights' pages
-	// then follow their front matter and pages.insight alone.
+	// SiteCheck, when true or absent, reads the site behind the module,
+	// from the first request on, as an anonymous visitor would (through
+	// the server's own handlers, with no address, credentials or cookies
+	// of any visitor's): its feeds, sitemaps and pages give the catalog
+	// what the owner's files leave out (the person, the posts, the
+	// pages), match the owner's posts to the site's addresses, and keep
+	// every published page address one the site answers 200. false reads
+	// nothing: the catalog is the owner's files alone, named after the
+	// site's host when they name no one.
 	SiteCheck *bool `json:"site_check,omitempty"`
+
+	// Refresh is how often the site's feeds and sitemaps are asked again,
+	// conditionally (a 304 each when nothing changed), so that a post
+	// published, changed or removed on the site is in the catalog without
+	// a reload; every page is asked again every 6 hours. Default: 30s; 0
+	// reads the site once per load. At least 5s.
+	Refresh *caddy.Duration `json:"refresh,omitempty"`
 
 	// Metrics counts what agents do with the site in Caddy's metrics
 	// registry, as caddy_discovery_* series (see docs/metrics.md), when
@@ -299,12 +316,12 @@ type Handler struct {
 	// each instance.
 	Distributed *caddyrl.DistributedRateLimiting `json:"distributed,omitempty"`
 
-	// service is swapped whole when watched content changes.
+	// service is swapped whole when the catalog changes.
 	service       *atomic.Pointer[handlers.Service]
 	serviceConfig handlers.Config
 	watcher       *contentWatcher
 	limiter       *rateLimiter
-	site          *siteState
+	site          *siteReading
 	fetcher       *fetch.Fetcher
 	verifier      *webbotauth.Verifier
 	clients       *cimd.Resolver
@@ -385,7 +402,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 			}
 		}
 	}
-	site, err := h.loadContent()
+	owner, err := h.loadContent()
 	if err != nil {
 		return err
 	}
@@ -399,7 +416,6 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		TokenSecret: secret,
 		TokenTTL:    time.Duration(h.TokenTTL),
 		BodyTimeout: time.Duration(h.BodyTimeout),
-		Site:        site,
 		BaseURL:     h.BaseURL,
 		CLIName:     h.CLIName,
 		CLIScript:   cliScript,
@@ -427,25 +443,33 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if limited {
 		h.serviceConfig.ChargeExtra = h.chargeExtra
 	}
-	service, err := handlers.New(h.serviceConfig)
+	// The catalog of the owner's files alone, until the site is read.
+	var known *site.Snapshot
+	if h.BaseURL != "" {
+		base, _ := url.Parse(h.BaseURL) // checked by Validate
+		known = &site.Snapshot{Site: base}
+	}
+	cfg := h.serviceConfig
+	cfg.Site = site.Build(owner, owner.PostsFolder, known).Site
+	service, err := handlers.New(cfg)
 	if err != nil {
 		return err
 	}
 	h.service = new(atomic.Pointer[handlers.Service])
 	h.service.Store(service)
-	h.site = &siteState{done: make(chan struct{}), logger: h.logger, sitemaps: h.SiteSitemaps, config: &h.serviceConfig, service: h.service}
+	h.site = newSiteReading(h, owner)
 	if limited {
 		if err := h.provisionRateLimit(ctx, limit); err != nil {
 			return err
 		}
 	}
-	if h.Watch && h.Content != "" {
-		if h.watcher, err = watchContent([]string{h.Content, h.Insights}, h.logger, h.reloadContent); err != nil {
+	if h.Watch && (h.Content != "" && h.Content != sampleContent || h.Insights != "") {
+		if h.watcher, err = watchContent([]string{h.ownFolder(), h.Insights}, h.logger, h.reloadContent); err != nil {
 			return fmt.Errorf("watch: %w", err)
 		}
 	}
 	h.logger.Debug("discovery content loaded",
-		zap.String("content", h.Content), zap.Int("insights", len(site.Insights)))
+		zap.String("content", h.Content), zap.Int("insights", len(owner.Insights)))
 	if h.BaseURL == "" {
 		// Each distinct Host then costs one rendering of every document.
 		h.logger.Warn("base_url is not set: published addresses follow each request's Host header, documents are rendered per host (bounded: see docs/performance.md) and cached privately; set base_url in production")
@@ -453,15 +477,33 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	return nil
 }
 
-// loadContent reads the configured content, or the embedded sample, and
-// logs the files it passed over.
+// sampleContent is the value of content that names the embedded sample.
+const sampleContent = "sample"
+
+// ownFolder is the content folder of the owner's, "" for none or the
+// sample.
+func (h *Handler) ownFolder() string {
+	if h.Content == sampleContent {
+		return ""
+	}
+	return h.Content
+}
+
+// loadContent reads what the owner wrote for the module (the content
+// folder, the insights folder, or the embedded sample when named), and
+// logs the files it passed over. With neither, it is a bare site: the
+// catalog takes everything from the site.
 func (h *Handler) loadContent() (*content.Site, error) {
 	var site *content.Site
 	var err error
 	opts := &content.Options{Exclude: h.Exclude}
 	switch {
-	case h.Content == "":
+	case h.Content == sampleContent:
 		site, err = content.LoadWith(content.SampleFS(), opts)
+	case h.Content == "" && h.Insights == "":
+		return content.Bare(), nil
+	case h.Content == "":
+		site, err = content.LoadInsightsWith(h.Insights, opts)
 	case h.Insights != "":
 		site, err = content.LoadDirsWith(h.Content, h.Insights, opts)
 	default:
@@ -471,7 +513,6 @@ func (h *Handler) loadContent() (*content.Site, error) {
 		metrics.ContentLoad(false, 0)
 		return nil, err
 	}
-	metrics.ContentLoad(true, len(site.Insights))
 	h.logSkipped(site)
 	return site, nil
 }
@@ -541,8 +582,11 @@ func (h *Handler) Validate() error {
 			check(fmt.Errorf("base_url: %w", err))
 		}
 	}
-	if h.Insights != "" && h.Content == "" {
-		check(fmt.Errorf("insights: needs content, the folder of profile.yaml"))
+	if h.Insights != "" && h.Content == sampleContent {
+		check(fmt.Errorf("insights: the sample has insights of its own: name a content folder of yours, or none"))
+	}
+	if r := h.Refresh; r != nil && *r != 0 && *r < caddy.Duration(5*time.Second) {
+		check(fmt.Errorf("refresh: must be at least 5s (or 0, to read the site once), got %s", time.Duration(*r)))
 	}
 	for _, pattern := range h.Exclude {
 		if _, err := path.Match(pattern, ""); err != nil {
@@ -621,30 +665,24 @@ func (h *Handler) Validate() error {
 	return errors.Join(errs...)
 }
 
-// reloadContent reads the content again and, when it is valid, swaps in a
-// service built from it; in-flight requests finish on the old one.
+// reloadContent reads the owner's files again and, when they are valid,
+// rebuilds the catalog with them; in-flight requests finish on the old
+// service.
 func (h *Handler) reloadContent() {
-	site, err := h.loadContent()
+	owner, err := h.loadContent()
 	if err != nil {
 		h.logger.Warn("content changed but does not load; the previous content keeps serving", zap.Error(err))
 		return
 	}
-	cfg := h.serviceConfig
-	cfg.Site = h.site.matchedToSitemap(site)
-	service, err := handlers.New(cfg)
-	if err != nil {
-		h.logger.Warn("content changed but does not render; the previous content keeps serving", zap.Error(err))
-		return
-	}
-	h.service.Store(service)
-	h.logger.Info("content reloaded", zap.String("content", h.Content), zap.Int("insights", len(site.Insights)))
+	h.site.ownerChanged(owner)
+	h.logger.Info("content reloaded", zap.String("content", h.Content), zap.Int("insights", len(owner.Insights)))
 }
 
 // Cleanup stops the content watcher and releases the rate-limit zone and
 // its mirror.
 func (h *Handler) Cleanup() error {
-	if h.site != nil && !h.site.stopped() {
-		close(h.site.done)
+	if h.site != nil {
+		h.site.stop()
 	}
 	if h.fetcher != nil {
 		h.fetcher.Close()

@@ -21,6 +21,7 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/agents"
 	"github.com/caddy-discovery/caddy-discovery/internal/handlers"
 	"github.com/caddy-discovery/caddy-discovery/internal/metrics"
+	"github.com/caddy-discovery/caddy-discovery/internal/site"
 )
 
 // ServeHTTP answers the paths the module owns and hands every other request
@@ -29,11 +30,11 @@ import (
 // answer gets the module's Link and Vary values added. Any other page asked
 // for as Markdown is the site's own, converted.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	service := h.service.Load()
-	if h.site.checked.Load() != service && on(h.SiteCheck) {
-		h.site.checkSiteOnce(r, next, service)
-		service = h.service.Load()
+	if site.Reading(r) {
+		return next.ServeHTTP(w, r) // the module's own reader: the site's answer, as it is
 	}
+	h.site.awaitFirst(r)
+	service := h.service.Load()
 	m := service.Match(r)
 	counting := on(h.Metrics)
 	if !counting && h.refused == nil && !h.VerifiedAgentQuota {

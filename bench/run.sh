@@ -283,6 +283,7 @@ start_discovery() {
 		cat <<-EOF
 			http://:$PORT_DISCOVERY {
 				discovery {
+					content sample
 					base_url http://localhost:$PORT_DISCOVERY
 					# The quota is capped (caddy-ratelimit reserves 24 bytes per
 					# event for each client), so each wrk connection is a client
@@ -315,6 +316,7 @@ start_discovery() {
 		cat <<-EOF
 			http://:$PORT_LIMITED {
 				discovery {
+					content sample
 					base_url http://localhost:$PORT_LIMITED
 					rate_limit 1 60s
 				}

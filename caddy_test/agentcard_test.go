@@ -121,7 +121,7 @@ func TestSecurityTxt(t *testing.T) {
 		"single-page app": "root * " + siteFiles(t, nil) + "\n\ttry_files {path} /index.html\n\tfile_server",
 	} {
 		t.Run(name, func(t *testing.T) {
-			s := startCaddy(t, "\nhttp://localhost:9080 {\n\tdiscovery {\n\t\trate_limit 1500 60s\n\t}\n\t"+site+"\n}\n")
+			s := startCaddy(t, "\nhttp://localhost:9080 {\n\tdiscovery {\n\t\tcontent sample\n\t\trate_limit 1500 60s\n\t}\n\t"+site+"\n}\n")
 			r := s.get("/.well-known/security.txt")
 			if r.StatusCode != http.StatusOK || r.Header.Get("Content-Type") != "text/plain; charset=utf-8" || r.Header.Get("ETag") == "" {
 				t.Fatalf("%d %q %q: %s", r.StatusCode, r.Header.Get("Content-Type"), r.Header.Get("ETag"), r.body)
@@ -171,7 +171,7 @@ func TestSiteKeepsItsSecurityTxt(t *testing.T) {
 		"reverse_proxy": "reverse_proxy " + proxied,
 	} {
 		t.Run(name, func(t *testing.T) {
-			s := startCaddy(t, "\nhttp://localhost:9080 {\n\tdiscovery {\n\t\trate_limit 1500 60s\n\t}\n\t"+site+"\n}\n")
+			s := startCaddy(t, "\nhttp://localhost:9080 {\n\tdiscovery {\n\t\tcontent sample\n\t\trate_limit 1500 60s\n\t}\n\t"+site+"\n}\n")
 			for _, method := range []string{http.MethodGet, http.MethodHead} {
 				r := s.do(method, base+"/.well-known/security.txt", nil)
 				want := own
@@ -202,6 +202,7 @@ func TestNewDocumentsOff(t *testing.T) {
 http://localhost:9080 {
 	root * `+siteFiles(t, files)+`
 	discovery {
+		content sample
 		agent_card off
 		well_known_openapi off
 		security_txt off
@@ -228,6 +229,7 @@ http://localhost:9080 {
 	s = startCaddy(t, `
 http://localhost:9080 {
 	discovery {
+		content sample
 		agent_card off
 		well_known_openapi off
 		security_txt off

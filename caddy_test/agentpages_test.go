@@ -172,10 +172,10 @@ func assertModuleSitemap(t *testing.T, s *server, r *response) {
 func TestSitemapOfASiteWithoutOne(t *testing.T) {
 	root := siteFiles(t, nil)
 	for name, site := range map[string]string{
-		"file_server": "root * " + root + "\n\tdiscovery\n\tfile_server",
-		"spa":         "root * " + root + "\n\tdiscovery\n\ttry_files {path} /index.html\n\tfile_server",
-		"backend 404": "discovery\n\treverse_proxy " + robotsBackend(t, http.StatusNotFound, "not here"),
-		"nothing":     "discovery",
+		"file_server": "root * " + root + "\n\tdiscovery {\n\t\tcontent sample\n\t}\n\tfile_server",
+		"spa":         "root * " + root + "\n\tdiscovery {\n\t\tcontent sample\n\t}\n\ttry_files {path} /index.html\n\tfile_server",
+		"backend 404": "discovery {\n\t\tcontent sample\n\t}\n\treverse_proxy " + robotsBackend(t, http.StatusNotFound, "not here"),
+		"nothing":     "discovery {\n\t\tcontent sample\n\t}",
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := startCaddy(t, "http://localhost:9080 {\n\t"+site+"\n}\n")
@@ -238,8 +238,8 @@ func TestSiteKeepsItsSitemap(t *testing.T) {
 	siteMarkdown := "# The shop's own sitemap\n\n- [Shop](https://example.com/shop)\n"
 	root := siteFiles(t, map[string]string{"sitemap.xml": siteSitemap, "robots.txt": siteRobots, "sitemap.md": siteMarkdown})
 	for name, site := range map[string]string{
-		"file_server": "root * " + root + "\n\tdiscovery\n\tfile_server",
-		"spa":         "root * " + root + "\n\tdiscovery\n\ttry_files {path} /index.html\n\tfile_server",
+		"file_server": "root * " + root + "\n\tdiscovery {\n\t\tcontent sample\n\t}\n\tfile_server",
+		"spa":         "root * " + root + "\n\tdiscovery {\n\t\tcontent sample\n\t}\n\ttry_files {path} /index.html\n\tfile_server",
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := startCaddy(t, "http://localhost:9080 {\n\t"+site+"\n}\n")
@@ -280,7 +280,7 @@ func TestSitemapBehindReverseProxy(t *testing.T) {
 			w.WriteHeader(status)
 			fmt.Fprint(w, body)
 		})
-		s := startCaddy(t, "http://localhost:9080 {\n\tdiscovery\n\treverse_proxy "+backend+"\n}\n")
+		s := startCaddy(t, "http://localhost:9080 {\n\tdiscovery {\n\t\tcontent sample\n\t}\n\treverse_proxy "+backend+"\n}\n")
 		r := s.get("/sitemap.xml")
 		if r.StatusCode != status || string(r.body) != body || r.Header.Get("X-Backend") != "yes" {
 			t.Errorf("backend %d: got %d %q", status, r.StatusCode, r.body)
@@ -292,6 +292,7 @@ func TestSitemapOptions(t *testing.T) {
 	s := startCaddy(t, `
 http://localhost:9080 {
 	discovery {
+		content sample
 		sitemap off
 		site_sitemaps /sitemap_index.xml https://cdn.example.com/sitemap.xml
 	}
@@ -319,8 +320,8 @@ http://localhost:9080 {
 func TestPageLinks(t *testing.T) {
 	root := siteFiles(t, nil)
 	for name, site := range map[string]string{
-		"file_server": "http://localhost:9080 {\n\troot * " + root + "\n\tdiscovery\n\ttry_files {path} {path}.html\n\tfile_server\n}\n",
-		"spa":         "http://localhost:9080 {\n\troot * " + root + "\n\tdiscovery\n\ttry_files {path} /index.html\n\tfile_server\n}\n",
+		"file_server": "http://localhost:9080 {\n\troot * " + root + "\n\tdiscovery {\n\t\tcontent sample\n\t}\n\ttry_files {path} {path}.html\n\tfile_server\n}\n",
+		"spa":         "http://localhost:9080 {\n\troot * " + root + "\n\tdiscovery {\n\t\tcontent sample\n\t}\n\ttry_files {path} /index.html\n\tfile_server\n}\n",
 		"make run":    demoSite(t),
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -378,7 +379,7 @@ func TestPageLinksBesideTheBackends(t *testing.T) {
 		}
 		fmt.Fprintf(w, "<!doctype html><title>%s</title>", r.URL.Path)
 	})
-	s := startCaddy(t, "http://localhost:9080 {\n\tdiscovery\n\treverse_proxy "+backend+"\n}\n")
+	s := startCaddy(t, "http://localhost:9080 {\n\tdiscovery {\n\t\tcontent sample\n\t}\n\treverse_proxy "+backend+"\n}\n")
 	for _, p := range sitePages {
 		r := s.get(p.page)
 		got := links(r.Header)
@@ -426,6 +427,7 @@ func TestMarkdownForAgents(t *testing.T) {
 http://localhost:9080 {
 	root * `+root+`
 	discovery {
+		content sample
 		rate_limit 1500 60s
 	}
 	try_files {path} {path}.html
@@ -555,7 +557,7 @@ func TestMarkdownForAIAgents(t *testing.T) {
 
 func testMarkdownForAIAgents(t *testing.T, backend string) {
 	site := func(options string) string {
-		return "http://localhost:9080 {\n\tdiscovery {\n\t\trate_limit 1500 60s\n\t\t" + options + "\n\t}\n\t" + backend + "\n}\n"
+		return "http://localhost:9080 {\n\tdiscovery {\n\t\tcontent sample\n\t\trate_limit 1500 60s\n\t\t" + options + "\n\t}\n\t" + backend + "\n}\n"
 	}
 	const (
 		claude = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)"
@@ -618,7 +620,7 @@ func testMarkdownForAIAgents(t *testing.T, backend string) {
 func TestAgentPagesSwitchedOff(t *testing.T) {
 	root := siteFiles(t, nil)
 	site := func(options string) string {
-		return "http://localhost:9080 {\n\troot * " + root + "\n\tdiscovery {\n\t\t" + options +
+		return "http://localhost:9080 {\n\troot * " + root + "\n\tdiscovery {\n\t\tcontent sample\n\t\t" + options +
 			"\n\t}\n\ttry_files {path} {path}.html\n\tfile_server\n}\n"
 	}
 	s := startCaddy(t, site("markdown off"))
@@ -688,7 +690,9 @@ func TestHeaderDirectiveStillRules(t *testing.T) {
 http://localhost:9080 {
 	root * `+root+`
 	header -Link
-	discovery
+	discovery {
+		content sample
+	}
 	try_files {path} {path}.html
 	file_server
 }
@@ -707,8 +711,8 @@ http://localhost:9080 {
 func TestUnpublishedInsightTwinIsTheSites(t *testing.T) {
 	root := siteFiles(t, nil)
 	for name, site := range map[string]string{
-		"respond":     "discovery\n\theader Content-Type \"text/html; charset=utf-8\"\n\trespond \"<!doctype html><title>Not found</title>\" 404",
-		"file_server": "root * " + root + "\n\tdiscovery\n\tfile_server",
+		"respond":     "discovery {\n\t\tcontent sample\n\t}\n\theader Content-Type \"text/html; charset=utf-8\"\n\trespond \"<!doctype html><title>Not found</title>\" 404",
+		"file_server": "root * " + root + "\n\tdiscovery {\n\t\tcontent sample\n\t}\n\tfile_server",
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := startCaddy(t, "http://localhost:9080 {\n\t"+site+"\n}\n")

@@ -337,6 +337,7 @@ func TestBaseURL(t *testing.T) {
 	s := startCaddy(t, `
 http://localhost:9080 {
 	discovery {
+		content sample
 		base_url https://example.com
 	}
 }
@@ -357,7 +358,9 @@ http://localhost:9080 {
 func TestHostDerivedBaseURL(t *testing.T) {
 	s := startCaddy(t, `
 http://:9080 {
-	discovery
+	discovery {
+		content sample
+	}
 }
 `)
 	for _, host := range []string{"one.example", "two.example:9080"} {
@@ -384,7 +387,7 @@ func TestAbsoluteFormRequestLine(t *testing.T) {
 		name, directive, wantBase, wantCache string
 	}{
 		{"without base_url", "discovery", "http://evil.example", "private, max-age=3600"},
-		{"with base_url", "discovery {\n\t\tbase_url https://site.example\n\t}", "https://site.example", "public, max-age=3600"},
+		{"with base_url", "discovery {\n\t\tcontent sample\n\t\tbase_url https://site.example\n\t}", "https://site.example", "public, max-age=3600"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			startCaddy(t, "http://:9080 {\n\t"+tc.directive+"\n}\n")

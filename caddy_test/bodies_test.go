@@ -26,6 +26,7 @@ var h2cGlobals = strings.Replace(globalOptions, "skip_install_trust", "skip_inst
 const slowBodySite = `
 http://localhost:9080 {
 	discovery {
+		content sample
 		body_timeout 1s
 		rate_limit 1500 60s
 	}

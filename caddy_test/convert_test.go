@@ -57,7 +57,7 @@ func TestConvertedSitePages(t *testing.T) {
 	}
 	site := "\troot * " + root + "\n\theader Vary Origin\n\theader Cache-Control \"max-age=60\"\n"
 	s := startCaddyWith(t, strings.Replace(globalOptions, "http_port 9080", "http_port 9271", 1),
-		convertBase+" {\n"+site+"\tdiscovery\n\tfile_server\n}\n"+plainBase+" {\n"+site+"\tfile_server\n}\n")
+		convertBase+" {\n"+site+"\tdiscovery {\n\t\tcontent sample\n\t}\n\tfile_server\n}\n"+plainBase+" {\n"+site+"\tfile_server\n}\n")
 	get := func(base, path string, headers ...string) *response {
 		return s.do(http.MethodGet, base+path, nil, headers...)
 	}

@@ -35,7 +35,11 @@ func demoSite(t testing.TB) string {
 	if !strings.Contains(site, "\t\troot ..\n") {
 		t.Fatal("the Caddyfile's templates no longer say `root .`: update demoSite")
 	}
-	site = strings.Replace(site, "\tdiscovery\n", "\tdiscovery {\n\t\trate_limit 1500 60s\n\t}\n", 1)
+	const block = "\tdiscovery {\n\t\tcontent sample\n"
+	if !strings.Contains(site, block) {
+		t.Fatal("the Caddyfile's discovery block no longer starts with `content sample`: update demoSite")
+	}
+	site = strings.Replace(site, block, block+"\t\trate_limit 1500 60s\n", 1)
 	return site
 }
 
@@ -230,7 +234,9 @@ func TestRobotsTxt(t *testing.T) {
 	// A site with nothing behind the module: the module's own file.
 	s := startCaddy(t, `
 http://localhost:9080 {
-	discovery
+	discovery {
+		content sample
+	}
 }
 `)
 	var groupLines []string
@@ -254,6 +260,7 @@ http://localhost:9080 {
 	s = startCaddy(t, `
 http://localhost:9080 {
 	discovery {
+		content sample
 		robots off
 	}
 	respond "the site's own robots.txt" 200
@@ -395,6 +402,7 @@ func TestVersioningSignals(t *testing.T) {
 	s = startCaddy(t, `
 http://localhost:9080 {
 	discovery {
+		content sample
 		rate_limit 1500 60s
 		deprecation 2027-01-01
 		sunset 2027-07-01

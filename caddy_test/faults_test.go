@@ -44,6 +44,7 @@ func TestReloadUnderLoad(t *testing.T) {
 		return reloadGlobals + `
 http://localhost:9080 {
 	discovery {
+		content sample
 		rate_limit 1500 60s
 		rate_limit_key "{http.vars.client_ip} {http.request.header.X-Client}"
 	}

@@ -101,6 +101,7 @@ func startCaddyWith(t testing.TB, globals, siteBlock string) *server {
 const sampleSite = `
 http://localhost:9080 {
 	discovery {
+		content sample
 		rate_limit 1500 60s
 	}
 	respond "next handler" 200

@@ -37,6 +37,7 @@ http://localhost:9080 {
 		-Retry-After
 	}
 	discovery {
+		content sample
 		rate_limit 2 60s
 	}
 }
@@ -67,7 +68,9 @@ func TestHeaderDirectiveSetsOneField(t *testing.T) {
 http://localhost:9080 {
 	header API-Version "site"
 	header RateLimit-Policy "site"
-	discovery
+	discovery {
+		content sample
+	}
 }
 `)
 	r := s.get("/api/v1")
@@ -90,7 +93,9 @@ func TestHeaderDirectiveReplacesInValues(t *testing.T) {
 http://localhost:9080 {
 	header >WWW-Authenticate invalid_token replaced_token
 	header >RateLimit-Policy public site
-	discovery
+	discovery {
+		content sample
+	}
 }
 `)
 	r := s.get("/api/v1", "Authorization", "Bearer forged")

@@ -220,6 +220,7 @@ func TestMCPHostCheckOnLoopback(t *testing.T) {
 	s := startCaddy(t, `
 http://:9080 {
 	discovery {
+		content sample
 		base_url https://public.example
 		rate_limit 1500 60s
 	}
@@ -242,6 +243,7 @@ http://:9080 {
 	s = startCaddy(t, `
 http://:9080 {
 	discovery {
+		content sample
 		mcp_host_check off
 		rate_limit 1500 60s
 	}
@@ -262,7 +264,7 @@ func TestMCPRefusedHostNamesTheServer(t *testing.T) {
 		{"", "http://127.0.0.1:9080"},
 	} {
 		t.Run(tc.want, func(t *testing.T) {
-			s := startCaddy(t, "http://:9080 {\n\tdiscovery {\n\t\t"+tc.option+"\n\t\trate_limit 1500 60s\n\t}\n}\n")
+			s := startCaddy(t, "http://:9080 {\n\tdiscovery {\n\t\tcontent sample\n\t\t"+tc.option+"\n\t\trate_limit 1500 60s\n\t}\n}\n")
 			for _, method := range []string{http.MethodPost, http.MethodGet} {
 				req, _ := http.NewRequest(method, "http://127.0.0.1:9080/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 				req.Host = "rebound.example"

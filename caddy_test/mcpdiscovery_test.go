@@ -248,6 +248,7 @@ func TestMCPDiscoveryOff(t *testing.T) {
 http://localhost:9080 {
 	root * `+dir+`
 	discovery {
+		content sample
 		mcp_discovery off
 		rate_limit 1500 60s
 	}
@@ -280,7 +281,7 @@ func TestMCPDiscoveryInFrontOfAnApp(t *testing.T) {
 		"reverse_proxy":   "reverse_proxy " + backend(t),
 	} {
 		t.Run(name, func(t *testing.T) {
-			s := startCaddy(t, "\nhttp://localhost:9080 {\n\tdiscovery {\n\t\trate_limit 1500 60s\n\t}\n\t"+site+"\n}\n")
+			s := startCaddy(t, "\nhttp://localhost:9080 {\n\tdiscovery {\n\t\tcontent sample\n\t\trate_limit 1500 60s\n\t}\n\t"+site+"\n}\n")
 			s.agentDocument("/.well-known/mcp.json", "application/json")
 			s.agentDocument("/.well-known/ai-catalog.json", "application/ai-catalog+json")
 		})

@@ -20,6 +20,7 @@ import (
 // subdirectives given, then the site lines, and an admin endpoint to
 // scrape.
 func metricsCaddyfile(storage, discovery, site string) string {
+	discovery = withSample(discovery)
 	return fmt.Sprintf(`{
 	admin localhost:9284
 	auto_https off

@@ -39,7 +39,9 @@ func backend(t *testing.T) string {
 func TestSiteKeepsItsOwnAPI(t *testing.T) {
 	s := startCaddy(t, `
 http://localhost:9080 {
-	discovery
+	discovery {
+		content sample
+	}
 	reverse_proxy `+backend(t)+`
 }
 `)
@@ -102,6 +104,7 @@ http://localhost:9080 {
 			alice `+string(hash)+`
 		}
 		discovery {
+			content sample
 			rate_limit 1500 60s
 		}
 		respond "site page" 200

@@ -110,6 +110,7 @@ func TestMCPConformance(t *testing.T) {
 	startCaddy(t, `
 http://:9080 {
 	discovery {
+		content sample
 		rate_limit 1500 60s
 	}
 }

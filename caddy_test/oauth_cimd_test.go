@@ -157,6 +157,7 @@ func (o *clientOrigin) site(mode string) string {
 	return `
 http://localhost:9080 {
 	discovery {
+		content sample
 		rate_limit off
 		client_id_metadata ` + mode + `
 		client_id_metadata_ca ` + o.caFile + `
@@ -312,6 +313,7 @@ func TestClientIDMetadataDocumentOff(t *testing.T) {
 	s := startCaddy(t, `
 http://localhost:9080 {
 	discovery {
+		content sample
 		client_id_metadata off
 	}
 }

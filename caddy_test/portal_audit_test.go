@@ -15,6 +15,7 @@ func TestDeveloperPortalAudit(t *testing.T) {
 	s := startCaddy(t, demoSite(t)+`
 http://127.0.0.1:9081 {
 	discovery {
+		content sample
 		rate_limit 1 600s
 		rate_limit_key audit
 	}

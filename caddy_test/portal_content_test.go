@@ -378,6 +378,7 @@ func TestDeveloperPortalGuides(t *testing.T) {
 	s := startCaddy(t, sampleSite+`
 http://localhost:9081 {
 	discovery {
+		content sample
 		token_ttl 90m
 		cli_name acme
 	}

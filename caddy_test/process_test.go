@@ -163,6 +163,7 @@ func (p *process) send(method, path, client string, body io.Reader, headers ...s
 }
 
 func processCaddyfile(port int, storage, discovery string) string {
+	discovery = withSample(discovery)
 	return fmt.Sprintf(`{
 	admin off
 	auto_https off
@@ -177,4 +178,13 @@ http://localhost:%d {
 	}
 }
 `, port, storage, port, discovery)
+}
+
+// withSample is a discovery block's lines with the sample content named,
+// unless they name content of their own.
+func withSample(discovery string) string {
+	if strings.Contains(discovery, "content ") {
+		return discovery
+	}
+	return "content sample\n\t\t" + discovery
 }

@@ -23,6 +23,7 @@ func limitedSite(key, extra string) string {
 	return fmt.Sprintf(`
 http://localhost:9080 {
 	discovery {
+		content sample
 		rate_limit_key "{http.vars.client_ip} %s {http.request.header.X-Client}"
 		%s
 	}
@@ -251,7 +252,7 @@ func startProxied(t *testing.T, discovery string) *server {
 	tester.InitServer(proxiedGlobals+`
 http://localhost:9080 {
 	discovery {
-		`+discovery+`
+		`+withSample(discovery)+`
 	}
 }
 `, "caddyfile")

@@ -64,7 +64,9 @@ func TestRobotsMergedBehindFileServer(t *testing.T) {
 	s := startCaddy(t, `
 http://localhost:9080 {
 	root * `+root+`
-	discovery
+	discovery {
+		content sample
+	}
 	file_server
 }
 `)
@@ -88,7 +90,9 @@ http://localhost:9080 {
 func TestRobotsMergedBehindReverseProxy(t *testing.T) {
 	s := startCaddy(t, `
 http://localhost:9080 {
-	discovery
+	discovery {
+		content sample
+	}
 	reverse_proxy `+robotsBackend(t, http.StatusOK, siteRobots)+`
 }
 `)
@@ -106,7 +110,9 @@ func TestRobotsKeepsTheSiteSignal(t *testing.T) {
 	own := "User-agent: *\nContent-Signal: ai-train=no\nDisallow: /\n"
 	s := startCaddy(t, `
 http://localhost:9080 {
-	discovery
+	discovery {
+		content sample
+	}
 	reverse_proxy `+robotsBackend(t, http.StatusOK, own)+`
 }
 `)
@@ -122,9 +128,9 @@ func TestRobotsOfASiteWithoutOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, site := range map[string]string{
-		"file_server": "root * " + root + "\n\tdiscovery\n\tfile_server",
-		"spa":         "root * " + root + "\n\tdiscovery\n\ttry_files {path} /index.html\n\tfile_server",
-		"backend 404": "discovery\n\treverse_proxy " + robotsBackend(t, http.StatusNotFound, "not here"),
+		"file_server": "root * " + root + "\n\tdiscovery {\n\t\tcontent sample\n\t}\n\tfile_server",
+		"spa":         "root * " + root + "\n\tdiscovery {\n\t\tcontent sample\n\t}\n\ttry_files {path} /index.html\n\tfile_server",
+		"backend 404": "discovery {\n\t\tcontent sample\n\t}\n\treverse_proxy " + robotsBackend(t, http.StatusNotFound, "not here"),
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := startCaddy(t, "http://localhost:9080 {\n\t"+site+"\n}\n")
@@ -142,7 +148,9 @@ func TestRobotsPassesOtherAnswers(t *testing.T) {
 	for _, status := range []int{http.StatusInternalServerError, http.StatusServiceUnavailable, http.StatusUnauthorized} {
 		s := startCaddy(t, `
 http://localhost:9080 {
-	discovery
+	discovery {
+		content sample
+	}
 	reverse_proxy `+robotsBackend(t, status, "site says no")+`
 }
 `)

@@ -17,6 +17,7 @@ func TestSinglePageAppSite(t *testing.T) {
 http://localhost:9080 {
 	root * `+dir+`
 	discovery {
+		content sample
 		rate_limit 1500 60s
 	}
 	try_files {path} /index.html
@@ -41,6 +42,7 @@ http://localhost:9080 {
 	header >X-Content-Type-Options nosniff "nosniff, edited"
 	header >Access-Control-Allow-Origin "\*" "https://app.example"
 	discovery {
+		content sample
 		rate_limit 1500 60s
 	}
 }
@@ -64,6 +66,7 @@ http://localhost:9080 {
 	route {
 		encode zstd gzip
 		discovery {
+			content sample
 			rate_limit 1500 60s
 		}
 	}
@@ -85,7 +88,9 @@ http://localhost:9080 {
 func TestInvalidHost(t *testing.T) {
 	startCaddy(t, `
 http://:9080 {
-	discovery
+	discovery {
+		content sample
+	}
 }
 `)
 	for name, raw := range map[string]string{

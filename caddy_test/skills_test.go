@@ -83,6 +83,7 @@ func TestAgentSkillsOff(t *testing.T) {
 	s := startCaddy(t, `
 http://localhost:9080 {
 	discovery {
+		content sample
 		agent_skills off
 		rate_limit 1500 60s
 	}

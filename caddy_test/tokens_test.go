@@ -88,6 +88,7 @@ func TestTokenExpires(t *testing.T) {
 	s := startCaddy(t, `
 http://localhost:9080 {
 	discovery {
+		content sample
 		rate_limit 1500 60s
 		token_ttl 1s
 	}

@@ -259,6 +259,7 @@ func TestWebMCPOff(t *testing.T) {
 	s := startCaddy(t, `
 http://localhost:9080 {
 	discovery {
+		content sample
 		webmcp off
 		rate_limit 1500 60s
 	}

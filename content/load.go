@@ -228,9 +228,9 @@ func Bare() *Site {
 		Profile: Profile{About: []string{}, KeyFacts: []string{}, Recognition: []string{}, Expertise: []string{},
 			Education: []string{}, SiteStructure: []SiteLink{}},
 		CompanyFacts: []string{}, Initiatives: []string{},
-		Signals:      ContentSignals{AITrain: true, Search: true, AIInput: true},
-		Pages:        Pages{Home: "/", About: "/about", Insights: "/insights", Insight: "/insights/{slug}"},
-		Insights:     []Insight{},
+		Signals:  ContentSignals{AITrain: true, Search: true, AIInput: true},
+		Pages:    Pages{Home: "/", About: "/about", Insights: "/insights", Insight: "/insights/{slug}"},
+		Insights: []Insight{},
 	}
 }
 

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -147,8 +148,10 @@ func newProfile(l links) profile {
 	return profile{
 		Profile: p,
 		URLs: profileURLs{
-			Home:       l.abs(l.cfg.Site.Pages.Home),
-			About:      l.abs(l.cfg.Site.Pages.About),
+			Home: l.abs(l.cfg.Site.Pages.Home),
+			// A site with no About page: the home page is what says who
+			// the profile is.
+			About:      l.abs(cmp.Or(l.cfg.Site.Pages.About, l.cfg.Site.Pages.Home)),
 			Developers: l.developers(),
 			LLMsTxt:    l.base + pathLLMs,
 			LLMsFull:   l.base + pathLLMsFull,

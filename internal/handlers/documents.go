@@ -201,10 +201,14 @@ func sitePages(l links) []content.SiteLink {
 		return l.cfg.Site.Profile.SiteStructure
 	}
 	pages := l.cfg.Site.Pages
-	return []content.SiteLink{
-		{Label: "About", URL: pages.About, Desc: "Biography, key facts, recognition, expertise, education and contact."},
-		{Label: "Insights", URL: pages.Insights, Desc: "Every published insight, newest first."},
+	links := []content.SiteLink{}
+	if pages.About != "" {
+		links = append(links, content.SiteLink{Label: "About", URL: pages.About, Desc: "Biography, key facts, recognition, expertise, education and contact."})
 	}
+	if pages.Insights != "" {
+		links = append(links, content.SiteLink{Label: "Insights", URL: pages.Insights, Desc: "Every published insight, newest first."})
+	}
+	return links
 }
 
 // llmsFullTxt renders /llms-full.txt: the profile in prose and lists, then

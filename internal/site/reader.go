@@ -1,0 +1,642 @@
+package site
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/convert"
+)
+
+// Options configure a Reader.
+type Options struct {
+	// Transport asks the site.
+	Transport Transport
+	// Site is the scheme and host the site is read at: base_url, else
+	// those of the request that started the reader.
+	Site *url.URL
+	// LocalAddr is the server's own address, which some handlers
+	// report to the site (php_fastcgi's SERVER_PORT); nil when unknown.
+	LocalAddr net.Addr
+	// UserAgent is the reader's User-Agent; its first word, up to a "/",
+	// is the token robots.txt rules name it by.
+	UserAgent string
+	// Posts reads the site's posts; false when the owner's files hold
+	// them, and the site is read for the rest (the person, its pages,
+	// its sitemap's addresses).
+	Posts bool
+	// Sitemaps are sitemaps of the site's the owner names (site_sitemaps),
+	// read beside those its robots.txt names.
+	Sitemaps []string
+	// Candidates returns the paths of pages the owner's files name (or
+	// would by default), whose status each full read asks the site for.
+	Candidates func() []string
+	// Bounds are the limits of reading; zero fields take DefaultBounds'.
+	Bounds Bounds
+	// Logger receives what the reader has to say; nil logs nothing.
+	Logger *zap.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Publish is given each snapshot that differs from the last: as the
+	// first read goes, then after each read that found a change.
+	Publish func(*Snapshot)
+}
+
+// Reader reads one site, in the background, and keeps up with it.
+type Reader struct {
+	opts Options
+	b    Bounds
+	c    *client
+	log  *zap.Logger
+
+	// The state of what was read, owned by the goroutine running Run.
+	robots     *Robots
+	robotsBody []byte
+	robotsV    *validators
+	home       *pageRead
+	feeds      []*feedRead
+	// sitemapFiles are the sitemap files read, by key, and sitemapRoots
+	// the addresses a refresh starts from (those that were sitemaps).
+	sitemapFiles map[string]*sitemapRead
+	sitemapRoots []string
+	locs         map[string]time.Time // sitemap addresses (keys) and their lastmod
+	pages        map[string]*pageRead // every page read, by key
+	status       map[string]int
+	// about and contact are the keys of the About and contact pages, nav
+	// those of the pages the home page's navigation names; "" and none
+	// when the site has none.
+	about, contact string
+	nav            []string
+	changed        bool
+	lastPublic     time.Time
+	// warned are the warnings given, each once per reader.
+	warnMu sync.Mutex
+	warned map[string]bool
+
+	// published is the last snapshot published.
+	mu        sync.Mutex
+	published *Snapshot
+}
+
+// pageRead is one page of the site as last read.
+type pageRead struct {
+	u      *url.URL
+	key    string
+	status int
+	v      validators
+	facts  *Page
+	// markdown is the page's body or main content, made for posts and the
+	// About page.
+	markdown []byte
+	// item is the feed's entry for the page, when a feed lists it.
+	item *FeedItem
+	// lastModified is the page's Last-Modified.
+	lastModified time.Time
+	// depth is how many links from the home page it was found at.
+	depth int
+	// gone: the site answered 404 or 410 last time.
+	gone bool
+	// from is the key asked for, when a redirect on the site led to key.
+	from string
+}
+
+// feedRead is one feed of the site: its documents, as last read.
+type feedRead struct {
+	u     *url.URL
+	v     validators
+	info  FeedInfo
+	items map[string]*FeedItem // by key of their page
+}
+
+// New makes a Reader for opts. It reads nothing until Run.
+func New(opts Options) *Reader {
+	b := opts.Bounds
+	fillBounds(&b)
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	log := opts.Logger
+	if log == nil {
+		log = zap.NewNop()
+	}
+	site := &url.URL{Scheme: opts.Site.Scheme, Host: opts.Site.Host}
+	r := &Reader{opts: opts, b: b, log: log, warned: make(map[string]bool)}
+	r.c = &client{transport: opts.Transport, site: site, localAddr: opts.LocalAddr, userAgent: opts.UserAgent, bounds: &r.b}
+	r.reset()
+	return r
+}
+
+// fillBounds sets b's zero fields to DefaultBounds'.
+func fillBounds(b *Bounds) {
+	d := DefaultBounds
+	set := func(v *int, def int) {
+		if *v <= 0 {
+			*v = def
+		}
+	}
+	set(&b.Concurrency, d.Concurrency)
+	set(&b.PageBytes, d.PageBytes)
+	set(&b.FeedBytes, d.FeedBytes)
+	set(&b.SitemapBytes, d.SitemapBytes)
+	set(&b.RobotsBytes, d.RobotsBytes)
+	set(&b.Pages, d.Pages)
+	set(&b.Sitemaps, d.Sitemaps)
+	set(&b.Addresses, d.Addresses)
+	set(&b.Feeds, d.Feeds)
+	set(&b.FeedPages, d.FeedPages)
+	set(&b.Depth, d.Depth)
+	if b.AnswerTime <= 0 {
+		b.AnswerTime = d.AnswerTime
+	}
+	if b.ReadTime <= 0 {
+		b.ReadTime = d.ReadTime
+	}
+	if b.FullRead <= 0 {
+		b.FullRead = d.FullRead
+	}
+	if b.Refresh < 0 {
+		b.Refresh = 0
+	}
+}
+
+func (r *Reader) reset() {
+	r.sitemapFiles = make(map[string]*sitemapRead)
+	r.locs = make(map[string]time.Time)
+	r.pages = make(map[string]*pageRead)
+	r.status = make(map[string]int)
+}
+
+// Run reads the site in full, then keeps up with it until ctx is done:
+// every Refresh it asks the feeds and sitemaps again, conditionally, and
+// every FullRead every page.
+func (r *Reader) Run(ctx context.Context) {
+	r.full(ctx)
+	if r.b.Refresh == 0 {
+		return
+	}
+	last := r.opts.Now()
+	tick := time.NewTicker(r.b.Refresh)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if r.opts.Now().Sub(last) >= r.b.FullRead {
+			last = r.opts.Now()
+			r.full(ctx)
+		} else {
+			r.refresh(ctx)
+		}
+	}
+}
+
+// Snapshot is the last snapshot published, nil before the first.
+func (r *Reader) Snapshot() *Snapshot {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.published
+}
+
+// key is how the reader names an address of the site: its escaped path
+// and query.
+func key(u *url.URL) string {
+	k := u.EscapedPath()
+	if u.RawQuery != "" {
+		k += "?" + u.RawQuery
+	}
+	return k
+}
+
+// warnOnce logs msg at WARN once per reader for the key what.
+func (r *Reader) warnOnce(what, msg string, fields ...zap.Field) {
+	r.warnMu.Lock()
+	said := r.warned[what]
+	r.warned[what] = true
+	r.warnMu.Unlock()
+	if said {
+		r.log.Debug(msg, fields...)
+		return
+	}
+	r.log.Warn(msg, fields...)
+}
+
+// full reads the whole site: robots.txt, the home page, the feeds and the
+// sitemaps, then every page they and the crawl lead to, within the bounds.
+func (r *Reader) full(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, r.b.ReadTime)
+	defer cancel()
+	start := r.opts.Now()
+	r.readRobots(ctx)
+	r.home = r.readOne(ctx, r.site("/"), 0, r.home)
+	if r.home.facts != nil && r.home.facts.Canonical != "" {
+		r.c.alias(r.home.facts.Canonical)
+	}
+	var q queue
+	q.done(r.home.u) // read: its links are queued below
+	if r.opts.Posts {
+		r.readFeeds(ctx, true)
+		for _, f := range r.feeds {
+			for k := range f.items {
+				q.add(r.pageURL(k), 1)
+			}
+		}
+	}
+	r.readSitemaps(ctx, true)
+	if r.opts.Posts {
+		for _, k := range slices.Sorted(maps.Keys(r.locs)) {
+			q.add(r.pageURL(k), 1)
+		}
+		// Every post read before is asked again: gone, changed, or the
+		// same (a 304 where the site sends validators).
+		for _, k := range slices.Sorted(maps.Keys(r.pages)) {
+			if p := r.pages[k]; r.isPost(p) {
+				q.add(p.u, p.depth)
+			}
+		}
+	}
+	if r.expands(r.home) {
+		for _, l := range r.links(r.home) {
+			q.add(l, 1)
+		}
+	}
+	r.crawl(ctx, &q)
+	r.readSitePages(ctx)
+	// The catalog made of what was read names the pages whose addresses
+	// are checked: the owner's posts matched to the sitemap among them.
+	r.publish(false)
+	r.checkCandidates(ctx)
+	if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return // stopped: nothing more is published
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		r.warnOnce("read-time", "reading the site took longer than its bound: what was read is published, the rest is read next time",
+			zap.Duration("bound", r.b.ReadTime), zap.Int("pages_read", len(r.pages)))
+	}
+	r.publish(true)
+	r.log.Info("site read", zap.String("site", r.c.site.String()), zap.Int("posts", len(r.Snapshot().Posts)),
+		zap.Int("pages_read", len(r.pages)), zap.Int("feeds", len(r.feeds)), zap.Int("sitemap_addresses", len(r.locs)),
+		zap.Duration("took", r.opts.Now().Sub(start)), zap.Int64("requests", r.c.requests.Load()))
+}
+
+// refresh asks the site again for its feeds and sitemaps, conditionally,
+// and reads what they say changed; a site with neither has its home page
+// asked again.
+func (r *Reader) refresh(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, r.b.ReadTime)
+	defer cancel()
+	var q queue
+	if r.opts.Posts {
+		for _, k := range r.readFeeds(ctx, false) {
+			q.add(r.pageURL(k), 1)
+		}
+	}
+	added, removed := r.readSitemaps(ctx, false)
+	if r.opts.Posts {
+		for _, k := range added {
+			q.add(r.pageURL(k), 1)
+		}
+	}
+	for _, k := range removed {
+		if p := r.pages[k]; p != nil && r.isPost(p) {
+			q.add(p.u, p.depth) // asked again: gone, or still there
+		}
+	}
+	if len(r.feeds) == 0 && len(r.sitemapFiles) == 0 && r.home != nil {
+		before := r.home.v.sum
+		r.home = r.readOne(ctx, r.site("/"), 0, r.home)
+		if r.home.v.sum != before && r.expands(r.home) {
+			for _, l := range r.links(r.home) {
+				q.add(l, 1)
+			}
+		}
+	}
+	r.crawl(ctx, &q)
+	if ctx.Err() == nil || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		r.publish(true)
+	}
+}
+
+// site is the address of path on the site.
+func (r *Reader) site(path string) *url.URL {
+	u, _ := r.c.onSite(r.c.site, path)
+	return u
+}
+
+// pageURL is the address of key on the site.
+func (r *Reader) pageURL(k string) *url.URL {
+	u, ok := r.c.onSite(r.c.site, k)
+	if !ok {
+		return nil
+	}
+	return u
+}
+
+// readRobots reads the site's robots.txt, which from then on says what
+// the reader may read.
+func (r *Reader) readRobots(ctx context.Context) {
+	a := r.c.get(ctx, r.site("/robots.txt"), kindRobots, r.robotsV)
+	switch {
+	case a.same:
+		return
+	case a.ok() && textual(a.header):
+		r.robotsBody, r.robotsV = a.body, &a.v
+	case a.err == nil && a.status >= 500:
+		return // a failing site: the rules read last stand
+	default:
+		r.robotsBody, r.robotsV = nil, nil
+	}
+	r.robots = ParseRobots(r.robotsBody)
+	r.c.allowed = r.robots.Allowed
+	r.changed = true
+}
+
+// textual reports whether an answer is plain text, as robots.txt is.
+func textual(h http.Header) bool {
+	mediaType, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
+	return mediaType == "" || mediaType == "text/plain"
+}
+
+// queue is the pages left to read, in the order found.
+type queue struct {
+	jobs []job
+	seen map[string]bool
+}
+
+type job struct {
+	u     *url.URL
+	depth int
+	// text: its main content is wanted as Markdown whatever it is.
+	text bool
+}
+
+// done marks u as read, so that it is not queued.
+func (q *queue) done(u *url.URL) {
+	if q.seen == nil {
+		q.seen = make(map[string]bool)
+	}
+	if u != nil {
+		q.seen[key(u)] = true
+	}
+}
+
+func (q *queue) add(u *url.URL, depth int) {
+	if u == nil {
+		return
+	}
+	if q.seen == nil {
+		q.seen = make(map[string]bool)
+	}
+	k := key(u)
+	if q.seen[k] {
+		return
+	}
+	q.seen[k] = true
+	q.jobs = append(q.jobs, job{u: u, depth: depth})
+}
+
+// crawl reads the pages of q, Concurrency at a time, adding the links of
+// the home and list pages it reads, until q is empty, Pages are read or
+// ctx is done.
+func (r *Reader) crawl(ctx context.Context, q *queue) {
+	type result struct {
+		j job
+		p *pageRead
+	}
+	jobs := make(chan job)
+	results := make(chan result)
+	var wg sync.WaitGroup
+	for range r.b.Concurrency {
+		wg.Go(func() {
+			for j := range jobs {
+				prev := r.peek(j.u)
+				results <- result{j, r.fetchPage(ctx, j, prev)}
+			}
+		})
+	}
+	go func() { wg.Wait(); close(results) }()
+
+	inFlight, next := 0, 0
+	// peeked pages are handed to the workers as they were: the state is
+	// changed only here.
+	for {
+		var send chan job
+		var j job
+		if next < len(q.jobs) && ctx.Err() == nil && len(r.pages)+inFlight < r.b.Pages {
+			send, j = jobs, q.jobs[next]
+		}
+		if send == nil && inFlight == 0 {
+			break
+		}
+		select {
+		case send <- j:
+			next++
+			inFlight++
+		case res := <-results:
+			inFlight--
+			r.store(res.p)
+			if !res.p.gone && res.p.status == http.StatusOK && r.expands(res.p) && res.j.depth < r.b.Depth {
+				for _, l := range r.links(res.p) {
+					q.add(l, res.j.depth+1)
+				}
+			}
+		}
+	}
+	close(jobs)
+	for res := range results {
+		r.store(res.p)
+	}
+	if next < len(q.jobs) && len(r.pages) >= r.b.Pages {
+		r.warnOnce("pages", "the site has more pages than one read reads: the rest are left out",
+			zap.Int("bound", r.b.Pages), zap.Int("left", len(q.jobs)-next))
+	}
+}
+
+// peek returns the page at u as last read, nil when never read. Workers
+// call it, so the pages map is only read while crawl's loop waits on them.
+func (r *Reader) peek(u *url.URL) *pageRead {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.pages[key(u)]
+}
+
+// store keeps p as the page read at its key, and publishes what has been
+// read when publishEvery has passed since the last snapshot.
+func (r *Reader) store(p *pageRead) {
+	if p == nil {
+		return
+	}
+	r.mu.Lock()
+	if p.from != "" && p.from != p.key {
+		// Redirected on the site: the page is at its new address; the
+		// old one is recorded as the redirect it is.
+		r.status[p.from] = http.StatusMovedPermanently
+	}
+	prev := r.pages[p.key]
+	if prev == nil || prev.v.sum != p.v.sum || prev.status != p.status || prev.gone != p.gone {
+		r.pages[p.key] = p
+		r.status[p.key] = p.status
+		r.changed = true
+	}
+	due := r.changed && r.opts.Now().Sub(r.lastPublic) > publishEvery
+	r.mu.Unlock()
+	if due {
+		r.publish(false)
+	}
+}
+
+// publishEvery is how often a read under way publishes what it has: the
+// first read of a large site is served as it goes.
+const publishEvery = 2 * time.Second
+
+// readOne reads one page outside a crawl.
+func (r *Reader) readOne(ctx context.Context, u *url.URL, depth int, prev *pageRead) *pageRead {
+	p := r.fetchPage(ctx, job{u: u, depth: depth}, prev)
+	r.store(p)
+	if p.status != http.StatusOK && prev != nil && !p.gone {
+		return prev
+	}
+	return p
+}
+
+// fetchPage asks the site for the page of j, conditional on prev, and
+// reads it: its facts, and its Markdown when it is a post or the About
+// page. An answer that is not a page keeps prev's facts, unless the site
+// says the page is gone.
+func (r *Reader) fetchPage(ctx context.Context, j job, prev *pageRead) *pageRead {
+	var v *validators
+	if prev != nil && prev.status == http.StatusOK {
+		v = &prev.v
+	}
+	a := r.c.get(ctx, j.u, kindPage, v)
+	p := &pageRead{u: a.url, key: key(a.url), from: key(j.u), status: a.status, depth: j.depth}
+	if a.err != nil {
+		r.logSkip(a)
+		if prev != nil {
+			return prev
+		}
+		p.status = 0
+		return p
+	}
+	if a.same && prev != nil {
+		kept := *prev
+		kept.depth = min(prev.depth, j.depth)
+		return &kept
+	}
+	if a.gone() {
+		p.gone = true
+		return p
+	}
+	if a.status != http.StatusOK {
+		return p
+	}
+	p.v = a.v
+	if t, err := http.ParseTime(a.header.Get("Last-Modified")); err == nil {
+		p.lastModified = t.UTC()
+	}
+	mediaType, _, _ := mime.ParseMediaType(a.header.Get("Content-Type"))
+	if mediaType != "text/html" && mediaType != "application/xhtml+xml" {
+		return p // a file, not a page: its status is what counts
+	}
+	facts, err := ReadPage(a.body, a.header.Get("Content-Type"), a.url.String())
+	if err != nil {
+		r.logSkip(answer{url: a.url, err: err})
+		return p
+	}
+	if convert.NoIndex(strings.Join(a.header.Values("X-Robots-Tag"), ",")) {
+		facts.NoIndex = true
+	}
+	p.facts = facts
+	if facts.NoIndex {
+		return p
+	}
+	r.mu.Lock()
+	item := r.itemOf(p.key)
+	wantText := j.text || r.opts.Posts && (item != nil || facts.Article.IsArticle) || isAboutPath(p.u.Path)
+	r.mu.Unlock()
+	p.item = item
+	if wantText {
+		p.markdown = r.text(ctx, a, facts, item)
+	}
+	return p
+}
+
+// logSkip logs an answer the reader could not use: once per reason at
+// WARN, then at DEBUG.
+func (r *Reader) logSkip(a answer) {
+	if a.err == nil || errors.Is(a.err, errRobots) || errors.Is(a.err, context.Canceled) {
+		return
+	}
+	addr := ""
+	if a.url != nil {
+		addr = a.url.String()
+	}
+	if len(addr) > 256 {
+		addr = addr[:256] + "…"
+	}
+	r.warnOnce("skip:"+a.err.Error(), "an address of the site is skipped: "+a.err.Error(),
+		zap.String("address", addr))
+}
+
+// text is the Markdown of a post's body, or of a page's main content: the
+// element the page marks as the post's body, else the feed's full
+// content, else the page's main content. Its first heading is dropped
+// when it is the title, which the module writes itself.
+func (r *Reader) text(ctx context.Context, a answer, facts *Page, item *FeedItem) []byte {
+	ctx, cancel := context.WithTimeout(ctx, convert.Timeout)
+	defer cancel()
+	var c *convert.Converted
+	var err error
+	switch {
+	case facts.Article.BodyHTML != "":
+		c, err = convert.Page(ctx, []byte(facts.Article.BodyHTML), "text/html; charset=utf-8", a.url.String())
+	case item != nil && item.ContentHTML != "":
+		c, err = convert.Page(ctx, []byte(item.ContentHTML), "text/html; charset=utf-8", a.url.String())
+	default:
+		c, err = convert.Page(ctx, a.body, a.header.Get("Content-Type"), a.url.String())
+	}
+	if err != nil {
+		if !errors.Is(err, convert.ErrNoText) && !errors.Is(err, convert.ErrNoIndex) {
+			r.warnOnce("convert:"+a.url.Path, "a page of the site could not be read as Markdown", zap.String("address", a.url.String()), zap.Error(err))
+		}
+		return nil
+	}
+	title := facts.Article.Headline
+	if title == "" && item != nil {
+		title = item.Title
+	}
+	return dropTitle(c.Markdown, title)
+}
+
+// itemOf is the feed entry of the page at k, nil when no feed lists it.
+// r.mu is held.
+func (r *Reader) itemOf(k string) *FeedItem {
+	for _, f := range r.feeds {
+		if it := f.items[k]; it != nil {
+			return it
+		}
+	}
+	return nil
+}
+
+// isAboutPath reports whether a path is one where sites keep their About
+// page.
+func isAboutPath(p string) bool {
+	switch strings.ToLower(strings.TrimSuffix(path.Base(strings.TrimSuffix(p, "/")), ".html")) {
+	case "about", "about-me", "about-us", "aboutme", "bio":
+		return true
+	}
+	return false
+}
