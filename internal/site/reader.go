@@ -570,6 +570,10 @@ func (r *Reader) fetchPage(ctx context.Context, j job, prev *pageRead) *pageRead
 	if wantText {
 		p.markdown = r.text(ctx, a, facts, item)
 	}
+	if (item != nil || facts.Article.IsArticle) && !facts.IsList && p.key != "/" {
+		// A post's links are not followed: they need not be kept.
+		facts.Links = nil
+	}
 	return p
 }
 

@@ -239,6 +239,9 @@ func TestReadBuiltJekyllFolder(t *testing.T) {
 	if cat.Site.Insights[0].Slug != "tips" {
 		t.Errorf("insights are not newest first: %s first", cat.Site.Insights[0].Slug)
 	}
+	if got := cat.Site.Pages.Insight; got != "/{year}/{month}/{day}/{slug}.html" {
+		t.Errorf("the posts' pattern %q", got)
+	}
 }
 
 func bare() *content.Site { return content.Bare() }
@@ -306,6 +309,9 @@ func TestReadWordPress(t *testing.T) {
 	cat := Build(bare(), false, snap)
 	if cat.Site.Profile.Name != "Grace Hopper" {
 		t.Errorf("name %q from %q", cat.Site.Profile.Name, cat.Sources["name"])
+	}
+	if got := cat.Site.Pages.Insight; got != "/{year}/{month}/{slug}/" {
+		t.Errorf("the posts' pattern %q", got)
 	}
 	in := cat.Site.Insights[0]
 	if in.Title != "Post post-04" || in.DateISO != "2024-01-05" || in.Topic != "Compilers" || in.Body != "Body of post-04." || in.Page != "/2024/01/post-04/" {
