@@ -80,6 +80,9 @@ type Reader struct {
 	nav            []string
 	changed        bool
 	lastPublic     time.Time
+	// pagesRead counts the pages asked in the read under way, which
+	// Bounds.Pages bounds.
+	pagesRead int
 	// warned are the warnings given, each once per reader.
 	warnMu sync.Mutex
 	warned map[string]bool
@@ -239,6 +242,7 @@ func (r *Reader) full(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, r.b.ReadTime)
 	defer cancel()
 	start := r.opts.Now()
+	r.pagesRead = 0
 	r.readRobots(ctx)
 	r.home = r.readOne(ctx, r.site("/"), 0, r.home)
 	if r.home.facts != nil && r.home.facts.Canonical != "" {
@@ -283,11 +287,11 @@ func (r *Reader) full(ctx context.Context) {
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		r.warnOnce("read-time", "reading the site took longer than its bound: what was read is published, the rest is read next time",
-			zap.Duration("bound", r.b.ReadTime), zap.Int("pages_read", len(r.pages)))
+			zap.Duration("bound", r.b.ReadTime), zap.Int("pages_read", r.pagesRead))
 	}
 	r.publish(true)
 	r.log.Info("site read", zap.String("site", r.c.site.String()), zap.Int("posts", len(r.Snapshot().Posts)),
-		zap.Int("pages_read", len(r.pages)), zap.Int("feeds", len(r.feeds)), zap.Int("sitemap_addresses", len(r.locs)),
+		zap.Int("pages_read", r.pagesRead), zap.Int("feeds", len(r.feeds)), zap.Int("sitemap_addresses", len(r.locs)),
 		zap.Duration("took", r.opts.Now().Sub(start)), zap.Int64("requests", r.c.requests.Load()))
 }
 
@@ -434,7 +438,7 @@ func (r *Reader) crawl(ctx context.Context, q *queue) {
 	for {
 		var send chan job
 		var j job
-		if next < len(q.jobs) && ctx.Err() == nil && len(r.pages)+inFlight < r.b.Pages {
+		if next < len(q.jobs) && ctx.Err() == nil && r.pagesRead+inFlight < r.b.Pages-siteReserve {
 			send, j = jobs, q.jobs[next]
 		}
 		if send == nil && inFlight == 0 {
@@ -447,9 +451,17 @@ func (r *Reader) crawl(ctx context.Context, q *queue) {
 		case res := <-results:
 			inFlight--
 			r.store(res.p)
-			if !res.p.gone && res.p.status == http.StatusOK && r.expands(res.p) && res.j.depth < r.b.Depth {
-				for _, l := range r.links(res.p) {
-					q.add(l, res.j.depth+1)
+			if !res.p.gone && res.p.status == http.StatusOK && r.expands(res.p) {
+				// The next page of a list is the same list: following it
+				// costs no depth, so that every page of a long blog's
+				// pagination is read.
+				if u, ok := r.c.onSite(res.p.u, res.p.facts.Next); ok && res.p.facts.Next != "" {
+					q.add(u, res.j.depth)
+				}
+				if res.j.depth < r.b.Depth {
+					for _, l := range r.links(res.p) {
+						q.add(l, res.j.depth+1)
+					}
 				}
 			}
 		}
@@ -458,7 +470,7 @@ func (r *Reader) crawl(ctx context.Context, q *queue) {
 	for res := range results {
 		r.store(res.p)
 	}
-	if next < len(q.jobs) && len(r.pages) >= r.b.Pages {
+	if next < len(q.jobs) && r.pagesRead+siteReserve >= r.b.Pages {
 		r.warnOnce("pages", "the site has more pages than one read reads: the rest are left out",
 			zap.Int("bound", r.b.Pages), zap.Int("left", len(q.jobs)-next))
 	}
@@ -479,6 +491,7 @@ func (r *Reader) store(p *pageRead) {
 		return
 	}
 	r.mu.Lock()
+	r.pagesRead++
 	if p.from != "" && p.from != p.key {
 		// Redirected on the site: the page is at its new address; the
 		// old one is recorded as the redirect it is.
@@ -496,6 +509,11 @@ func (r *Reader) store(p *pageRead) {
 		r.publish(false)
 	}
 }
+
+// siteReserve is what a crawl leaves of Bounds.Pages for the pages the
+// catalog names beside the posts (the About and contact pages, the
+// navigation), which are read after it.
+const siteReserve = maxNav + 8
 
 // publishEvery is how often a read under way publishes what it has: the
 // first read of a large site is served as it goes.

@@ -499,3 +499,27 @@ func TestReaderStopsWithItsContext(t *testing.T) {
 		t.Error("the site was asked after the reader stopped")
 	}
 }
+
+// TestReadFollowsEveryListPage: a blog whose feed holds its newest ten
+// posts, with no sitemap, and whose home page lists 20 posts a page, has
+// every post read, however long its pagination.
+func TestReadFollowsEveryListPage(t *testing.T) {
+	site := grownSite(300)
+	site.remove("/sitemap.xml")
+	snap, _ := read(t, site)
+	if len(snap.Posts) != 300 {
+		t.Fatalf("%d posts read, want 300", len(snap.Posts))
+	}
+}
+
+// TestReadStopsAtItsPageBound: no read reads more pages than its bound.
+func TestReadStopsAtItsPageBound(t *testing.T) {
+	site := grownSite(300)
+	snap, r := read(t, site, func(o *Options) { o.Bounds.Pages = 50 })
+	if n := r.pagesRead; n > 50 || n < 25 {
+		t.Errorf("%d pages read, want up to the bound of 50", n)
+	}
+	if len(snap.Posts) == 0 || len(snap.Posts) > 50 {
+		t.Errorf("%d posts", len(snap.Posts))
+	}
+}
