@@ -73,8 +73,9 @@ xcaddy: ## build bin/caddy-xcaddy with the line in xcaddy.txt and check it has t
 	bin/caddy-xcaddy list-modules | grep -x 'http.handlers.discovery'
 	bin/caddy-xcaddy list-modules | grep -x 'http.handlers.rate_limit'
 
-bench: build ## load benchmark (bench/run.sh: discovery vs respond vs file_server, MCP vs REST, under wrk), then bench-go
+bench: build ## load benchmark (bench/run.sh: discovery vs respond vs file_server, MCP vs REST, under wrk), reading a site of 1 000 posts (bench/siteread.sh), then bench-go
 	bench/run.sh
+	bench/siteread.sh
 	$(MAKE) --no-print-directory bench-go
 
 # The commit bench-compare measures the working tree against.

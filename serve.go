@@ -33,9 +33,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if site.Reading(r) {
 		return next.ServeHTTP(w, r) // the module's own reader: the site's answer, as it is
 	}
-	h.site.awaitFirst(r)
 	service := h.service.Load()
 	m := service.Match(r)
+	if !h.site.ready() {
+		// The first catalog is being read: the module's own answers wait
+		// for it (at most firstReadWait); the site's pages do not.
+		h.site.start(r)
+		if m.Answer != handlers.AnswerSite && h.site.await(r) {
+			service = h.service.Load()
+			m = service.Match(r)
+		}
+	}
 	counting := on(h.Metrics)
 	if !counting && h.refused == nil && !h.VerifiedAgentQuota {
 		return h.serve(w, r, service, m, next)

@@ -83,6 +83,8 @@ type Reader struct {
 	// pagesRead counts the pages asked in the read under way, which
 	// Bounds.Pages bounds.
 	pagesRead int
+	// cpu is held by the goroutine reading a page (see work).
+	cpu chan struct{}
 	// warned are the warnings given, each once per reader.
 	warnMu sync.Mutex
 	warned map[string]bool
@@ -134,7 +136,7 @@ func New(opts Options) *Reader {
 		log = zap.NewNop()
 	}
 	site := &url.URL{Scheme: opts.Site.Scheme, Host: opts.Site.Host}
-	r := &Reader{opts: opts, b: b, log: log, warned: make(map[string]bool)}
+	r := &Reader{opts: opts, b: b, log: log, warned: make(map[string]bool), cpu: make(chan struct{}, 1)}
 	r.c = &client{transport: opts.Transport, site: site, localAddr: opts.LocalAddr, userAgent: opts.UserAgent, bounds: &r.b}
 	r.reset()
 	return r
@@ -426,7 +428,11 @@ func (r *Reader) crawl(ctx context.Context, q *queue) {
 		wg.Go(func() {
 			for j := range jobs {
 				prev := r.peek(j.u)
-				results <- result{j, r.fetchPage(ctx, j, prev)}
+				var p *pageRead
+				if !r.work(ctx, func() { p = r.fetchPage(ctx, j, prev) }) {
+					p = &pageRead{u: j.u, key: key(j.u)} // stopped: not read
+				}
+				results <- result{j, p}
 			}
 		})
 	}
@@ -521,7 +527,8 @@ const publishEvery = 2 * time.Second
 
 // readOne reads one page outside a crawl.
 func (r *Reader) readOne(ctx context.Context, u *url.URL, depth int, prev *pageRead) *pageRead {
-	p := r.fetchPage(ctx, job{u: u, depth: depth}, prev)
+	p := &pageRead{u: u, key: key(u)}
+	r.work(ctx, func() { p = r.fetchPage(ctx, job{u: u, depth: depth}, prev) })
 	r.store(p)
 	if p.status != http.StatusOK && prev != nil && !p.gone {
 		return prev
@@ -593,6 +600,30 @@ func (r *Reader) fetchPage(ctx context.Context, j job, prev *pageRead) *pageRead
 		facts.Links = nil
 	}
 	return p
+}
+
+// work runs f, the reading of one page (asking the site, then parsing
+// and converting what it answered), one at a time, then waits as long as
+// f took before the next may run: the reader keeps the site and the
+// process busy at most half the time of one visitor, so that the site's
+// visitors keep the rest. It reports false, without running f, when ctx
+// is done first.
+func (r *Reader) work(ctx context.Context, f func()) bool {
+	select {
+	case r.cpu <- struct{}{}:
+	case <-ctx.Done():
+		return false
+	}
+	defer func() { <-r.cpu }()
+	start := time.Now()
+	f()
+	rest := time.NewTimer(time.Since(start))
+	defer rest.Stop()
+	select {
+	case <-rest.C:
+	case <-ctx.Done():
+	}
+	return true
 }
 
 // logSkip logs an answer the reader could not use: once per reason at

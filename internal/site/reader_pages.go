@@ -159,7 +159,10 @@ func (r *Reader) readSitePages(ctx context.Context) {
 		if r.pagesRead >= r.b.Pages {
 			return nil
 		}
-		p := r.fetchPage(ctx, job{u: u, depth: 1, text: text}, r.pages[key(u)])
+		var p *pageRead
+		if !r.work(ctx, func() { p = r.fetchPage(ctx, job{u: u, depth: 1, text: text}, r.pages[key(u)]) }) {
+			return nil
+		}
 		r.store(p)
 		return p
 	}
@@ -220,7 +223,7 @@ func (r *Reader) checkCandidates(ctx context.Context) {
 			r.warnOnce("pages", "the site has more pages than one read reads: the rest are left out", zap.Int("bound", r.b.Pages))
 			return
 		}
-		r.store(r.fetchPage(ctx, job{u: u, depth: 1}, nil))
+		r.work(ctx, func() { r.store(r.fetchPage(ctx, job{u: u, depth: 1}, nil)) })
 	}
 }
 
