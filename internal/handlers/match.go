@@ -56,11 +56,7 @@ func (s *Service) Match(r *http.Request) Match {
 	if rt, slug := s.route(path); rt != nil {
 		listed := s.byPath[path] == rt
 		m := Match{Answer: AnswerOwned, route: rt, slug: slug, listed: listed}
-		if listed {
-			m.unmetered = rt.Unmetered
-		} else {
-			m.unmetered = s.cfg.pages[path] != nil
-		}
+		m.unmetered = rt.Unmetered || !listed && s.cfg.pages[path] != nil
 		return m
 	}
 	if isAPIPath(path) || strings.HasPrefix(path, mcpPrefix) {

@@ -90,7 +90,11 @@ type Route struct {
 	// twin's canonical URL.
 	twinOf func(l links, slug string) string
 	// Unmetered leaves the route out of the rate limit: the developer
-	// portal, which a refused client needs to read.
+	// portal, which a refused client needs to read, and the pages'
+	// Markdown twins, which llms.txt links for agents to follow and which
+	// cost what the pages they stand for cost (kept bytes, no work per
+	// request): they are limited as the pages are, by the site's own
+	// limits if any, not by the API's quota.
 	Unmetered bool
 	// siteFirst leaves the address to the site when the site has a file
 	// there: the Caddy module asks the next handler first and serves the
@@ -552,7 +556,7 @@ var routes = []Route{
 		Path: pathHomeTwin, Method: http.MethodGet, OperationID: "getHomeMarkdown", Tag: tagDiscovery,
 		Summary:     "Home page as Markdown",
 		Description: "The site's home page for agents: who the subject is, the site's pages, the latest insights and the interfaces for agents.",
-		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument,
+		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Unmetered: true,
 		enabled: (*Config).servesMarkdown,
 		render:  textDocument(homeMarkdown), twinOf: pageOf(func(p content.Pages) string { return p.Home }),
 	},
@@ -560,7 +564,7 @@ var routes = []Route{
 		Path: pathAboutTwin, Method: http.MethodGet, OperationID: "getAboutMarkdown", Tag: tagDiscovery,
 		Summary:     "About page as Markdown",
 		Description: "The site's about page for agents: biography, key facts, recognition, expertise, education and contact.",
-		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument,
+		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Unmetered: true,
 		enabled: (*Config).servesMarkdown,
 		render:  textDocument(aboutMarkdown), twinOf: pageOf(func(p content.Pages) string { return p.About }),
 	},
@@ -568,7 +572,7 @@ var routes = []Route{
 		Path: pathInsightsTwin, Method: http.MethodGet, OperationID: "getInsightsMarkdown", Tag: tagDiscovery,
 		Summary:     "Insights list as Markdown",
 		Description: "Every published insight, newest first, each linked to its Markdown version.",
-		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument,
+		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Unmetered: true,
 		enabled: (*Config).servesMarkdown,
 		render:  textDocument(insightsMarkdown), twinOf: pageOf(func(p content.Pages) string { return p.Insights }),
 	},
@@ -576,7 +580,7 @@ var routes = []Route{
 		Path: pathContactTwin, Method: http.MethodGet, OperationID: "getContactMarkdown", Tag: tagDiscovery,
 		Summary:     "Contact page as Markdown",
 		Description: "The site's contact page for agents: every way to reach the subject that the profile publishes.",
-		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument,
+		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Unmetered: true,
 		enabled: (*Config).servesMarkdown,
 		render:  textDocument(contactMarkdown), twinOf: func(l links, _ string) string { return l.abs(l.cfg.Site.Profile.Contact.Form) },
 	},
@@ -584,7 +588,7 @@ var routes = []Route{
 		Path: pathInsightTwin, Method: http.MethodGet, OperationID: "getInsightMarkdown", Tag: tagDiscovery,
 		Summary:     "One insight as Markdown",
 		Description: "One insight article as Markdown: its title, dates, topic and the full body, at the address of its page with .md (index.md after a slash). A post whose own front matter or the site's sitemap gives its page another address has its twin there; llms.txt and the sitemap list every twin.",
-		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument,
+		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Unmetered: true,
 		enabled: (*Config).servesMarkdown,
 		render:  insightMarkdown, twinOf: links.insight,
 	},
