@@ -34,6 +34,7 @@ func init() {
 //		exclude        <pattern>...
 //		watch          [on|off]
 //		robots         on|off
+//		robots_content_usage [on|off]
 //		sitemap        on|off
 //		site_sitemaps  <url>...
 //		page_links     on|off
@@ -160,17 +161,18 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if len(h.ClientIDMetadataCA) == 0 {
 				return d.ArgErr()
 			}
-		case "verified_agent_quota":
+		case "verified_agent_quota", "robots_content_usage":
+			field := map[string]*bool{"verified_agent_quota": &h.VerifiedAgentQuota, "robots_content_usage": &h.RobotsContentUsage}[name]
 			args := d.RemainingArgs()
 			switch {
 			case len(args) == 0:
-				h.VerifiedAgentQuota = true
+				*field = true
 			case len(args) == 1:
 				on, err := parseSwitch(d, name, args[0])
 				if err != nil {
 					return err
 				}
-				h.VerifiedAgentQuota = on
+				*field = on
 			default:
 				return d.ArgErr()
 			}

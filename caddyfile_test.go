@@ -173,6 +173,10 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{name: "verified_agent_quota", input: "discovery {\n verified_agent_quota\n}", want: Handler{VerifiedAgentQuota: true}},
 		{name: "verified_agent_quota off", input: "discovery {\n verified_agent_quota off\n}", want: Handler{}},
 		{name: "site_check without a value", input: "discovery {\n site_check\n}", wantErr: "wrong argument count"},
+		{name: "robots_content_usage", input: "discovery {\n robots_content_usage\n}", want: Handler{RobotsContentUsage: true}},
+		{name: "robots_content_usage off", input: "discovery {\n robots_content_usage off\n}", want: Handler{}},
+		{name: "robots_content_usage maybe", input: "discovery {\n robots_content_usage maybe\n}", wantErr: "robots_content_usage: expected on or off"},
+		{name: "robots_content_usage with two arguments", input: "discovery {\n robots_content_usage on off\n}", wantErr: "wrong argument count"},
 		{name: "security_txt repeated", input: "discovery {\n security_txt on\n security_txt off\n}", wantErr: "subdirective 'security_txt' already specified"},
 		{
 			name: "robots on",
@@ -355,6 +359,8 @@ func TestValidate(t *testing.T) {
 		{name: "site_sitemaps with robots off", h: Handler{SiteSitemaps: []string{"/sitemap.xml"}, Robots: &off}, field: "site_sitemaps"},
 		{name: "every agent page off", h: Handler{Sitemap: &off, PageLinks: &off, Markdown: &off}},
 		{name: "negative distributed interval", h: Handler{Distributed: &caddyrl.DistributedRateLimiting{ReadInterval: -1}}, field: "distributed"},
+		{name: "robots_content_usage", h: Handler{RobotsContentUsage: true}},
+		{name: "robots_content_usage with robots off", h: Handler{RobotsContentUsage: true, Robots: &off}, field: "robots_content_usage"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

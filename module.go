@@ -88,6 +88,15 @@ type Handler struct {
 	// absent; false leaves /robots.txt to the next handler.
 	Robots *bool `json:"robots,omitempty"`
 
+	// RobotsContentUsage also states the content-usage preferences in
+	// robots.txt as a Content-Usage rule (draft-ietf-aipref-attach-05),
+	// beside the Content-Signal one. Off by default: Lighthouse's
+	// robots.txt audit (13.5) takes the rule for an unknown directive and
+	// fails the file, which costs the site's SEO score. The module's
+	// answers carry the same preferences as the Content-Usage header either
+	// way. Needs robots.
+	RobotsContentUsage bool `json:"robots_content_usage,omitempty"`
+
 	// Sitemap serves the module's sitemap (sitemaps.org) of the pages the
 	// content names at /sitemap-discovery.xml, and at /sitemap.xml while
 	// the site has none there (the site's own is passed on unchanged), and
@@ -417,6 +426,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 
 		ClientMetadata: h.clients,
 
+		RobotsContentUsage:  h.RobotsContentUsage,
 		Sitemap:             on(h.Sitemap),
 		SiteSitemaps:        h.SiteSitemaps,
 		PageLinks:           on(h.PageLinks),
@@ -564,6 +574,9 @@ func (h *Handler) Validate() error {
 	}
 	if len(h.SiteSitemaps) > 0 && !on(h.Robots) {
 		check(fmt.Errorf("site_sitemaps: robots is off, so there is no robots.txt to name them in"))
+	}
+	if h.RobotsContentUsage && !on(h.Robots) {
+		check(fmt.Errorf("robots_content_usage: robots is off, so there is no robots.txt to state it in"))
 	}
 	if rl := h.RateLimit; rl != nil && !rl.Off {
 		switch {

@@ -26,6 +26,11 @@ type Config struct {
 	CLIScript []byte
 	// Robots serves /robots.txt.
 	Robots bool
+	// RobotsContentUsage adds the site's preferences to robots.txt as a
+	// Content-Usage rule (draft-ietf-aipref-attach) beside the
+	// Content-Signal one. Off by default: Lighthouse's robots.txt audit
+	// takes the rule for an unknown directive (see docs/agents.md).
+	RobotsContentUsage bool
 	// Sitemap serves the module's sitemap and names it in robots.txt;
 	// SiteSitemaps are the site's own sitemaps (paths or absolute URLs),
 	// named there too.
@@ -122,6 +127,9 @@ type Config struct {
 	// loaded is when the Service was built from the content, when it
 	// serves security.txt.
 	loaded time.Time
+	// signal and usage are the site's preferences (Site.Signals) in the
+	// two vocabularies: Content-Signal's and Content-Usage's.
+	signal, usage string
 }
 
 // The defaults of the Config's fields left zero, all applied by

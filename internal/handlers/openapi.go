@@ -88,6 +88,11 @@ func openAPI31(l links) object {
 			"schema":      object{"type": "string"},
 			"required":    true,
 		},
+		"Content-Usage": object{
+			"description": "The site's preferences for the use of the content, in the IETF AI preferences vocabulary (draft-ietf-aipref-vocab-07, attached by draft-ietf-aipref-attach-05): an RFC 9651 dictionary of train-ai and search, each y (allow) or n (disallow). The same preferences as the Content-Signal rule of robots.txt; its ai-input has no label in this vocabulary.",
+			"schema":      object{"type": "string", "examples": []string{"train-ai=y, search=y"}},
+			"required":    true,
+		},
 		"Link": object{
 			"description": "Links to the API catalog (rel=api-catalog, RFC 9727), this description (rel=service-desc) and the developer portal (rel=service-doc); on the Markdown version of a page, first the page itself (rel=canonical).",
 			"schema":      object{"type": "string"},
@@ -220,6 +225,7 @@ func operation(rt *Route, twin string, metered, rateLimited, refusing bool) obje
 		headers["ETag"] = ref("headers", "ETag")
 	}
 	headers["Link"] = ref("headers", "Link")
+	headers["Content-Usage"] = ref("headers", "Content-Usage")
 	if rt.twinOf != nil {
 		headers["Content-Signal"] = object{
 			"description": "The site's content-usage signals, as its robots.txt states them (contentsignals.org).",
