@@ -55,6 +55,7 @@ func init() {
 //		agent_card     on|off
 //		well_known_openapi on|off
 //		security_txt   on|off
+//		mcp_registry_key <base64 Ed25519 public key>
 //		site_check     on|off
 //		metrics        on|off
 //		web_bot_auth   on|off|private
@@ -76,7 +77,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	// Most subdirectives take one word; these are stored as they are.
 	words := map[string]*string{
 		"base_url": &h.BaseURL, "content": &h.Content, "insights": &h.Insights, "rate_limit_key": &h.RateLimitKey,
-		"token_secret": &h.TokenSecret, "cli_name": &h.CLIName,
+		"token_secret": &h.TokenSecret, "cli_name": &h.CLIName, "mcp_registry_key": &h.MCPRegistryKey,
 		"deprecation": &h.Deprecation, "sunset": &h.Sunset, "successor": &h.Successor,
 	}
 	switches := map[string]**bool{

@@ -31,6 +31,11 @@ type Config struct {
 	// Content-Signal one. Off by default: Lighthouse's robots.txt audit
 	// takes the rule for an unknown directive (see docs/agents.md).
 	RobotsContentUsage bool
+	// MCPRegistryKey, when set, is the base64 Ed25519 public key served at
+	// /.well-known/mcp-registry-auth, the proof of the domain the official
+	// MCP Registry checks; the caller has checked that it decodes to 32
+	// bytes.
+	MCPRegistryKey string
 	// Sitemap serves the module's sitemap and names it in robots.txt;
 	// SiteSitemaps are the site's own sitemaps (paths or absolute URLs),
 	// named there too.
@@ -194,6 +199,10 @@ func (c *Config) servesAgentCard() bool { return c.Agents.AgentCard }
 
 // servesWellKnownOpenAPI: /.well-known/openapi.json.
 func (c *Config) servesWellKnownOpenAPI() bool { return c.Agents.WellKnownOpenAPI }
+
+// servesMCPRegistryAuth: the MCP Registry's proof of the domain, when
+// the owner gave its key.
+func (c *Config) servesMCPRegistryAuth() bool { return c.MCPRegistryKey != "" }
 
 // servesSecurityTxt: security.txt, when the profile names a security
 // contact.

@@ -71,8 +71,9 @@ func openAPI31(l links) object {
 	for i := range l.routes {
 		rt := &l.routes[i]
 		metered := rateLimited && !rt.Unmetered
-		paths[rt.Path] = object{strings.ToLower(rt.Method): operation(rt, l.cfg.twinOfPage(rt.Path), metered, rateLimited, l.cfg.RefusesAgents)}
-		for _, status := range rt.problems(metered, l.cfg.RefusesAgents) {
+		refusing := l.cfg.RefusesAgents && !rt.AnyAgent
+		paths[rt.Path] = object{strings.ToLower(rt.Method): operation(rt, l.cfg.twinOfPage(rt.Path), metered, rateLimited, refusing)}
+		for _, status := range rt.problems(metered, refusing) {
 			used[problemUse{status, metered}] = true
 		}
 	}

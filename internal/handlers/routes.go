@@ -90,8 +90,13 @@ type Route struct {
 	// twin's canonical URL.
 	twinOf func(l links, slug string) string
 	// Unmetered leaves the route out of the rate limit: the developer
-	// portal, which a refused client needs to read.
+	// portal, which a refused client needs to read, and the MCP Registry's
+	// proof of the domain.
 	Unmetered bool
+	// AnyAgent serves the route to every agent, whatever the owner's
+	// per-agent policy (refuse_agents): the MCP Registry's proof of the
+	// domain, which the registry's own fetcher must read.
+	AnyAgent bool
 	// siteFirst leaves the address to the site when the site has a file
 	// there: the Caddy module asks the next handler first and serves the
 	// route only when the site has none (see SiteFirst).
@@ -201,6 +206,8 @@ const (
 	// The OpenAPI description where scanners look for it.
 	pathWellKnownOpenAPI = "/.well-known/openapi.json"
 	pathSecurityTxt      = "/.well-known/security.txt"
+	// The proof of the domain the official MCP Registry fetches.
+	pathMCPRegistryAuth = "/.well-known/mcp-registry-auth"
 )
 
 // Paths of the agent pages. The twins' paths stand for the addresses that
@@ -314,6 +321,13 @@ var routes = []Route{
 		Description: "The same server card at the single-file address older clients and scanners probe.",
 		MediaType:   respond.MediaJSON, Body: typeOf[serverCard](), CacheControl: respond.CacheDocument,
 		render: jsonDocument(newServerCard), enabled: (*Config).servesMCPDiscovery,
+	},
+	{
+		Path: pathMCPRegistryAuth, Method: http.MethodGet, OperationID: "getMcpRegistryAuth", Tag: tagMCP,
+		Summary:     "MCP Registry domain proof",
+		Description: "The public key the official MCP Registry checks when the site's owner publishes its MCP server under the site's own namespace (HTTP domain verification), as one line: v=MCPv1; k=ed25519; p=<base64 public key>. Served to every client, whatever the rate limit and the agents the owner refuses: the registry's fetcher must read it.",
+		MediaType:   respond.MediaText, CacheControl: respond.CacheDocument, Unmetered: true, AnyAgent: true,
+		render: textDocument(mcpRegistryAuth), enabled: (*Config).servesMCPRegistryAuth,
 	},
 	{
 		Path: pathAICatalog, Method: http.MethodGet, OperationID: "getAiCatalog", Tag: tagDiscovery,
