@@ -402,7 +402,7 @@ var routes = []Route{
 	{
 		Path: pathCLI, Method: http.MethodGet, OperationID: "getCli", Tag: tagDiscovery,
 		Summary:     "Command-line client",
-		Description: "The official zero-dependency Node.js client, with this site's address built in: node <file> profile | insights [slug] | health.",
+		Description: "The official zero-dependency Node.js client, with this site's address built in: node <file> profile | insights [slug] | health | dns-aid.",
 		MediaType:   respond.MediaJS, CacheControl: respond.CacheDocument, Listed: listMain,
 		render: textDocument(cliScript),
 	},
