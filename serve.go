@@ -60,9 +60,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 
 // serveAgent serves r from the agent who, as the owner's policy says: a
 // refused agent gets a 403 problem from the module and the site's page
-// from the site; a verified agent may have a quota of its own.
+// from the site, but the addresses every agent is served (the MCP
+// Registry's proof); a verified agent may have a quota of its own.
 func (h *Handler) serveAgent(w http.ResponseWriter, r *http.Request, service *handlers.Service, m handlers.Match, next caddyhttp.Handler, who agent) error {
-	refused := h.refused != nil && h.refused[who.agent]
+	refused := h.refused != nil && h.refused[who.agent] && !m.ForEveryAgent()
 	switch {
 	case refused && m.ModulePath():
 		service.RefuseAgent(w, r, who.agent.Label())

@@ -257,6 +257,7 @@ func (pc *pageConverter) writeMarkdown(w http.ResponseWriter, r *http.Request, p
 	}
 	h.Set(respond.HeaderContentType, respond.MediaMarkdown)
 	h.Set(respond.HeaderNoSniff, valueNoSniff)
+	addPreferences(h, pc.cfg)
 	addPageVary(h, pc.cfg.MarkdownByUserAgent)
 	h.Add(respond.HeaderLink, "<"+linkTarget.Replace(page)+`>; rel="canonical"`)
 	h.Set(respond.HeaderETag, p.MarkdownETag)

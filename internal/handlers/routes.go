@@ -90,12 +90,16 @@ type Route struct {
 	// twin's canonical URL.
 	twinOf func(l links, slug string) string
 	// Unmetered leaves the route out of the rate limit: the developer
-	// portal, which a refused client needs to read, and the pages'
-	// Markdown twins, which llms.txt links for agents to follow and which
-	// cost what the pages they stand for cost (kept bytes, no work per
-	// request): they are limited as the pages are, by the site's own
-	// limits if any, not by the API's quota.
+	// portal, which a refused client needs to read; the pages' Markdown
+	// twins, which llms.txt links for agents to follow and which cost what
+	// the pages they stand for cost (kept bytes, no work per request), so
+	// they are limited as the pages are, by the site's own limits if any,
+	// not by the API's quota; and the MCP Registry's proof of the domain.
 	Unmetered bool
+	// AnyAgent serves the route to every agent, whatever the owner's
+	// per-agent policy (refuse_agents): the MCP Registry's proof of the
+	// domain, which the registry's own fetcher must read.
+	AnyAgent bool
 	// siteFirst leaves the address to the site when the site has a file
 	// there: the Caddy module asks the next handler first and serves the
 	// route only when the site has none (see SiteFirst).
@@ -205,6 +209,8 @@ const (
 	// The OpenAPI description where scanners look for it.
 	pathWellKnownOpenAPI = "/.well-known/openapi.json"
 	pathSecurityTxt      = "/.well-known/security.txt"
+	// The proof of the domain the official MCP Registry fetches.
+	pathMCPRegistryAuth = "/.well-known/mcp-registry-auth"
 )
 
 // Paths of the agent pages. The twins' paths stand for the addresses that
@@ -320,6 +326,13 @@ var routes = []Route{
 		render: jsonDocument(newServerCard), enabled: (*Config).servesMCPDiscovery,
 	},
 	{
+		Path: pathMCPRegistryAuth, Method: http.MethodGet, OperationID: "getMcpRegistryAuth", Tag: tagMCP,
+		Summary:     "MCP Registry domain proof",
+		Description: "The public key the official MCP Registry checks when the site's owner publishes its MCP server under the site's own namespace (HTTP domain verification), as one line: v=MCPv1; k=ed25519; p=<base64 public key>. Served to every client, whatever the rate limit and the agents the owner refuses: the registry's fetcher must read it.",
+		MediaType:   respond.MediaText, CacheControl: respond.CacheDocument, Unmetered: true, AnyAgent: true,
+		render: textDocument(mcpRegistryAuth), enabled: (*Config).servesMCPRegistryAuth,
+	},
+	{
 		Path: pathAICatalog, Method: http.MethodGet, OperationID: "getAiCatalog", Tag: tagDiscovery,
 		Summary:     "AI catalog",
 		Description: "The site's AI Catalog (ai-catalog.org): the agent artifacts it publishes, each with its type and address, starting with the MCP server card.",
@@ -392,7 +405,7 @@ var routes = []Route{
 	{
 		Path: pathCLI, Method: http.MethodGet, OperationID: "getCli", Tag: tagDiscovery,
 		Summary:     "Command-line client",
-		Description: "The official zero-dependency Node.js client, with this site's address built in: node <file> profile | insights [slug] | health.",
+		Description: "The official zero-dependency Node.js client, with this site's address built in: node <file> profile | insights [slug] | health | dns-aid.",
 		MediaType:   respond.MediaJS, CacheControl: respond.CacheDocument, Listed: listMain,
 		render: textDocument(cliScript),
 	},
