@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"hash/maphash"
 	"io"
 	"slices"
 
@@ -76,10 +77,12 @@ type shapeModel struct {
 	open    map[atom.Atom]int
 	unknown map[string]atom.Atom
 	// formattingKeys counts the active formatting elements by tag and
-	// attributes (the raw tag), byName by tag name; formatting is their
-	// number, closed those a block has closed and the next text reopens.
-	formattingKeys map[string]int
-	byName         map[atom.Atom][]string
+	// attributes (a hash of the raw tag), byName by tag name; formatting is
+	// their number, closed those a block has closed and the next text
+	// reopens.
+	seed           maphash.Seed
+	formattingKeys map[uint64]int
+	byName         map[atom.Atom][]uint64
 	formatting     int
 	closed         []tag
 	foreign        int
@@ -89,13 +92,16 @@ type shapeModel struct {
 // would cost, stopping as soon as the count is past the bounds.
 func shapeOf(body []byte) shape {
 	m := &shapeModel{open: make(map[atom.Atom]int), unknown: make(map[string]atom.Atom),
-		formattingKeys: make(map[string]int), byName: make(map[atom.Atom][]string)}
+		seed: maphash.MakeSeed(), formattingKeys: make(map[uint64]int), byName: make(map[atom.Atom][]uint64)}
 	// The document and its html, head and body elements, which the parser
 	// makes whatever the page says.
 	m.nodes = 4
 	m.push(atom.Html)
 	m.push(atom.Body)
 	z := html.NewTokenizer(bytes.NewReader(body))
+	// Tag names are read off the raw tag, as the Tokenizer's TagName
+	// copies each one.
+	var name [32]byte
 	for m.within() && len(m.stack) <= maxModelDepth {
 		switch tt := z.Next(); tt {
 		case html.ErrorToken:
@@ -108,16 +114,30 @@ func shapeOf(body []byte) shape {
 			m.nodes++
 		case html.StartTagToken, html.SelfClosingTagToken:
 			raw := z.Raw()
-			name, _ := z.TagName()
-			m.start(m.tagOf(name), raw, tt == html.SelfClosingTagToken)
+			m.start(m.tagOf(tagName(raw, name[:0])), raw, tt == html.SelfClosingTagToken)
 		case html.EndTagToken:
-			name, _ := z.TagName()
-			m.end(m.tagOf(name))
+			m.end(m.tagOf(tagName(z.Raw(), name[:0])))
 		}
 	}
 	// Past the bounds, or deeper than any page the parser accepts.
 	m.work = max(m.work, MaxWork+1)
 	return m.shape
+}
+
+// tagName appends to buf the lowercase name of the raw tag <name …> or
+// </name …>.
+func tagName(raw, buf []byte) []byte {
+	raw = bytes.TrimPrefix(bytes.TrimPrefix(raw, []byte("<")), []byte("/"))
+	for _, c := range raw {
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '/' || c == '>' {
+			break
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf = append(buf, c)
+	}
+	return buf
 }
 
 // tag is an element's name as the model knows it: its atom, or one the
@@ -236,7 +256,7 @@ func (m *shapeModel) start(t tag, raw []byte, selfClosing bool) {
 		m.reopen()
 	}
 	if m.foreign == 0 && isFormatting(t) {
-		m.addFormatting(t, string(raw))
+		m.addFormatting(t, maphash.Bytes(m.seed, raw))
 	}
 	m.push(t)
 }
@@ -326,7 +346,7 @@ func (m *shapeModel) lastOf(a, b atom.Atom) tag {
 // addFormatting adds a formatting element to the active list, as the
 // parser does: an a or nobr replaces the one already there, and a fourth
 // element alike (same tag, same attributes) replaces the first.
-func (m *shapeModel) addFormatting(t tag, raw string) {
+func (m *shapeModel) addFormatting(t tag, raw uint64) {
 	m.work += m.formatting // the list is searched
 	if (t == atom.A || t == atom.Nobr) && len(m.byName[t]) > 0 {
 		m.removeFormatting(t)
