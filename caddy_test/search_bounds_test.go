@@ -14,8 +14,8 @@ import (
 // time), and a search of sixteen one-letter words, alone or 32 in a batch,
 // costs what MaxQueryPostings and the request's budget allow: 1.6 ms of
 // CPU a call and 42 ms a batch here, the SDK's share included, where it
-// cost 10 ms a call and 340 ms a batch (50 ms and 1.7 s over the issue's
-// insights, whose words are more varied).
+// cost 10 ms a call and 340 ms a batch (50 ms and 1.7 s in the issue's
+// measurement).
 func TestSearchBounds(t *testing.T) {
 	dir := largeContent(t, 2000)
 	p := startProcess(t, "Caddy", "http://localhost:9346", processCaddyfile(9346, t.TempDir(), "content "+dir+"\n\t\trate_limit off"))
