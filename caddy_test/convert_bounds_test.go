@@ -448,7 +448,9 @@ func TestWaitingConversionsHoldBoundedMemory(t *testing.T) {
 	if grown := (peak - before) >> 10; grown > 256 && !raceDetector {
 		t.Errorf("RSS peaked %d MiB above the warm process: what waiting requests hold is not bounded", grown)
 	}
-	if markdown.Load() == 0 {
+	// Under the race detector a 2 MiB page takes longer than the 1 s a
+	// conversion may: every answer is then the site's HTML.
+	if markdown.Load() == 0 && !raceDetector {
 		t.Error("no request was converted")
 	}
 }
