@@ -348,6 +348,7 @@ type Handler struct {
 	clients       *cimd.Resolver
 	refused       []bool // by agents.ID; nil when no agent is refused
 	logger        *zap.Logger
+	convertLog    *failureLog
 	// unset names the fields whose placeholders expanded to nothing (an
 	// environment variable that is not set), for Validate to report.
 	unset []string
@@ -369,6 +370,7 @@ func (Handler) CaddyModule() caddy.ModuleInfo {
 // what is wrong (every invalid value, in one error).
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
+	h.convertLog = new(failureLog)
 	repl := caddy.NewReplacer()
 	for _, f := range []struct {
 		name  string

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
@@ -390,7 +391,7 @@ func exampleBody(l links, rt *Route, slug string) ([]byte, string) {
 			TokenEndpointAuthMethod: "none", Scope: token.Scope,
 		}
 	case pathMCP:
-		out, _ := searchInsights(l, search.Input{Query: exampleQuery, Limit: exampleLimit})
+		out, _ := searchInsights(context.Background(), l, search.Input{Query: exampleQuery, Limit: exampleLimit})
 		text, _ := respond.Marshal(out)
 		type textContent struct {
 			Type string `json:"type"`
