@@ -107,8 +107,8 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, service *handler
 // serveOwned answers a path the module owns; /robots.txt and the addresses
 // where a site's own file wins ask next for the site's own file first.
 func (h *Handler) serveOwned(w http.ResponseWriter, r *http.Request, service *handlers.Service, m handlers.Match, next caddyhttp.Handler) error {
-	if m.MergesRobots() && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-		return h.serveRobots(w, r, service, m, next)
+	if m.Merges() && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		return h.serveMerged(w, r, service, m, next)
 	}
 	if m.SiteFirst() && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		return h.serveUnlessSiteHasOne(w, r, service, m, next)
@@ -117,12 +117,13 @@ func (h *Handler) serveOwned(w http.ResponseWriter, r *http.Request, service *ha
 	return nil
 }
 
-// serveRobots asks the site for its own robots.txt and serves it with the
-// module's lines merged in; the module's own file only when the site has
-// none (404 or 410). Any other answer of the site (a redirect, an error,
-// a file too large to merge) is passed on as the site gave it, so the
-// module never loosens the site's rules.
-func (h *Handler) serveRobots(w http.ResponseWriter, r *http.Request, service *handlers.Service, m handlers.Match, next caddyhttp.Handler) error {
+// serveMerged asks the site for its own file at a merged address
+// (robots.txt, llms.txt) and serves it with the module's lines merged in;
+// the module's own file only when the site has none (404 or 410). Any
+// other answer of the site (a redirect, an error, a file too large to
+// merge) is passed on as the site gave it, so the module never loosens the
+// site's rules nor hides its words.
+func (h *Handler) serveMerged(w http.ResponseWriter, r *http.Request, service *handlers.Service, m handlers.Match, next caddyhttp.Handler) error {
 	get := r.Clone(r.Context())
 	get.Method = http.MethodGet
 	get.Header.Del("If-None-Match")
@@ -136,7 +137,7 @@ func (h *Handler) serveRobots(w http.ResponseWriter, r *http.Request, service *h
 			return true // replaced by the module's own file
 		}
 		n, err := strconv.Atoi(header.Get("Content-Length"))
-		return status == http.StatusOK && (err != nil || n <= handlers.MaxSiteRobots)
+		return status == http.StatusOK && (err != nil || n <= handlers.MaxSiteFile)
 	})
 	err := next.ServeHTTP(rec, get)
 	status := rec.Status()
@@ -154,8 +155,8 @@ func (h *Handler) serveRobots(w http.ResponseWriter, r *http.Request, service *h
 	// A single-page app's try_files answers every path with its HTML page:
 	// that is no robots.txt (crawlers would find no rules in it).
 	mediaType, _, _ := mime.ParseMediaType(rec.Header().Get("Content-Type"))
-	mergeable := status == http.StatusOK && buf.Len() <= handlers.MaxSiteRobots &&
-		rec.Header().Get("Content-Encoding") == "" && (mediaType == "" || mediaType == "text/plain")
+	mergeable := status == http.StatusOK && buf.Len() <= handlers.MaxSiteFile &&
+		rec.Header().Get("Content-Encoding") == "" && (mediaType == "" || mediaType == "text/plain" || mediaType == "text/markdown")
 	if !mergeable && status != http.StatusNotFound && status != http.StatusGone && (status != http.StatusOK || mediaType != "text/html") {
 		return rec.WriteResponse()
 	}
@@ -164,7 +165,10 @@ func (h *Handler) serveRobots(w http.ResponseWriter, r *http.Request, service *h
 	if mergeable {
 		site = buf.Bytes()
 	}
-	service.ServeRobots(w, r, m, site)
+	if site != nil {
+		h.site.noteMerged(r.URL.Path)
+	}
+	service.ServeMerged(w, r, m, site)
 	return nil
 }
 

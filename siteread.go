@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -152,6 +153,7 @@ func (s *siteReading) begin(r *http.Request) {
 		Posts:      !s.ownerPosts(),
 		Sitemaps:   s.sitemaps,
 		Candidates: s.candidates,
+		Documents:  func() []string { return s.service.Load().Documents() },
 		Bounds:     s.bounds,
 		Logger:     s.logger.Named("site"),
 		Publish:    s.publish,
@@ -241,6 +243,10 @@ func (s *siteReading) ownerChanged(owner *content.Site) {
 // rebuild builds the catalog and the service; s.mu is held.
 func (s *siteReading) rebuild() {
 	cat := site.Build(s.owner, s.owner.PostsFolder, s.snapshot)
+	if current := s.service.Load(); current != nil && reflect.DeepEqual(current.Site(), cat.Site) {
+		s.report(cat) // the same catalog: the documents rendered and kept stand
+		return
+	}
 	cfg := *s.config
 	cfg.Site = cat.Site
 	service, err := handlers.New(cfg)
@@ -300,6 +306,12 @@ func (s *siteReading) report(cat *site.Catalog) {
 			s.logger.Info("the site has no sitemap to match insights to: their pages follow their front matter and pages.insight in profile.yaml")
 		})
 	}
+	if len(snap.SiteFiles) > 0 {
+		once("files:"+strings.Join(snap.SiteFiles, ","), func() {
+			s.logger.Info("the site has files of its own where the module has documents: they are the site's, and the module leaves them to it",
+				zap.Strings("paths", snap.SiteFiles))
+		})
+	}
 	s.reportDeadPages(snap)
 	counts := catalogCounts{len(cat.Site.Insights), len(cat.Skipped)}
 	if counts != s.last {
@@ -354,6 +366,20 @@ func (s *siteReading) reportDeadPages(snap *site.Snapshot) {
 	s.logger.Warn("page addresses the module publishes do not answer 200 from the site: "+
 		"set pages in profile.yaml (pages.insight takes {year}, {month}, {day} and {slug}), a permalink or url in a post's front matter, "+
 		"or publish a sitemap the module can match", fields...)
+}
+
+// noteMerged logs, once per address, that the site has its own file at
+// path (robots.txt, llms.txt), which the module serves with its lines
+// added.
+func (s *siteReading) noteMerged(path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.said["merged:"+path] {
+		return
+	}
+	s.said["merged:"+path] = true
+	s.logger.Info("the site has its own file here: the module serves it as the site wrote it, with its own lines added after it",
+		zap.String("path", path))
 }
 
 // linkExamples is how many dead addresses the log names.

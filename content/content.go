@@ -33,6 +33,12 @@ type Site struct {
 	// Insights are the published articles, newest first (by dateISO, then slug).
 	Insights []Insight
 
+	// SiteFiles are the addresses of the module's documents (an
+	// /openapi.json, a /.well-known/ document, an /index.md) that the site
+	// serves files of its own at: the module leaves them to the site, and
+	// hides none of its files.
+	SiteFiles []string
+
 	// PostsFolder reports that the posts come from a folder of the owner's
 	// (the content's insights/, or the insights subdirective): they are
 	// then the posts, and the site is read for their addresses only.

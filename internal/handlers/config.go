@@ -126,6 +126,12 @@ type Config struct {
 	// guardedPages and guardedNames are the pages of the posts the owner
 	// keeps off every surface, by path and by folded slug (see guarded).
 	guardedPages, guardedNames map[string]bool
+	// siteFiles are the addresses of the module's documents the site has
+	// files of its own at (Site.SiteFiles), which are left to it;
+	// pageTwins the addresses of the twins of the pages the content names
+	// but the insights', which the site may have files at.
+	siteFiles map[string]bool
+	pageTwins []string
 	// toolNames are the MCP server's tools, the names calls are counted
 	// under.
 	toolNames map[string]bool

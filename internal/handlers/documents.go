@@ -194,6 +194,33 @@ func llmsTxt(l links) []byte {
 	return b.Bytes()
 }
 
+// mergeLLMs is the site's own llms.txt with the module's section after
+// it: the site's words first and whole, then an H2 section that links the
+// API, the MCP server and the documents the module serves, so that an
+// agent reading the site's index finds them too. The site's file is the
+// index the owner wrote; the module adds to it, and takes nothing away.
+func mergeLLMs(l links, site []byte) []byte {
+	var b bytes.Buffer
+	b.Grow(len(site) + 8<<10)
+	b.Write(bytes.TrimRight(site, " \t\r\n"))
+	b.WriteString("\n\n## API and documents for agents\n\n")
+	for _, rt := range l.routes {
+		if rt.Listed != listMain || strings.Contains(rt.Path, "{") || rt.Path == pathLLMs {
+			continue
+		}
+		target := l.base + rt.Path
+		if twin := l.cfg.twinOfPage(rt.Path); twin != "" {
+			target = l.base + twin
+		}
+		note := rt.Description
+		if !rt.readsAsText() {
+			note = rt.Method + ". " + note
+		}
+		llmsLink(&b, rt.Summary, target, note)
+	}
+	return b.Bytes()
+}
+
 // sitePages are the site's pages as the content lists them: its site
 // structure, or else its about and insights pages.
 func sitePages(l links) []content.SiteLink {

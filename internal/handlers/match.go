@@ -120,9 +120,9 @@ func (m Match) Unmetered() bool { return m.unmetered }
 // of the domain.
 func (m Match) ForEveryAgent() bool { return m.listed && m.route.AnyAgent }
 
-// MergesRobots reports whether the module merges its lines into the
+// Merges reports whether the module merges its lines into the
 // site's robots.txt at the request's address.
-func (m Match) MergesRobots() bool { return m.listed && m.route.Path == pathRobots }
+func (m Match) Merges() bool { return m.listed && m.route.merge != nil }
 
 // SiteFirst reports whether the request's address is one where the
 // module answers only when the site has no file of its own

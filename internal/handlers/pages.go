@@ -99,7 +99,7 @@ func placeAgentRoutes(cfg *Config, routes []Route) []Route {
 		}
 	}
 	owned := func(path string) bool {
-		return taken[path] || isAPIPath(path) || strings.HasPrefix(path, mcpPrefix)
+		return taken[path] || isAPIPath(path) || strings.HasPrefix(path, mcpPrefix) || cfg.siteFiles[path]
 	}
 
 	// The pages, in order of precedence, with the placeholder of their
@@ -147,6 +147,9 @@ func placeAgentRoutes(cfg *Config, routes []Route) []Route {
 		}
 		p := &sitePage{path: c.path, slug: c.slug}
 		cfg.pages[c.path] = p
+		if c.slug == "" && twinRoutes[c.placeholder] {
+			cfg.pageTwins = append(cfg.pageTwins, c.twin)
+		}
 		if !twinRoutes[c.placeholder] || owned(c.twin) || cfg.twins[c.twin] != nil {
 			continue
 		}

@@ -15,9 +15,10 @@ import (
 // signal, as a line of the site's "User-agent: *" group, and comments);
 // the module's own file only when the site has none.
 
-// MaxSiteRobots is the largest site robots.txt merged (Google reads the
+// MaxSiteFile is the largest file of the site's merged with the module's
+// lines, robots.txt or llms.txt (Google reads the
 // first 500 KiB); a larger one is served as the site sent it.
-const MaxSiteRobots = 512 << 10
+const MaxSiteFile = 512 << 10
 
 // The site's preferences for the use of its content (content.Signals)
 // in the two vocabularies agents read: Content-Signal (contentsignals.org),
@@ -173,7 +174,7 @@ func mergeRobots(l links, site []byte) []byte {
 func splitLines(b []byte) []string {
 	var lines []string
 	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 0, 4096), MaxSiteRobots)
+	sc.Buffer(make([]byte, 0, 4096), MaxSiteFile)
 	for sc.Scan() {
 		lines = append(lines, strings.TrimRight(sc.Text(), "\r"))
 	}

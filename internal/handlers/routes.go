@@ -100,6 +100,12 @@ type Route struct {
 	// per-agent policy (refuse_agents): the MCP Registry's proof of the
 	// domain, which the registry's own fetcher must read.
 	AnyAgent bool
+	// merge, when set, makes the document of the site's own file at the
+	// address, when the site has one: the Caddy module asks the next
+	// handler first and serves what merge makes of the site's file
+	// (robots.txt and llms.txt), its own document only when the site has
+	// none (see Merges).
+	merge func(l links, site []byte) []byte
 	// siteFirst leaves the address to the site when the site has a file
 	// there: the Caddy module asks the next handler first and serves the
 	// route only when the site has none (see SiteFirst).
@@ -116,6 +122,18 @@ type Route struct {
 // placeholder reports whether the route's path stands for the twins of
 // the site's pages, settled by placeAgentRoutes.
 func (rt *Route) placeholder() bool { return strings.HasPrefix(rt.Path, "{twin:") }
+
+// leftToTheSite reports whether the route is a document the site may have
+// a file of its own at, which then wins: a GET of a fixed address that
+// the specification does not give the module alone (the API, /mcp, the
+// OAuth and identity endpoints stay the module's), not merged with the
+// site's file and not already asked of the site on each request.
+func (rt *Route) leftToTheSite() bool {
+	p := rt.Path
+	return rt.Method == http.MethodGet && rt.merge == nil && !rt.siteFirst && rt.serve == nil &&
+		!strings.Contains(p, "{") && !isAPIPath(p) && !strings.HasPrefix(p, mcpPrefix) && p != pathMCP &&
+		!strings.HasPrefix(p, "/oauth/") && !strings.HasPrefix(p, "/agent/")
+}
 
 type listing int
 
@@ -423,7 +441,7 @@ var routes = []Route{
 		Summary:     "Site index for agents",
 		Description: "The llms.txt index: what the site is, when to use which interface, and links to every resource.",
 		MediaType:   respond.MediaText, CacheControl: respond.CacheDocument, Bearer: true,
-		render: textDocument(llmsTxt),
+		render: textDocument(llmsTxt), merge: mergeLLMs,
 	},
 	{
 		Path: pathCatalog, Method: http.MethodGet, OperationID: "getApiCatalog", Tag: tagDiscovery,
@@ -539,7 +557,7 @@ var routes = []Route{
 		Summary:     "robots.txt with content signals",
 		Description: "Crawler rules with the site's content-usage signals (contentsignals.org).",
 		MediaType:   respond.MediaText, CacheControl: respond.CacheDocument, Listed: listOptional,
-		render: textDocument(robotsTxt), enabled: (*Config).servesRobots,
+		render: textDocument(robotsTxt), enabled: (*Config).servesRobots, merge: mergeRobots,
 	},
 
 	// The site's own pages, made readable for agents: the sitemap and the

@@ -55,6 +55,8 @@ type Service struct {
 	// pageLinks are the Link values of the site's pages on the configured
 	// base URL.
 	pageLinks *pageLinks
+	// documents are the addresses Documents reports.
+	documents []string
 	// converter answers the site's other pages as Markdown; nil when
 	// Markdown is off.
 	converter *pageConverter
@@ -96,18 +98,40 @@ func New(cfg Config) (*Service, error) {
 		}
 	}
 	cfg.toolNames = make(map[string]bool)
+	cfg.siteFiles = make(map[string]bool, len(cfg.Site.SiteFiles))
+	for _, p := range cfg.Site.SiteFiles {
+		cfg.siteFiles[p] = true
+	}
 	cfg.topics = cfg.Site.Topics()
 	cfg.searchIndex = search.New(cfg.Site.Insights)
 	s := &Service{cfg: cfg, hosted: newRenditionCache(renditionBudget), byPath: make(map[string]*Route)}
+	var documents []string
 	for _, rt := range routes {
 		if rt.enabled != nil && !rt.enabled(&cfg) {
 			continue
+		}
+		switch {
+		case rt.leftToTheSite():
+			documents = append(documents, rt.Path)
+			if cfg.siteFiles[rt.Path] {
+				continue // the site's own file: never hidden
+			}
+		case rt.merge != nil && rt.Path != pathRobots:
+			// llms.txt: merged with the site's own when the reader found
+			// one (a site that answers every address with the same text
+			// has none), else the module's.
+			documents = append(documents, rt.Path)
+			if !cfg.siteFiles[rt.Path] {
+				rt.merge = nil
+			}
 		}
 		rt.Path = strings.Replace(rt.Path, "{cli}", cfg.CLIName, 1)
 		rt.Path = strings.Replace(rt.Path, "{skill}", skillName(cfg.CLIName), 1)
 		s.routes = append(s.routes, rt)
 	}
 	s.routes = placeAgentRoutes(&s.cfg, s.routes)
+	s.documents = slices.Concat(documents, s.cfg.pageTwins)
+	slices.Sort(s.documents)
 	for i := range s.routes {
 		s.routes[i].surface = surfaceOf(&s.routes[i])
 	}
@@ -164,6 +188,12 @@ func (s *Service) SitePages() []string {
 	slices.Sort(paths)
 	return paths
 }
+
+// Documents are the addresses of the module's documents a site may have
+// files of its own at (an llms.txt is merged instead, robots.txt too),
+// those left to the site among them: the reader asks the site for each,
+// and those the site serves are left to it (see content.Site.SiteFiles).
+func (s *Service) Documents() []string { return s.documents }
 
 // Owns reports whether the service answers path; every other path belongs
 // to the next handler.
@@ -254,9 +284,11 @@ func (s *Service) PageWriter(w http.ResponseWriter, r *http.Request) http.Respon
 	return pw
 }
 
-// ServeRobots answers /robots.txt: site is the site's own file when it has
-// one (nil when it has none), merged with the module's lines.
-func (s *Service) ServeRobots(w http.ResponseWriter, r *http.Request, m Match, site []byte) {
+// ServeMerged answers a route that merges the site's own file (robots.txt,
+// llms.txt; see Match.Merges): site is the site's file when it has one,
+// nil when it has none, in which case the module's own document is
+// served.
+func (s *Service) ServeMerged(w http.ResponseWriter, r *http.Request, m Match, site []byte) {
 	if site == nil {
 		s.Serve(w, r, m)
 		return
@@ -271,7 +303,7 @@ func (s *Service) ServeRobots(w http.ResponseWriter, r *http.Request, m Match, s
 	f := newFields(w.Header())
 	s.headersFor(base).setCommon(f, r, rt)
 	rd := s.renditionOf(r, base)
-	serveDocument(f, w, r, newDocument(rt, mergeRobots(rd.links, site), rd.eager == nil))
+	serveDocument(f, w, r, newDocument(rt, rt.merge(rd.links, site), rd.eager == nil))
 }
 
 // ServeHTTP answers r as Serve does, matching it first.

@@ -83,6 +83,7 @@ func Build(owner *content.Site, ownerPosts bool, snap *Snapshot) *Catalog {
 		c.field(name, pair.have, pair.from)
 	}
 	c.pages(&site, owner, snap)
+	site.SiteFiles = snap.SiteFiles
 	if len(p.SiteStructure) == 0 {
 		p.SiteStructure = nav(snap)
 		if len(p.SiteStructure) > 0 {

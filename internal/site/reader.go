@@ -39,6 +39,10 @@ type Options struct {
 	// Sitemaps are sitemaps of the site's the owner names (site_sitemaps),
 	// read beside those its robots.txt names.
 	Sitemaps []string
+	// Documents returns the addresses of the module's documents a site may
+	// have files of its own at; each full read asks the site for them, and
+	// the snapshot names those it serves (Snapshot.SiteFiles).
+	Documents func() []string
 	// Candidates returns the paths of pages the owner's files name (or
 	// would by default), whose status each full read asks the site for.
 	Candidates func() []string
@@ -73,6 +77,9 @@ type Reader struct {
 	locs         map[string]time.Time // sitemap addresses (keys) and their lastmod
 	pages        map[string]*pageRead // every page read, by key
 	status       map[string]int
+	// siteFiles are the module's documents the site has files of its own
+	// at.
+	siteFiles []string
 	// about and contact are the keys of the About and contact pages, nav
 	// those of the pages the home page's navigation names; "" and none
 	// when the site has none.
@@ -81,8 +88,10 @@ type Reader struct {
 	changed        bool
 	lastPublic     time.Time
 	// pagesRead counts the pages asked in the read under way, which
-	// Bounds.Pages bounds.
-	pagesRead int
+	// Bounds.Pages bounds; unpublishedPosts says it found posts that no
+	// snapshot has yet.
+	pagesRead        int
+	unpublishedPosts bool
 	// cpu is held by the goroutine reading a page (see work).
 	cpu chan struct{}
 	// warned are the warnings given, each once per reader.
@@ -250,6 +259,7 @@ func (r *Reader) full(ctx context.Context) {
 	if r.home.facts != nil && r.home.facts.Canonical != "" {
 		r.c.alias(r.home.facts.Canonical)
 	}
+	r.readSiteFiles(ctx)
 	var q queue
 	q.done(r.home.u) // read: its links are queued below
 	if r.opts.Posts {
@@ -504,12 +514,17 @@ func (r *Reader) store(p *pageRead) {
 		r.status[p.from] = http.StatusMovedPermanently
 	}
 	prev := r.pages[p.key]
+	newPost := false
 	if prev == nil || prev.v.sum != p.v.sum || prev.status != p.status || prev.gone != p.gone {
+		newPost = r.isPost(p) && !r.isPost(prev)
 		r.pages[p.key] = p
 		r.status[p.key] = p.status
 		r.changed = true
 	}
-	due := r.changed && r.opts.Now().Sub(r.lastPublic) > publishEvery
+	// What a read under way publishes is the posts it found: a check of
+	// addresses or a page that changed waits for the end of the read.
+	r.unpublishedPosts = r.unpublishedPosts || newPost
+	due := r.unpublishedPosts && r.opts.Now().Sub(r.lastPublic) > publishEvery
 	r.mu.Unlock()
 	if due {
 		r.publish(false)

@@ -6,6 +6,7 @@ package site
 
 import (
 	"context"
+	"mime"
 
 	"go.uber.org/zap"
 	"maps"
@@ -202,6 +203,55 @@ func isPage(p *pageRead) bool {
 	return p != nil && p.status == http.StatusOK && !p.gone && p.facts != nil && !p.facts.NoIndex
 }
 
+// noSuchPage is the address the reader asks to learn what the site
+// answers for an address it has no file at: a single-page app or a
+// catch-all answers it 200, and a document it answers the same way is
+// not a file of the site's.
+const noSuchPage = "/caddy-discovery-no-such-page-5f1c"
+
+// readSiteFiles asks the site for each of the module's documents it may
+// have a file of its own at; those it answers 200 with a file (not the
+// HTML of a catch-all for a document that is not a page) are left to it.
+func (r *Reader) readSiteFiles(ctx context.Context) {
+	if r.opts.Documents == nil {
+		return
+	}
+	paths := r.opts.Documents()
+	if len(paths) == 0 {
+		return
+	}
+	probe := r.c.get(ctx, r.site(noSuchPage), kindRobots, nil)
+	var catchAll [32]byte
+	hasCatchAll := probe.ok()
+	if hasCatchAll {
+		catchAll = probe.v.sum
+	}
+	var files []string
+	for _, p := range paths {
+		if ctx.Err() != nil {
+			return // a stopped read says nothing of the files
+		}
+		u, ok := r.c.onSite(r.c.site, p)
+		if !ok {
+			continue
+		}
+		a := r.c.get(ctx, u, kindRobots, nil)
+		if !a.ok() || key(a.url) != p || hasCatchAll && a.v.sum == catchAll {
+			continue
+		}
+		mediaType, _, _ := mime.ParseMediaType(a.header.Get("Content-Type"))
+		if mediaType == "text/html" && !strings.HasSuffix(p, "/developers") {
+			continue // a page where a document is asked for: an app's fallback
+		}
+		files = append(files, p)
+	}
+	r.mu.Lock()
+	if !slices.Equal(files, r.siteFiles) {
+		r.siteFiles, r.changed = files, true
+	}
+	r.mu.Unlock()
+}
+
 // checkCandidates asks the site for the pages the owner's files name,
 // which the read has not, for their status.
 func (r *Reader) checkCandidates(ctx context.Context) {
@@ -236,7 +286,7 @@ func (r *Reader) publish(complete bool) {
 		return
 	}
 	snap := r.snapshot(complete)
-	r.published, r.changed, r.lastPublic = snap, false, r.opts.Now()
+	r.published, r.changed, r.lastPublic, r.unpublishedPosts = snap, false, r.opts.Now(), false
 	r.mu.Unlock()
 	if r.opts.Publish != nil {
 		r.opts.Publish(snap)
@@ -246,7 +296,7 @@ func (r *Reader) publish(complete bool) {
 // snapshot is the state as a Snapshot; r.mu is held.
 func (r *Reader) snapshot(complete bool) *Snapshot {
 	s := &Snapshot{Site: r.c.site, Complete: complete, At: r.opts.Now(), Robots: r.robotsBody,
-		Status: maps.Clone(r.status), Requests: r.c.requests.Load(), Contact: r.contact}
+		Status: maps.Clone(r.status), Requests: r.c.requests.Load(), Contact: r.contact, SiteFiles: slices.Clone(r.siteFiles)}
 	if r.home != nil {
 		s.Home = r.home.facts
 	}

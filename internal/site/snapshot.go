@@ -40,6 +40,9 @@ type Snapshot struct {
 	// Status is the site's status for each path checked (escaped, with
 	// any query); 0 when the site gave no answer.
 	Status map[string]int
+	// SiteFiles are the module's documents the site has files of its own
+	// at (see Options.Documents).
+	SiteFiles []string
 	// Requests counts the requests the reader has sent the site in all.
 	Requests int64
 }
