@@ -57,6 +57,7 @@ func init() {
 //		site_check     on|off
 //		refresh        <duration>|off
 //		metrics        on|off
+//		metrics_label  <name>
 //		web_bot_auth   on|off|private
 //		refuse_agents  <agent>...
 //		verified_agent_quota [on|off]
@@ -76,7 +77,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	// Most subdirectives take one word; these are stored as they are.
 	words := map[string]*string{
 		"base_url": &h.BaseURL, "content": &h.Content, "insights": &h.Insights, "rate_limit_key": &h.RateLimitKey,
-		"token_secret": &h.TokenSecret, "cli_name": &h.CLIName,
+		"token_secret": &h.TokenSecret, "cli_name": &h.CLIName, "metrics_label": &h.MetricsLabel,
 		"deprecation": &h.Deprecation, "sunset": &h.Sunset, "successor": &h.Successor,
 	}
 	switches := map[string]**bool{
