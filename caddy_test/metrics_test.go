@@ -2,9 +2,11 @@ package caddytest
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"os/exec"
 	"slices"
@@ -261,16 +263,21 @@ func mustAtof(t *testing.T, s string) float64 {
 	return f
 }
 
-// sendAs sends method path to the Caddy of metricsCaddyfile's ports, on
-// the site host (its Host header), as User-Agent ua, with headers given
-// as name, value pairs, and returns the status.
-func sendAs(t *testing.T, host, method, path, ua string, body string, headers ...string) int {
+// sendAs sends method path over loopback to the site at addr (a host and
+// port: the port is dialled on loopback, addr is the Host header), as
+// User-Agent ua, with headers given as name, value pairs, and returns the
+// status.
+func sendAs(t *testing.T, addr, method, path, ua string, body string, headers ...string) int {
 	t.Helper()
-	req, err := http.NewRequest(method, "http://localhost:9283"+path, strings.NewReader(body))
+	_, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Host = host + ":9283"
+	req, err := http.NewRequest(method, "http://localhost:"+port+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = addr
 	req.Header.Set("User-Agent", ua)
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
@@ -319,12 +326,13 @@ func reloadMetricsCaddy(t *testing.T, caddyfile string) {
 	}
 }
 
-// sitesCaddyfile is three sites in one Caddy, each named in its metrics
+// sitesCaddyfile is four sites in one Caddy, each named in its metrics
 // another way: by its host matcher (localhost), by its base_url's host
-// (two.example) and by metrics_label (blog). The last publishes one
-// insight fewer. Without the blog site when withBlog is false. The MCP
-// endpoint's Host check is off where the Host is not loopback's own name:
-// the test's requests all arrive on loopback.
+// (two.example), by metrics_label (blog), and, on a port of its own with
+// no host, by its server's name. The blog publishes one insight fewer.
+// Without the blog site when withBlog is false. The MCP endpoint's Host
+// check is off where the Host is not loopback's own name: the test's
+// requests all arrive on loopback.
 func sitesCaddyfile(storage string, withBlog bool) string {
 	blog := `
 http://three.localhost:9283 {
@@ -360,15 +368,22 @@ http://two.localhost:9283 {
 		mcp_host_check off
 	}
 }
+
+http://:9285 {
+	discovery {
+		content sample
+	}
+}
 %s`, storage, blog)
 }
 
-// TestMetricsPerSite: three sites in one Caddy, scraped at the admin
+// TestMetricsPerSite: four sites in one Caddy, scraped at the admin
 // endpoint and checked with promtool, are counted apart, each under its
-// own site label (its host, its base_url's host, its metrics_label),
-// the insights gauge included; a reload keeps each site's label and
-// counts; a site removed by a reload leaves the scrape.
+// own site label (its host, its base_url's host, its metrics_label, its
+// server's name), the insights gauge included; a reload keeps each
+// site's label and counts; a site removed by a reload leaves the scrape.
 func TestMetricsPerSite(t *testing.T) {
+	mustBeFree(t, "Caddy", "http://localhost:9285")
 	startProcess(t, "Caddy", "http://localhost:9283", sitesCaddyfile(t.TempDir(), true))
 	const gptBot = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; GPTBot/1.2; +https://openai.com/gptbot"
 	sites := []struct {
@@ -376,9 +391,10 @@ func TestMetricsPerSite(t *testing.T) {
 		requests    int
 		insights    float64
 	}{
-		{"localhost", "localhost", 1, 8},
-		{"two.localhost", "two.example", 2, 8},
-		{"three.localhost", "blog", 3, 7},
+		{"localhost:9283", "localhost", 1, 8},
+		{"two.localhost:9283", "two.example", 2, 8},
+		{"three.localhost:9283", "blog", 3, 7},
+		{"localhost:9285", serverListening(t, ":9285"), 4, 8},
 	}
 	before := scrape(t)
 	request := func() {
@@ -430,8 +446,12 @@ func TestMetricsPerSite(t *testing.T) {
 			t.Errorf("%s: no content load counted", s.label)
 		}
 	}
-	// Every series of the module's names one of the three sites.
-	want := []string{"blog", "localhost", "two.example"}
+	// Every series of the module's names one of the four sites.
+	var want []string
+	for _, s := range sites {
+		want = append(want, s.label)
+	}
+	slices.Sort(want)
 	for name, f := range after {
 		if !strings.HasPrefix(name, "caddy_discovery_") {
 			continue
@@ -476,6 +496,31 @@ func TestMetricsPerSite(t *testing.T) {
 	}
 }
 
+// serverListening is the name of the server of the Caddy of
+// metricsCaddyfile's admin address that listens on addr, as its config
+// says.
+func serverListening(t *testing.T, addr string) string {
+	t.Helper()
+	resp, err := http.Get("http://localhost:9284/config/apps/http/servers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var servers map[string]struct {
+		Listen []string `json:"listen"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&servers); err != nil {
+		t.Fatal(err)
+	}
+	for name, srv := range servers {
+		if slices.Contains(srv.Listen, addr) {
+			return name
+		}
+	}
+	t.Fatalf("no server listens on %s: %v", addr, servers)
+	return ""
+}
+
 // TestMetricsSitesAreBounded: a Caddy of two sites more than
 // metrics.MaxSites counts the first MaxSites under their own labels and
 // the last two under "other", and says so in one WARN; a reload of the
@@ -503,7 +548,7 @@ func TestMetricsSitesAreBounded(t *testing.T) {
 	request := func() {
 		t.Helper()
 		for _, host := range hosts {
-			if status := sendAs(t, host, http.MethodGet, "/api/v1/profile", "GPTBot/1.2", ""); status != http.StatusOK {
+			if status := sendAs(t, host+":9283", http.MethodGet, "/api/v1/profile", "GPTBot/1.2", ""); status != http.StatusOK {
 				t.Fatalf("%s: %d", host, status)
 			}
 		}
