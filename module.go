@@ -709,8 +709,9 @@ func (h *Handler) Cleanup() error {
 	if h.watcher != nil {
 		h.watcher.stop()
 	}
+	// The site stays the handler's: a request still finishing counts
+	// for it, into series a config that kept the site still shows.
 	h.metrics.Release()
-	h.metrics = nil
 	if h.limiter != nil {
 		return h.limiter.cleanup()
 	}
