@@ -356,6 +356,7 @@ func TestValidate(t *testing.T) {
 		{name: "metrics_label with a quote", h: Handler{MetricsLabel: `blog"}`}, field: "metrics_label"},
 		{name: "metrics_label with a colon", h: Handler{MetricsLabel: "example.com:8080"}, field: "metrics_label"},
 		{name: "metrics_label other", h: Handler{MetricsLabel: "other"}, field: "metrics_label"},
+		{name: "metrics_label with metrics off", h: Handler{MetricsLabel: "blog", Metrics: &off}, field: "metrics_label"},
 		{name: "metrics_label from an unset variable", h: Handler{MetricsLabel: "{env.DISCOVERY_TEST_UNSET_VARIABLE}"}, field: "metrics_label"},
 		{name: "deprecation not a date", h: Handler{Deprecation: "soon"}, field: "deprecation"},
 		{name: "sunset before deprecation", h: Handler{Deprecation: "2027-06-01", Sunset: "2027-01-01"}, field: "sunset"},

@@ -606,8 +606,11 @@ func (h *Handler) Validate() error {
 			check(fmt.Errorf("exclude: %q is not a pattern: %w", pattern, err))
 		}
 	}
-	if h.MetricsLabel != "" && !metrics.ValidLabel(h.MetricsLabel) {
+	switch {
+	case h.MetricsLabel != "" && !metrics.ValidLabel(h.MetricsLabel):
 		check(fmt.Errorf("metrics_label: %q is not a label: use 1 to %d letters, digits, '.', '_' and '-', other than %q", h.MetricsLabel, metrics.MaxLabel, metrics.Overflow))
+	case h.MetricsLabel != "" && !on(h.Metrics):
+		check(fmt.Errorf("metrics_label: metrics is off, so nothing is counted under it"))
 	}
 	if h.CLIName != "" && !handlers.ValidCLIName(h.CLIName) {
 		check(fmt.Errorf("cli_name: %q is not a name: use letters, digits, hyphens and underscores", h.CLIName))
