@@ -58,10 +58,10 @@ vet: ## go vet, gofmt and ESLint on the JavaScript (the CLI, the tests, the WebM
 unit: ## the Go tests of both modules, with the race detector, including the fuzz seed corpora; prints the failing tests and the count
 	$(GOTESTSUM) --format pkgname-and-test-fails --format-hide-empty-pkg --raw-command -- \
 		sh -c '$(GO) test -json -race -count=1 ./...; a=$$?; cd caddy_test && $(GO) test -json -race -count=1 ./...; b=$$?; exit $$((a | b))'
-	# Allocation counts and memory figures are only meaningful without the race detector.
+	# Allocation counts, memory and CPU figures are only meaningful without the race detector.
 	$(GO) test -count=1 -run 'Allocations' ./internal/token/
 	$(GO) test -count=1 -run 'TestClientAtTheRateLimitCap' .
-	cd caddy_test && $(GO) test -count=1 -run 'TestDistinctHostsAreBounded|TestLargeDocumentsStayKeptForTheSiteHost' .
+	cd caddy_test && $(GO) test -count=1 -run 'TestDistinctHostsAreBounded|TestLargeDocumentsStayKeptForTheSiteHost|TestWaitingConversionsHoldBoundedMemory|TestUnverifiableSignaturesCostLittle|TestSearchBounds' .
 
 lint: ## staticcheck (pinned in tools/go.mod) on both modules
 	@for m in $(MODULES); do (cd $$m && $(STATICCHECK) ./...) || exit 1; done
@@ -73,8 +73,9 @@ xcaddy: ## build bin/caddy-xcaddy with the line in xcaddy.txt and check it has t
 	bin/caddy-xcaddy list-modules | grep -x 'http.handlers.discovery'
 	bin/caddy-xcaddy list-modules | grep -x 'http.handlers.rate_limit'
 
-bench: build ## load benchmark (bench/run.sh: discovery vs respond vs file_server, MCP vs REST, under wrk), then bench-go
+bench: build ## load benchmark (bench/run.sh: discovery vs respond vs file_server, MCP vs REST, under wrk), reading a site of 1 000 posts (bench/siteread.sh), then bench-go
 	bench/run.sh
+	bench/siteread.sh
 	$(MAKE) --no-print-directory bench-go
 
 # The commit bench-compare measures the working tree against.

@@ -34,6 +34,7 @@ func init() {
 //		exclude        <pattern>...
 //		watch          [on|off]
 //		robots         on|off
+//		robots_content_usage [on|off]
 //		sitemap        on|off
 //		site_sitemaps  <url>...
 //		page_links     on|off
@@ -54,6 +55,7 @@ func init() {
 //		agent_card     on|off
 //		well_known_openapi on|off
 //		security_txt   on|off
+//		mcp_registry_key <base64 Ed25519 public key>
 //		site_check     on|off
 //		refresh        <duration>|off
 //		metrics        on|off
@@ -77,8 +79,8 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	// Most subdirectives take one word; these are stored as they are.
 	words := map[string]*string{
 		"base_url": &h.BaseURL, "content": &h.Content, "insights": &h.Insights, "rate_limit_key": &h.RateLimitKey,
-		"token_secret": &h.TokenSecret, "cli_name": &h.CLIName, "metrics_label": &h.MetricsLabel,
-		"deprecation": &h.Deprecation, "sunset": &h.Sunset, "successor": &h.Successor,
+		"token_secret": &h.TokenSecret, "cli_name": &h.CLIName, "mcp_registry_key": &h.MCPRegistryKey,
+		"metrics_label": &h.MetricsLabel, "deprecation": &h.Deprecation, "sunset": &h.Sunset, "successor": &h.Successor,
 	}
 	switches := map[string]**bool{
 		"robots": &h.Robots, "mcp_host_check": &h.MCPHostCheck,
@@ -162,17 +164,18 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if len(h.ClientIDMetadataCA) == 0 {
 				return d.ArgErr()
 			}
-		case "verified_agent_quota":
+		case "verified_agent_quota", "robots_content_usage":
+			field := map[string]*bool{"verified_agent_quota": &h.VerifiedAgentQuota, "robots_content_usage": &h.RobotsContentUsage}[name]
 			args := d.RemainingArgs()
 			switch {
 			case len(args) == 0:
-				h.VerifiedAgentQuota = true
+				*field = true
 			case len(args) == 1:
 				on, err := parseSwitch(d, name, args[0])
 				if err != nil {
 					return err
 				}
-				h.VerifiedAgentQuota = on
+				*field = on
 			default:
 				return d.ArgErr()
 			}

@@ -79,6 +79,7 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 				deprecation 2027-01-01
 				sunset 2027-07-01
 				successor https://example.com/api/v2
+				mcp_registry_key O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2ik=
 			}`,
 			want: Handler{
 				BaseURL: "https://example.com", Content: "/srv/c", Insights: "/srv/blog/posts", Robots: &off,
@@ -92,6 +93,7 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 				TokenSecret:  "{env.SECRET}", TokenTTL: caddy.Duration(time.Hour), MCPHostCheck: &off,
 				BodyTimeout: caddy.Duration(30 * time.Second),
 				CLIName:     "site-cli", Deprecation: "2027-01-01", Sunset: "2027-07-01", Successor: "https://example.com/api/v2",
+				MCPRegistryKey: "O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2ik=",
 			},
 		},
 		{
@@ -181,6 +183,14 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{name: "verified_agent_quota", input: "discovery {\n verified_agent_quota\n}", want: Handler{VerifiedAgentQuota: true}},
 		{name: "verified_agent_quota off", input: "discovery {\n verified_agent_quota off\n}", want: Handler{}},
 		{name: "site_check without a value", input: "discovery {\n site_check\n}", wantErr: "wrong argument count"},
+		{name: "robots_content_usage", input: "discovery {\n robots_content_usage\n}", want: Handler{RobotsContentUsage: true}},
+		{name: "robots_content_usage off", input: "discovery {\n robots_content_usage off\n}", want: Handler{}},
+		{name: "robots_content_usage maybe", input: "discovery {\n robots_content_usage maybe\n}", wantErr: "robots_content_usage: expected on or off"},
+		{name: "robots_content_usage with two arguments", input: "discovery {\n robots_content_usage on off\n}", wantErr: "wrong argument count"},
+		{name: "mcp_registry_key", input: "discovery {\n mcp_registry_key O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2ik=\n}", want: Handler{MCPRegistryKey: "O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2ik="}},
+		{name: "mcp_registry_key without a key", input: "discovery {\n mcp_registry_key\n}", wantErr: "wrong argument count"},
+		{name: "mcp_registry_key with the whole line", input: "discovery {\n mcp_registry_key v=MCPv1; k=ed25519; p=O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2ik=\n}", wantErr: "wrong argument count"},
+		{name: "mcp_registry_key twice", input: "discovery {\n mcp_registry_key a\n mcp_registry_key b\n}", wantErr: "'mcp_registry_key' already specified"},
 		{name: "security_txt repeated", input: "discovery {\n security_txt on\n security_txt off\n}", wantErr: "subdirective 'security_txt' already specified"},
 		{
 			name: "robots on",
@@ -375,6 +385,13 @@ func TestValidate(t *testing.T) {
 		{name: "site_sitemaps with robots off", h: Handler{SiteSitemaps: []string{"/sitemap.xml"}, Robots: &off}, field: "site_sitemaps"},
 		{name: "every agent page off", h: Handler{Sitemap: &off, PageLinks: &off, Markdown: &off}},
 		{name: "negative distributed interval", h: Handler{Distributed: &caddyrl.DistributedRateLimiting{ReadInterval: -1}}, field: "distributed"},
+		{name: "robots_content_usage", h: Handler{RobotsContentUsage: true}},
+		{name: "robots_content_usage with robots off", h: Handler{RobotsContentUsage: true, Robots: &off}, field: "robots_content_usage"},
+		{name: "mcp_registry_key", h: Handler{MCPRegistryKey: "O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2ik="}},
+		{name: "mcp_registry_key of the DER form", h: Handler{MCPRegistryKey: "MCowBQYDK2VwAyEAO2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2ik="}, field: "mcp_registry_key"},
+		{name: "mcp_registry_key unpadded", h: Handler{MCPRegistryKey: "O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2ik"}, field: "mcp_registry_key"},
+		{name: "mcp_registry_key in the URL alphabet", h: Handler{MCPRegistryKey: "O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2ik_"}, field: "mcp_registry_key"},
+		{name: "mcp_registry_key of hex", h: Handler{MCPRegistryKey: strings.Repeat("ab", 32)}, field: "mcp_registry_key"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

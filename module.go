@@ -6,7 +6,9 @@
 package discovery
 
 import (
+	"crypto/ed25519"
 	_ "embed"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
@@ -96,6 +98,15 @@ type Handler struct {
 	// Robots serves /robots.txt with the content-usage signals when true or
 	// absent; false leaves /robots.txt to the next handler.
 	Robots *bool `json:"robots,omitempty"`
+
+	// RobotsContentUsage also states the content-usage preferences in
+	// robots.txt as a Content-Usage rule (draft-ietf-aipref-attach-05),
+	// beside the Content-Signal one. Off by default: Lighthouse's
+	// robots.txt audit (13.5) takes the rule for an unknown directive and
+	// fails the file, which costs the site's SEO score. The module's
+	// answers carry the same preferences as the Content-Usage header either
+	// way. Needs robots.
+	RobotsContentUsage bool `json:"robots_content_usage,omitempty"`
 
 	// Sitemap serves the module's sitemap (sitemaps.org) of the pages the
 	// content names at /sitemap-discovery.xml, and at /sitemap.xml while
@@ -190,6 +201,16 @@ type Handler struct {
 	// wins: the module asks the next handler first and serves its own only
 	// when the site has none. false leaves the path to the next handler.
 	SecurityTxt *bool `json:"security_txt,omitempty"`
+
+	// MCPRegistryKey is the site owner's Ed25519 public key for the
+	// official MCP Registry, in base64 (the 32 bytes of the raw key, the
+	// standard alphabet with padding): the module then serves
+	// /.well-known/mcp-registry-auth, "v=MCPv1; k=ed25519; p=<key>", the
+	// proof of the domain the registry reads before `mcp-publisher login
+	// http`, to every client whatever the rate limit and refuse_agents.
+	// The key is public; its private half stays with the owner. Default:
+	// none, and the path is the next handler's.
+	MCPRegistryKey string `json:"mcp_registry_key,omitempty"`
 
 	// SiteCheck, when true or absent, reads the site behind the module,
 	// from the first request on, as an anonymous visitor would (through
@@ -338,6 +359,7 @@ type Handler struct {
 	refused       []bool        // by agents.ID; nil when no agent is refused
 	metrics       *metrics.Site // nil when metrics are off
 	logger        *zap.Logger
+	convertLog    *failureLog
 	// unset names the fields whose placeholders expanded to nothing (an
 	// environment variable that is not set), for Validate to report.
 	unset []string
@@ -359,6 +381,7 @@ func (Handler) CaddyModule() caddy.ModuleInfo {
 // what is wrong (every invalid value, in one error).
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
+	h.convertLog = new(failureLog)
 	repl := caddy.NewReplacer()
 	for _, f := range []struct {
 		name  string
@@ -445,6 +468,8 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 
 		ClientMetadata: h.clients,
 
+		RobotsContentUsage:  h.RobotsContentUsage,
+		MCPRegistryKey:      h.MCPRegistryKey,
 		Sitemap:             on(h.Sitemap),
 		SiteSitemaps:        h.SiteSitemaps,
 		PageLinks:           on(h.PageLinks),
@@ -628,6 +653,12 @@ func (h *Handler) Validate() error {
 	if len(h.SiteSitemaps) > 0 && !on(h.Robots) {
 		check(fmt.Errorf("site_sitemaps: robots is off, so there is no robots.txt to name them in"))
 	}
+	if h.RobotsContentUsage && !on(h.Robots) {
+		check(fmt.Errorf("robots_content_usage: robots is off, so there is no robots.txt to state it in"))
+	}
+	if h.MCPRegistryKey != "" {
+		check(validRegistryKey(h.MCPRegistryKey))
+	}
 	if rl := h.RateLimit; rl != nil && !rl.Off {
 		switch {
 		case rl.Events != nil && *rl.Events < 1:
@@ -682,6 +713,20 @@ func (h *Handler) Validate() error {
 		check(fmt.Errorf("distributed: intervals must be positive"))
 	}
 	return errors.Join(errs...)
+}
+
+// validRegistryKey checks that key is an Ed25519 public key in base64, as
+// the MCP Registry reads it from /.well-known/mcp-registry-auth.
+func validRegistryKey(key string) error {
+	const how = "make one with `openssl pkey -in key.pem -pubout -outform DER | tail -c 32 | base64`"
+	raw, err := base64.StdEncoding.Strict().DecodeString(key)
+	switch {
+	case err != nil:
+		return fmt.Errorf("mcp_registry_key: %q is not base64 (the standard alphabet, with padding): %s", key, how)
+	case len(raw) != ed25519.PublicKeySize:
+		return fmt.Errorf("mcp_registry_key: the key is %d bytes, an Ed25519 public key is %d: %s", len(raw), ed25519.PublicKeySize, how)
+	}
+	return nil
 }
 
 // reloadContent reads the owner's files again and, when they are valid,

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
+	"unicode/utf8"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
@@ -32,9 +34,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if site.Reading(r) {
 		return next.ServeHTTP(w, r) // the module's own reader: the site's answer, as it is
 	}
-	h.site.awaitFirst(r)
 	service := h.service.Load()
 	m := service.Match(r)
+	if !h.site.ready() {
+		// The first catalog is being read: the module's own answers wait
+		// for it (at most firstReadWait); the site's pages do not.
+		h.site.start(r)
+		if m.Answer != handlers.AnswerSite && h.site.await(r) {
+			service = h.service.Load()
+			m = service.Match(r)
+		}
+	}
 	counting := on(h.Metrics)
 	if !counting && h.refused == nil && !h.VerifiedAgentQuota {
 		return h.serve(w, r, service, m, next)
@@ -51,9 +61,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 
 // serveAgent serves r from the agent who, as the owner's policy says: a
 // refused agent gets a 403 problem from the module and the site's page
-// from the site; a verified agent may have a quota of its own.
+// from the site, but the addresses every agent is served (the MCP
+// Registry's proof); a verified agent may have a quota of its own.
 func (h *Handler) serveAgent(w http.ResponseWriter, r *http.Request, service *handlers.Service, m handlers.Match, next caddyhttp.Handler, who agent) error {
-	refused := h.refused != nil && h.refused[who.agent]
+	refused := h.refused != nil && h.refused[who.agent] && !m.ForEveryAgent()
 	switch {
 	case refused && m.ModulePath():
 		service.RefuseAgent(w, r, who.agent.Label())
@@ -361,16 +372,76 @@ func (h *Handler) serveConverted(w http.ResponseWriter, r *http.Request, service
 }
 
 // logConvertFailure logs a page served as HTML to a client that asked for
-// Markdown, once until the page changes or a minute passes: at DEBUG for
-// a page with no text to convert, else at WARN.
+// Markdown, within the bounds of failureLog: at DEBUG for a page with no
+// text to convert or one the site keeps out of indexes, else at WARN.
 func (h *Handler) logConvertFailure(page string, err error) {
-	if errors.Is(err, handlers.ErrNothingToConvert) {
-		h.logger.Debug("page served as HTML: it has no text to convert to Markdown", zap.String("page", page))
+	suppressed, ok := h.convertLog.admit(page, time.Now())
+	if !ok {
 		return
 	}
-	if errors.Is(err, handlers.ErrNoIndex) {
-		h.logger.Debug("page served as HTML: the site keeps it out of indexes (noindex), so the module makes no Markdown of it", zap.String("page", page))
-		return
+	fields := []zap.Field{zap.String("page", clip(page)), zap.Int("suppressed", suppressed)}
+	switch {
+	case errors.Is(err, handlers.ErrNothingToConvert):
+		h.logger.Debug("page served as HTML: it has no text to convert to Markdown", fields...)
+	case errors.Is(err, handlers.ErrNoIndex):
+		h.logger.Debug("page served as HTML: the site keeps it out of indexes (noindex), so the module makes no Markdown of it", fields...)
+	default:
+		h.logger.Warn("page served as HTML: it could not be converted to Markdown", append(fields, zap.String("error", clip(err.Error())))...)
 	}
-	h.logger.Warn("page served as HTML: it could not be converted to Markdown", zap.String("page", page), zap.Error(err))
+}
+
+// The bounds of the log of pages served as HTML for want of Markdown: a
+// page at most once a minute, however its path is spelled (pages are
+// named by their canonical address) and however often it changes; at most
+// failureLines lines a minute for all pages, the others counted in the
+// next line's suppressed; a logged page or error at most maxLogged bytes.
+const (
+	failureLines = 10
+	failurePages = 1024
+	maxLogged    = 256
+)
+
+// failureLog decides which failures are logged.
+type failureLog struct {
+	mu     sync.Mutex
+	logged map[string]time.Time // page: when it was last logged
+	// lines is how many lines were logged since start, suppressed how
+	// many failures were not since the last line.
+	start             time.Time
+	lines, suppressed int
+}
+
+// admit reports whether the failure of page, at now, is logged, and how
+// many failures were not since the previous line.
+func (l *failureLog) admit(page string, now time.Time) (suppressed int, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if now.Sub(l.start) >= time.Minute {
+		l.start, l.lines = now, 0
+	}
+	if last, seen := l.logged[page]; seen && now.Sub(last) < time.Minute || l.lines >= failureLines {
+		l.suppressed++
+		return 0, false
+	}
+	if l.logged == nil || len(l.logged) >= failurePages {
+		// Pages logged more than a minute ago are due again anyway; a map
+		// full of recent ones is dropped whole, the line limit still holding.
+		l.logged = make(map[string]time.Time)
+	}
+	l.logged[page] = now
+	l.lines++
+	suppressed, l.suppressed = l.suppressed, 0
+	return suppressed, true
+}
+
+// clip cuts s to maxLogged bytes, at a character's start.
+func clip(s string) string {
+	if len(s) <= maxLogged {
+		return s
+	}
+	end := maxLogged
+	for end > 0 && !utf8.RuneStart(s[end]) {
+		end--
+	}
+	return s[:end] + "…"
 }

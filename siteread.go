@@ -53,10 +53,10 @@ type siteReading struct {
 	config  *handlers.Config
 	service *atomic.Pointer[handlers.Service]
 
-	// started is set by the first request; ready is closed once the first
-	// catalog is published, or firstReadWait after the start.
-	started atomic.Bool
-	ready   chan struct{}
+	// started is set by the first request; firstCatalog is closed once
+	// the first catalog is published, or firstReadWait after the start.
+	started      atomic.Bool
+	firstCatalog chan struct{}
 	// cancel stops the reader; done is closed when the handler is cleaned
 	// up.
 	cancel context.CancelFunc
@@ -83,32 +83,43 @@ func newSiteReading(h *Handler, owner *content.Site) *siteReading {
 	}
 	return &siteReading{
 		logger: h.logger, read: on(h.SiteCheck), baseURL: h.BaseURL, sitemaps: h.SiteSitemaps, bounds: bounds,
-		config: &h.serviceConfig, service: h.service, ready: make(chan struct{}), done: make(chan struct{}),
+		config: &h.serviceConfig, service: h.service, firstCatalog: make(chan struct{}), done: make(chan struct{}),
 		owner: owner, said: make(map[string]bool),
 	}
 }
 
-// awaitFirst starts the reader on the first request and makes every
-// request wait for the first catalog, at most firstReadWait after the
-// start. Once it is there, it costs a receive on a closed channel.
-func (s *siteReading) awaitFirst(r *http.Request) {
+// ready reports whether the first catalog is published: once it is, the
+// request path costs a receive on a closed channel.
+func (s *siteReading) ready() bool {
 	select {
-	case <-s.ready:
-		return
+	case <-s.firstCatalog:
+		return true
 	default:
-	}
-	if s.started.CompareAndSwap(false, true) {
-		s.start(r)
-	}
-	select {
-	case <-s.ready:
-	case <-r.Context().Done():
+		return false
 	}
 }
 
-// start starts the reader for the site r is a request of, or, with reading
-// off, publishes the owner's files alone.
+// start starts the reader on the first request; it never waits.
 func (s *siteReading) start(r *http.Request) {
+	if s.started.CompareAndSwap(false, true) {
+		s.begin(r)
+	}
+}
+
+// await waits for the first catalog, at most firstReadWait after the
+// start, and reports whether it came (false when r's client went away).
+func (s *siteReading) await(r *http.Request) bool {
+	select {
+	case <-s.firstCatalog:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+// begin starts the reader for the site r is a request of, or, with reading
+// off, publishes the owner's files alone.
+func (s *siteReading) begin(r *http.Request) {
 	base := s.baseURL
 	if base == "" {
 		b, ok := origin.RequestBase(r)
@@ -125,7 +136,7 @@ func (s *siteReading) start(r *http.Request) {
 	server, _ := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
 	if !s.read || server == nil {
 		s.publish(fallback)
-		close(s.ready)
+		s.closeReady()
 		return
 	}
 	localAddr, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
@@ -162,14 +173,14 @@ func (s *siteReading) start(r *http.Request) {
 	}()
 }
 
-// closeReady closes ready once.
+// closeReady closes firstCatalog, once.
 func (s *siteReading) closeReady() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	select {
-	case <-s.ready:
+	case <-s.firstCatalog:
 	default:
-		close(s.ready)
+		close(s.firstCatalog)
 	}
 }
 
@@ -210,9 +221,9 @@ func (s *siteReading) publish(snap *site.Snapshot) {
 	if snap.Complete || len(snap.Posts) > 0 {
 		s.published = true
 		select {
-		case <-s.ready:
+		case <-s.firstCatalog:
 		default:
-			close(s.ready)
+			close(s.firstCatalog)
 		}
 	}
 }

@@ -445,8 +445,8 @@ http://localhost:9080 {
 			t.Fatalf("%s: %d %q", p.twin, twin.StatusCode, twin.Header.Get("Content-Type"))
 		}
 		s.validate(twin)
-		if twin.Header.Get("RateLimit-Policy") == "" {
-			t.Errorf("%s, the twin's own address, lacks RateLimit-Policy", p.twin)
+		if twin.Header.Get("RateLimit-Policy") != "" {
+			t.Errorf("%s, the twin's own address, is counted against the API's quota: llms.txt links it for agents to follow", p.twin)
 		}
 		body := string(twin.body)
 		// Front matter a YAML parser reads (the Agent Readability Spec's

@@ -512,7 +512,7 @@ siteStructure:
 lastUpdated: 2026-01-03
 `
 
-func writeFile(t *testing.T, name, data string) {
+func writeFile(t testing.TB, name, data string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		t.Fatal(err)

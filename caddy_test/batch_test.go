@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -206,39 +204,6 @@ func TestMCPBatchCountsAcrossTheCluster(t *testing.T) {
 	}
 }
 
-// manyInsights writes a content directory of n insights, copies of the
-// sample's under slugs of their own.
-func manyInsights(b *testing.B, n int) string {
-	b.Helper()
-	dir := b.TempDir()
-	sample := filepath.Join("..", "content", "sample")
-	profile, err := os.ReadFile(filepath.Join(sample, "profile.yaml"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "profile.yaml"), profile, 0o644); err != nil {
-		b.Fatal(err)
-	}
-	files, err := filepath.Glob(filepath.Join(sample, "insights", "*.md"))
-	if err != nil || len(files) == 0 {
-		b.Fatalf("sample insights: %v", err)
-	}
-	if err := os.Mkdir(filepath.Join(dir, "insights"), 0o755); err != nil {
-		b.Fatal(err)
-	}
-	for i := range n {
-		src := files[i%len(files)]
-		data, err := os.ReadFile(src)
-		if err != nil {
-			b.Fatal(err)
-		}
-		name := fmt.Sprintf("%05d-%s", i, filepath.Base(src))
-		if err := os.WriteFile(filepath.Join(dir, "insights", name), data, 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
-	return dir
-}
 
 // BenchmarkMCPBatch posts batches of 32 messages through Caddy: search
 // calls over 2 000 insights (what one request can cost), and pings with
@@ -270,7 +235,7 @@ func BenchmarkMCPBatch(b *testing.B) {
 	}
 	pingBatch := "[" + strings.Join(pings, ",") + "]"
 	b.Run("search-2000-insights", func(b *testing.B) {
-		dir := manyInsights(b, 2000)
+		dir := insightsFolder(b, 2000)
 		s := startCaddy(b, fmt.Sprintf(`
 http://localhost:9080 {
 	discovery {

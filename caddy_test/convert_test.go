@@ -52,10 +52,11 @@ func TestConvertedSitePages(t *testing.T) {
 		"big.html":             big,
 		"data.csv":             "name,value\na,1\n",
 		"empty-app/index.html": `<!doctype html><title>App</title><div id="root"></div><script src="/bundle.js"></script>`,
+		"stated/index.html":    `<!doctype html><title>Stated</title><main><h1>Its own preferences</h1><p>This page says how it may be used.</p></main>`,
 	} {
 		writeFile(t, filepath.Join(root, filepath.FromSlash(name)), data)
 	}
-	site := "\troot * " + root + "\n\theader Vary Origin\n\theader Cache-Control \"max-age=60\"\n"
+	site := "\troot * " + root + "\n\theader Vary Origin\n\theader Cache-Control \"max-age=60\"\n\theader /stated/* Content-Usage \"train-ai=n\"\n"
 	s := startCaddyWith(t, strings.Replace(globalOptions, "http_port 9080", "http_port 9271", 1),
 		convertBase+" {\n"+site+"\tdiscovery {\n\t\tcontent sample\n\t}\n\tfile_server\n}\n"+plainBase+" {\n"+site+"\tfile_server\n}\n")
 	get := func(base, path string, headers ...string) *response {
@@ -96,6 +97,11 @@ func TestConvertedSitePages(t *testing.T) {
 		if got := links(h); !slices.Contains(got, "canonical "+convertBase+"/docs/install.html") {
 			t.Errorf("Link %q, want the page as canonical", h.Values("Link"))
 		}
+		// The site's preferences, as robots.txt states them (the sample's:
+		// everything allowed), in both vocabularies.
+		if h.Get("Content-Usage") != "train-ai=y, search=y" || h.Get("Content-Signal") != "ai-train=yes, search=yes, ai-input=yes" {
+			t.Errorf("Content-Usage %q, Content-Signal %q", h.Values("Content-Usage"), h.Values("Content-Signal"))
+		}
 		if n, err := strconv.Atoi(h.Get("X-Markdown-Tokens")); err != nil || n < len(body)/5 || n > len(body)/3 {
 			t.Errorf("X-Markdown-Tokens %q for %d bytes", h.Get("X-Markdown-Tokens"), len(body))
 		}
@@ -122,6 +128,14 @@ func TestConvertedSitePages(t *testing.T) {
 		if head.StatusCode != http.StatusOK || len(head.body) != 0 || head.Header.Get("Content-Length") != strconv.Itoa(len(body)) ||
 			head.Header.Get("Content-Type") != "text/markdown; charset=utf-8" {
 			t.Errorf("HEAD: %d %q %q", head.StatusCode, head.Header.Get("Content-Type"), head.Header.Get("Content-Length"))
+		}
+	})
+
+	t.Run("a page that states its own preferences", func(t *testing.T) {
+		r := get(convertBase, "/stated/", "Accept", "text/markdown")
+		if r.Header.Get("Content-Type") != "text/markdown; charset=utf-8" || !slices.Equal(r.Header.Values("Content-Usage"), []string{"train-ai=n"}) ||
+			r.Header.Get("Content-Signal") != "" {
+			t.Errorf("%q: Content-Usage %q, Content-Signal %q: want the site's own alone", r.Header.Get("Content-Type"), r.Header.Values("Content-Usage"), r.Header.Values("Content-Signal"))
 		}
 	})
 

@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -174,5 +177,145 @@ func TestVerifiedAgents(t *testing.T) {
 	resp, body, err = p.send(http.MethodGet, "/", "spider", nil, "User-Agent", bytespider, "Accept", "text/markdown")
 	if err != nil || resp.StatusCode != http.StatusOK || string(body) != "the site's page" {
 		t.Errorf("a refused agent on the site's page: %v %v %q", resp, err, body)
+	}
+}
+
+// directoryServer publishes a key directory on loopback over plain http
+// and counts its fetches; key is the agent's private key.
+type directoryServer struct {
+	origin  string
+	key     ed25519.PrivateKey
+	fetches atomic.Int64
+}
+
+func newDirectoryServer(t *testing.T) *directoryServer {
+	t.Helper()
+	pub, priv, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &directoryServer{key: priv}
+	directory := fmt.Sprintf(`{"keys":[{"kty":"OKP","crv":"Ed25519","kid":%q,"x":%q,"use":"sig"}]}`,
+		webbotauth.Thumbprint(pub), base64.RawURLEncoding.EncodeToString(pub))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != webbotauth.DirectoryPath {
+			http.NotFound(w, r)
+			return
+		}
+		d.fetches.Add(1)
+		w.Header().Set("Content-Type", webbotauth.DirectoryMediaType)
+		fmt.Fprint(w, directory)
+	}))
+	t.Cleanup(srv.Close)
+	d.origin = srv.URL
+	return d
+}
+
+func (d *directoryServer) keyID() string {
+	return webbotauth.Thumbprint(d.key.Public().(ed25519.PublicKey))
+}
+
+// signed returns the headers of a request to authority signed over
+// @authority and its Signature-Agent member, which names agent (a
+// spelling of d's origin): validly when valid holds, else with a
+// signature of zeros.
+func (d *directoryServer) signed(authority, agent string, valid bool) []string {
+	now := time.Now().Unix()
+	member := fmt.Sprintf("%q", agent)
+	params := fmt.Sprintf(`("@authority" "signature-agent";key="sig1");created=%d;expires=%d;keyid=%q;tag="web-bot-auth"`, now-1, now+300, d.keyID())
+	sig := make([]byte, ed25519.SignatureSize)
+	if valid {
+		base := "\"@authority\": " + authority + "\n\"signature-agent\";key=\"sig1\": " + member + "\n\"@signature-params\": " + params
+		sig = ed25519.Sign(d.key, []byte(base))
+	}
+	return []string{"Signature-Agent", "sig1=" + member, "Signature-Input", "sig1=" + params,
+		"Signature", "sig1=:" + base64.StdEncoding.EncodeToString(sig) + ":"}
+}
+
+// TestSignatureAgentSpellingsFetchOnce: a thousand spellings of one
+// agent's origin in Signature-Agent (leading zeros in the port, the
+// scheme and host in capitals, a trailing dot or slash) are one key
+// directory, fetched once. Before, each spelling was a directory of its
+// own: a fetch, and an entry in the fetcher's cache, each.
+func TestSignatureAgentSpellingsFetchOnce(t *testing.T) {
+	d := newDirectoryServer(t)
+	p := startProcess(t, "Caddy", "http://localhost:9345", processCaddyfile(9345, t.TempDir(), "web_bot_auth private\n\t\trate_limit off"))
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(d.origin, "http://"))
+	for i := range 1000 {
+		spelling := fmt.Sprintf("http://127.0.0.1:%0*s", len(port)+1+i, port)
+		switch i % 3 {
+		case 1:
+			spelling = fmt.Sprintf("HTTP://127.0.0.1:%0*s/", len(port)+1+i, port)
+		case 2:
+			spelling = d.origin + "/"
+		}
+		if resp, _, err := p.send(http.MethodGet, "/llms.txt", "", nil, d.signed("localhost:9345", spelling, false)...); err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %v", spelling, err)
+		}
+	}
+	// The fetches run in the background: let those started finish.
+	time.Sleep(500 * time.Millisecond)
+	t.Logf("1 000 spellings of the agent's origin: %d fetches of its directory", d.fetches.Load())
+	if n := d.fetches.Load(); n != 1 {
+		t.Errorf("%d fetches of one directory, want 1", n)
+	}
+}
+
+// TestUnverifiableSignaturesCostLittle: once an agent's directory is at
+// hand, requests with four signatures naming its key, each over 28
+// @query-param components of a 16 KB query, none valid, cost the verifier
+// next to nothing, and most of them are refused by the rate limit anyway.
+// Before, each cost 20 to 30 ms of CPU, a 429 as much as the rest: the
+// query was read again for each component of each signature, and every
+// signature was hashed.
+func TestUnverifiableSignaturesCostLittle(t *testing.T) {
+	d := newDirectoryServer(t)
+	p := startProcess(t, "Caddy", "http://localhost:9283", metricsCaddyfile(t.TempDir(), "web_bot_auth private\n\t\trate_limit 20 60s", ""))
+	pid := p.cmd.Process.Pid
+	// Verified once the directory is fetched, which no request waits for.
+	deadline := time.Now().Add(10 * time.Second)
+	for value(scrape(t), "caddy_discovery_requests_total", "verified", "true") == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no signed request was verified in 10 s")
+		}
+		if _, _, err := p.send(http.MethodGet, "/api/v1/health", "warm-up", nil, d.signed("localhost:9283", d.origin, true)...); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	var query strings.Builder
+	for i := 0; query.Len() < 16<<10; i++ {
+		fmt.Fprintf(&query, "p%d=v&", i)
+	}
+	now := time.Now().Unix()
+	headers := []string{"Signature-Agent", `sig1="` + d.origin + `"`}
+	var inputs, sigs []string
+	for s := range 4 {
+		var components strings.Builder
+		components.WriteString(`"@authority" "signature-agent";key="sig1"`)
+		for i := range 28 {
+			fmt.Fprintf(&components, ` "@query-param";name="p%d"`, i*13+s)
+		}
+		inputs = append(inputs, fmt.Sprintf(`s%d=(%s);created=%d;expires=%d;keyid=%q;tag="web-bot-auth"`, s, components.String(), now, now+300, d.keyID()))
+		sigs = append(sigs, fmt.Sprintf("s%d=:%s:", s, base64.StdEncoding.EncodeToString(make([]byte, ed25519.SignatureSize))))
+	}
+	headers = append(headers, "Signature-Input", strings.Join(inputs, ", "), "Signature", strings.Join(sigs, ", "))
+	const requests = 300
+	statuses := map[int]int{}
+	start := cpuTime(t, pid)
+	for range requests {
+		resp, _, err := p.send(http.MethodGet, "/llms.txt?"+query.String(), "", nil, headers...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		statuses[resp.StatusCode]++
+	}
+	each := (cpuTime(t, pid) - start) / requests
+	t.Logf("%d unverifiable requests with four signatures over a 16 KB query (statuses %v): %v of CPU each, the whole request", requests, statuses, each)
+	if each > time.Millisecond && !raceDetector {
+		t.Errorf("%v of CPU a request, want well under 1 ms", each)
+	}
+	if statuses[http.StatusTooManyRequests] == 0 {
+		t.Errorf("no request was refused by the rate limit: %v", statuses)
 	}
 }

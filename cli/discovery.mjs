@@ -29,6 +29,9 @@ Commands:
   insights           every published insight: date, topic, title and slug
   insights <slug>    one insight: title, metadata and its Markdown body
   health             the service's health and version
+  dns-aid            the DNS-AID records that publish a site's MCP server in DNS
+
+dns-aid reads any site's AI catalog and MCP server card, not only this one's.
 
 Options:
   --base-url <url>   the site's base URL, e.g. https://example.com
@@ -396,6 +399,97 @@ function renderHealth(h, st) {
   return rows.map(([k, v]) => `${st.dim(k.padEnd(12))} ${k === 'Status' ? st.bold(clean(v)) : clean(v)}`);
 }
 
+// ---- DNS-AID ------------------------------------------------------------------
+
+/** The media type of an MCP server card in an AI catalog. */
+const SERVER_CARD_TYPE = 'application/mcp-server-card+json';
+
+/**
+ * GETs a JSON document of the site, or null when the site has none there
+ * (any answer but a 200 with a JSON body).
+ * @returns {Promise<any>}
+ */
+async function optionalJson(url, token) {
+  const { res, body } = await get(url, token);
+  if (!res.ok) return null;
+  try { return JSON.parse(body.toString('utf8')); } catch { return null; }
+}
+
+/** The URL `raw` resolved against `base`, or null when it is not an http(s) URL. */
+function httpUrl(raw, base) {
+  try {
+    const url = new URL(String(raw), base);
+    return /^https?:$/.test(url.protocol) ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The port of a URL: its own, or its scheme's. */
+const portOf = (url) => url.port || (url.protocol === 'http:' ? '80' : '443');
+
+/** A DNS name from a URL's host: IPv6 brackets removed. */
+const hostOf = (url) => url.hostname.replace(/^\[|\]$/g, '');
+
+/**
+ * The site's DNS-AID records (draft-mozleywilliams-dnsop-dnsaid-02), made
+ * from its documents as the developer portal of a site running the
+ * discovery module makes them from its route table: the agent index at
+ * _index._agents when the site publishes an AI catalog, and the MCP
+ * server at _mcp._agents, its server card the capability descriptor. The
+ * card is the one the catalog names, else the one at the address scanners
+ * probe, else the one at <MCP endpoint>/server-card of an endpoint at /mcp.
+ * @returns {Promise<string[]>}
+ */
+async function dnsAidRecords(base, token) {
+  const site = new URL(base);
+  const host = hostOf(site);
+  const catalog = await optionalJson(`${base}/.well-known/ai-catalog.json`, token);
+  const listed = Array.isArray(catalog?.entries)
+    ? catalog.entries.find((e) => e?.type === SERVER_CARD_TYPE && httpUrl(e.url, base)) : undefined;
+  const candidates = [listed && httpUrl(listed.url, base), httpUrl('/.well-known/mcp/server-card.json', base),
+    httpUrl('/mcp/server-card', base)].filter(Boolean);
+  let card = null, cardUrl = null;
+  for (const url of candidates) {
+    card = await optionalJson(url.href, token);
+    if (card && typeof card === 'object') { cardUrl = url; break; }
+  }
+  if (!cardUrl) {
+    throw failure(`discovery: ${base} publishes no MCP server card (tried ${candidates.map((u) => u.href).join(', ')}), ` +
+      'so there is no MCP server to publish in DNS');
+  }
+  const remote = Array.isArray(card.remotes) ? card.remotes.find((r) => r?.type === 'streamable-http' && httpUrl(r.url, base)) : undefined;
+  const named = remote?.url ?? card.endpoint ?? card.transport?.endpoint;
+  const endpoint = typeof named === 'string' && named ? httpUrl(named, cardUrl.href) : null;
+  if (!endpoint) {
+    throw failure(`discovery: the server card at ${cardUrl.href} names no MCP endpoint (remotes[].url or endpoint)`);
+  }
+  const svcb = (owner, target, port, alpn, ...params) =>
+    `${owner}. 3600 IN SVCB 1 ${target}. mandatory=alpn,port ${alpn} port=${port} ${params.join(' ')}`;
+  const records = [];
+  if (catalog && Array.isArray(catalog.entries)) {
+    records.push(svcb(`_index._agents.${host}`, host, portOf(site), 'alpn="h2,http/1.1"', 'key65409="ai-catalog.json"'));
+  }
+  records.push(svcb(`_mcp._agents.${host}`, hostOf(endpoint), portOf(endpoint), 'alpn="mcp"',
+    `key65400="${cardUrl.href}"`, 'key65402="mcp"'));
+  return records;
+}
+
+/** Prints the DNS-AID records, with what to do with them as zone-file comments. */
+async function printDnsAid(base, opts) {
+  const records = await dnsAidRecords(base, opts.token);
+  if (opts.json) {
+    stdout.write(JSON.stringify(records, null, 2) + '\n');
+    return;
+  }
+  const host = hostOf(new URL(base));
+  stdout.write([
+    `; DNS-AID records of ${clean(host)} (draft-mozleywilliams-dnsop-dnsaid-02), from its documents.`,
+    `; Add them to the zone of ${clean(host)} and sign it with DNSSEC: scanners count them only when the answer validates.`,
+    ...records.map(clean),
+  ].join('\n') + '\n');
+}
+
 // ---- Commands -----------------------------------------------------------------
 
 /**
@@ -421,6 +515,7 @@ async function main(args) {
       render: (data, st, [slug]) => (slug ? renderInsight(data, st) : renderInsights(data, st)),
     },
     health: { max: 0, path: () => '/api/v1/health', render: renderHealth },
+    'dns-aid': { max: 0, run: printDnsAid },
   };
   if (!opts.command) throw usageError('no command given');
   const command = Object.hasOwn(commands, opts.command) ? commands[opts.command] : null;
@@ -429,6 +524,10 @@ async function main(args) {
     throw usageError(`too many arguments for ${opts.command}: ${opts.rest.join(' ')}`);
   }
   const base = resolveBaseUrl(opts.baseUrl);
+  if (command.run) {
+    await command.run(base, opts);
+    return 0;
+  }
   const { body, data } = await fetchJson(base, command.path(opts.rest), opts.token);
   if (opts.json) {
     stdout.write(body);

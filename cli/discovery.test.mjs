@@ -496,6 +496,81 @@ test('an answer that is not JSON, or an error that is not a problem, exits 1 cle
   }
 });
 
+// ---- DNS-AID ------------------------------------------------------------------------------------
+
+/** The record lines of dns-aid's output: its zone-file comments left out. */
+const recordLines = (out) => out.split('\n').filter((line) => line && !line.startsWith(';'));
+
+test('dns-aid prints the DNS-AID records the developer portal gives, made from the site\'s documents', async () => {
+  const r = await runApi(['dns-aid']);
+  assertExit(r, 0);
+  const records = recordLines(r.out);
+  const portal = (await fetchRaw('/developers.md')).body.toString('utf8');
+  const fence = /^```dns\n([\s\S]*?)\n```$/m.exec(portal);
+  assert.ok(fence, 'the portal gives DNS-AID records in a dns fence');
+  assert.deepEqual(records, fence[1].split('\n'));
+
+  const site = new URL(BASE);
+  const host = site.hostname, port = site.port || (site.protocol === 'http:' ? '80' : '443');
+  assert.deepEqual(records, [
+    `_index._agents.${host}. 3600 IN SVCB 1 ${host}. mandatory=alpn,port alpn="h2,http/1.1" port=${port} key65409="ai-catalog.json"`,
+    `_mcp._agents.${host}. 3600 IN SVCB 1 ${host}. mandatory=alpn,port alpn="mcp" port=${port} key65400="${BASE}/mcp/server-card" key65402="mcp"`,
+  ]);
+  assert.match(r.out, /^; .*DNSSEC/m, 'the output says the zone must be signed');
+  // What the records point at is there: the index, and the card naming the endpoint.
+  assert.ok(Array.isArray((await fetchJson('/.well-known/ai-catalog.json')).entries));
+  assert.equal((await fetchJson('/mcp/server-card')).remotes[0].url, `${BASE}/mcp`);
+
+  const json = await runApi(['dns-aid', '--json']);
+  assertExit(json, 0);
+  assert.deepEqual(JSON.parse(json.out), records);
+});
+
+test('dns-aid for another site: its own server card, wherever its MCP endpoint is, and no index without a catalog', async () => {
+  const card = { name: 'org.example/notes', remotes: [{ type: 'streamable-http', url: 'https://mcp.example.org:8443/rpc' }] };
+  const s = await stub((req) => (req.url === '/.well-known/mcp/server-card.json'
+    ? { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(card) }
+    : { status: 404, body: 'not found' }));
+  try {
+    const r = await run(['dns-aid', '--base-url', s.url]);
+    assertExit(r, 0);
+    assert.deepEqual(recordLines(r.out), [
+      `_mcp._agents.127.0.0.1. 3600 IN SVCB 1 mcp.example.org. mandatory=alpn,port alpn="mcp" port=8443 key65400="${s.url}/.well-known/mcp/server-card.json" key65402="mcp"`,
+    ]);
+    assert.deepEqual(s.requests.map((q) => q.url), ['/.well-known/ai-catalog.json', '/.well-known/mcp/server-card.json']);
+  } finally {
+    await s.close();
+  }
+});
+
+test('dns-aid for a site without a server card, or whose card names no endpoint, exits 1 and says so', async () => {
+  const none = await stub(() => ({ status: 404, body: 'not found' }));
+  try {
+    const r = await run(['dns-aid', '--base-url', none.url]);
+    assertExit(r, 1);
+    assert.match(r.err, /publishes no MCP server card/);
+    assert.doesNotMatch(r.err, STACK_FRAME);
+  } finally {
+    await none.close();
+  }
+  const bare = await stub((req) => (req.url === '/mcp/server-card'
+    ? { headers: { 'Content-Type': 'application/json' }, body: '{"name":"org.example/notes"}' }
+    : { status: 404, body: 'not found' }));
+  try {
+    const r = await run(['dns-aid', '--base-url', bare.url]);
+    assertExit(r, 1);
+    assert.match(r.err, /names no MCP endpoint/);
+  } finally {
+    await bare.close();
+  }
+});
+
+test('dns-aid takes no argument', async () => {
+  const r = await run(['dns-aid', 'example.com', '--base-url', BASE]);
+  assertExit(r, 2);
+  assert.match(r.err, /too many arguments for dns-aid/);
+});
+
 // ---- The copy the server serves --------------------------------------------------------------
 
 test('the served copy has the base URL baked in and works with no flags and no env', async () => {

@@ -133,10 +133,11 @@ type Pages struct {
 	About    string `yaml:"about"`
 	Insights string `yaml:"insights"`
 	Insight  string `yaml:"insight"`
-	// AboutGiven and InsightsGiven report that profile.yaml names the
-	// About and insights pages: a default address (/about, /insights) is
-	// published only when the site answers it.
-	AboutGiven, InsightsGiven bool `yaml:"-"`
+	// AboutGiven, InsightsGiven and InsightGiven report that profile.yaml
+	// names the About and insights pages and the insights' pattern: a
+	// default address (/about, /insights) is published only when the site
+	// answers it, and the pattern of posts read from the site is theirs.
+	AboutGiven, InsightsGiven, InsightGiven bool `yaml:"-"`
 }
 
 // Security is the site's security contact (RFC 9116 security.txt).

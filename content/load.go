@@ -360,6 +360,7 @@ func loadProfile(t tree, ps *problems) (*Site, time.Time) {
 			Insight:       stringOr(pf.Pages.Insight, "/insights/{slug}"),
 			AboutGiven:    pf.Pages.About != "",
 			InsightsGiven: pf.Pages.Insights != "",
+			InsightGiven:  pf.Pages.Insight != "",
 		},
 		Security: pf.Security,
 	}

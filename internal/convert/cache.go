@@ -9,15 +9,22 @@ import (
 )
 
 // Kept is what was made of one answer of the site at one address:
-// its Markdown, or the failure to make it, and the site's validator of the
-// HTML it was made from, which says whether a later answer is the same.
+// its Markdown, or the failure to make it, and what says whether a later
+// answer is the same HTML: the site's strong ETag, which RFC 9110 makes
+// unique to one representation, or else the HTML's SHA-256 with the
+// headers the conversion reads. Last-Modified says nothing of the kind: two
+// answers of one moment (a page for each language, one for the intranet
+// and one for the rest) share it.
 type Kept struct {
-	// Key is the page's address.
+	// Key is the page's address, and the values of the request's fields
+	// the site's answer varied on (see the handlers' convert_serve.go).
 	Key string
-	// ETag and LastModified are the site's validators of the HTML; Sum is
-	// its SHA-256 when the site sent neither.
-	ETag, LastModified string
-	Sum                [sha256.Size]byte
+	// ETag is the site's strong ETag of the HTML, or "".
+	ETag string
+	// Sum is the HTML's SHA-256; ContentType and LastModified are the
+	// site's headers the conversion read.
+	Sum                       [sha256.Size]byte
+	ContentType, LastModified string
 	// Markdown is the page as Markdown, with its ETag, length and token
 	// estimate; nil when the conversion failed, until Retry.
 	Markdown                     []byte
@@ -29,27 +36,39 @@ type Kept struct {
 // passed on.
 func (p *Kept) Failed() bool { return p.Markdown == nil }
 
-// Matches reports whether the site's answer, a status line and header h,
-// is the HTML p was made from, by the site's validator: a 304 to the
-// request made conditional on it, or the same ETag or, without ETags, the
-// same Last-Modified. Without either, the HTML itself is compared.
-func (p *Kept) Matches(status int, h http.Header) bool {
+// SameETag reports whether the site's answer, a status line and header h,
+// is the HTML p was made from, by the site's strong ETag: a 304 to the
+// request made conditional on it, or a 200 with the same ETag.
+func (p *Kept) SameETag(status int, h http.Header) bool {
+	if p.ETag == "" {
+		return false
+	}
 	switch status {
 	case http.StatusNotModified:
-		return !p.Failed() && (p.ETag != "" || p.LastModified != "")
+		return !p.Failed()
 	case http.StatusOK:
-		etag := h.Get("ETag")
-		if p.ETag != "" {
-			return etag == p.ETag
-		}
-		return p.LastModified != "" && etag == "" && h.Get("Last-Modified") == p.LastModified
+		return StrongETag(h.Get("ETag")) == p.ETag
 	}
 	return false
 }
 
+// SameHTML reports whether html, served with header h, is what p was made
+// from: the same bytes, under the same headers the conversion read.
+func (p *Kept) SameHTML(sum [sha256.Size]byte, h http.Header) bool {
+	return p.Sum == sum && p.ContentType == h.Get("Content-Type") && p.LastModified == h.Get("Last-Modified")
+}
+
+// StrongETag is etag when it is a strong one, else "".
+func StrongETag(etag string) string {
+	if len(etag) < 2 || etag[0] != '"' || etag[len(etag)-1] != '"' {
+		return "" // weak (W/"…"), or not an entity tag at all
+	}
+	return etag
+}
+
 // size is what p holds, in bytes, as the budget counts it.
 func (p *Kept) size() int {
-	return len(p.Key) + len(p.Markdown) + len(p.ETag) + len(p.LastModified) + 256
+	return len(p.Key) + len(p.Markdown) + len(p.ETag) + len(p.ContentType) + len(p.LastModified) + 256
 }
 
 // Cache keeps the site's pages as Markdown within a budget of bytes,
@@ -101,4 +120,11 @@ func (c *Cache) remove(e *list.Element) {
 	p := c.lru.Remove(e).(*Kept)
 	delete(c.byKey, p.Key)
 	c.used -= p.size()
+}
+
+// Len is the number of pages kept.
+func (c *Cache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.byKey)
 }

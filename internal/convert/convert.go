@@ -139,12 +139,15 @@ func Page(ctx context.Context, body []byte, contentType, pageURL string) (page *
 		}
 		body = decoded
 	}
-	doc, err := html.Parse(bytes.NewReader(body))
-	if err != nil {
-		return nil, fmt.Errorf("parsing the HTML: %w", err)
+	if !shapeOf(body).within() {
+		return nil, ErrTooComplex
 	}
-	if ctx.Err() != nil {
+	doc, err := html.Parse(deadlineReader{ctx, bytes.NewReader(body)})
+	switch {
+	case ctx.Err() != nil:
 		return nil, ErrTimeout
+	case err != nil:
+		return nil, fmt.Errorf("parsing the HTML: %w", err)
 	}
 	p := readPage(doc)
 	if p.noindex {
@@ -153,6 +156,11 @@ func Page(ctx context.Context, body []byte, contentType, pageURL string) (page *
 	root := p.content()
 	if root == nil {
 		return nil, ErrNoText
+	}
+	if !p.shape.within() {
+		// The model erred: the converter's passes, which do not stop at the
+		// deadline, must not start on this tree.
+		return nil, ErrTooComplex
 	}
 	strip(root, root == p.body)
 	// The content alone, so that nothing around it is rendered.
@@ -187,6 +195,8 @@ type parsedPage struct {
 	body, main, article          *html.Node
 	articles                     int
 	noindex                      bool
+	// shape is the tree's: its nodes, and the sum of their depths.
+	shape shape
 }
 
 // readPage finds, in one walk, the page's title (its <title>, else its
@@ -195,8 +205,10 @@ type parsedPage struct {
 func readPage(doc *html.Node) *parsedPage {
 	p := &parsedPage{}
 	var h1 string
-	var walk func(n *html.Node)
-	walk = func(n *html.Node) {
+	var walk func(n *html.Node, depth int)
+	walk = func(n *html.Node, depth int) {
+		p.shape.nodes++
+		p.shape.work += depth
 		if n.Type == html.ElementNode {
 			switch n.DataAtom {
 			case atom.Title:
@@ -230,18 +242,29 @@ func readPage(doc *html.Node) *parsedPage {
 					h1 = textOf(n)
 				}
 			case atom.Svg, atom.Math:
-				return // foreign content: neither titles nor landmarks
+				// Foreign content: neither titles nor landmarks, but nodes.
+				p.shape.add(n, depth)
+				return
 			}
 		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
+			walk(c, depth+1)
 		}
 	}
-	walk(doc)
+	walk(doc, 0)
 	if strings.TrimSpace(p.title) == "" {
 		p.title = h1
 	}
 	return p
+}
+
+// add counts the nodes below n, which is at depth, and their depths.
+func (s *shape) add(n *html.Node, depth int) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		s.nodes++
+		s.work += depth + 1
+		s.add(c, depth+1)
+	}
 }
 
 // content is the element holding the page's content: its first <main>,

@@ -11,8 +11,9 @@ import (
 )
 
 // authTemplate is /auth.md: authentication notes for agents, in the
-// sections of the auth.md agent registration protocol.
-var authTemplate = template.Must(template.New("auth.md").Parse(`# Authentication for {{.Name}}
+// sections of the auth.md agent registration protocol, under the title its
+// readers look for ("auth.md" in the H1).
+var authTemplate = template.Must(template.New("auth.md").Parse(`# auth.md: {{.Name}}
 
 No authentication is needed. Every public endpoint answers an unauthenticated request:
 {{range $i, $u := .Public}}{{if $i}}, {{end}}{{$u}}{{end}}. If you only want to read, stop here and send no Authorization
@@ -23,13 +24,19 @@ exists so that agents can exercise their OAuth plumbing against a real service, 
 recovers by itself.
 
 ## Discover
+
+The authorization server metadata, {{.Base}}{{.ASM}}, has the ` + "`agent_auth`" + ` block of the auth.md protocol, in
+the names of its v0.7 and of its v0.1, which scanners still read: ` + "`skill`" + ` (this document),
+` + "`identity_endpoint`" + ` {{.Base}}{{.Identity}}, ` + "`claim_endpoint`" + ` and ` + "`claim_uri`" + ` {{.Base}}{{.Claim}},
+` + "`register_uri`" + ` {{.Base}}{{.Register}}, ` + "`identity_types_supported`" + ` ` + "`[\"anonymous\"]`" + `. Its ` + "`issuer`" + ` is
+{{.Base}}, the authorization server the protected resource metadata names.
 {{range .Discover}}
 - {{.Summary}}: {{.URL}}. {{.Description}}{{end}}
 
 ## Pick a method
 
-1. **Register** (simplest): ` + "`POST {{.Base}}/agent/register`" + ` with no body returns a token.
-2. **Client credentials** (RFC 6749 section 4.4): ` + "`POST {{.Base}}/oauth/token`" + ` with
+1. **Register** (simplest): ` + "`POST {{.Base}}{{.Register}}`" + ` with no body returns a token.
+2. **Client credentials** (RFC 6749 section 4.4): ` + "`POST {{.Base}}{{.Token}}`" + ` with
    ` + "`grant_type=client_credentials`" + `; no client authentication (` + "`token_endpoint_auth_methods_supported: [\"none\"]`" + `).
 3. **Identity assertion** (the auth.md agent flow): get an anonymous identity, then exchange its assertion with the
    JWT-bearer grant (RFC 7523).
@@ -44,7 +51,7 @@ recovers by itself.
 ## Register
 
 ` + "```" + `
-curl -X POST {{.Base}}/agent/register
+curl -X POST {{.Base}}{{.Register}}
 ` + "```" + `
 
 ` + "```json" + `
@@ -57,7 +64,7 @@ Each call returns a new opaque token, valid for {{.TTL}} seconds (` + "`expires_
 For an identity instead:
 
 ` + "```" + `
-curl -X POST {{.Base}}/agent/identity -H 'Content-Type: application/json' -d '{"type":"anonymous"}'
+curl -X POST {{.Base}}{{.Identity}} -H 'Content-Type: application/json' -d '{"type":"anonymous"}'
 ` + "```" + `
 
 returns ` + "`registration_id`, `registration_type` (\"anonymous\"), `identity_assertion`" + ` (a short-lived JWT signed by this
@@ -66,19 +73,19 @@ service), ` + "`identity_assertion_expires_at`, `claim_token` and `claim_token_e
 ## Claim
 
 Claiming is not required for this site: every token and identity already has the only scope there is,
-` + "`{{.Scope}}`" + `, and there is nothing more to unlock. ` + "`POST {{.Base}}/agent/identity/claim`" + ` answers 200 and says so.
+` + "`{{.Scope}}`" + `, and there is nothing more to unlock. ` + "`POST {{.Base}}{{.Claim}}`" + ` answers 200 and says so.
 
 ## Exchange the assertion
 
 ` + "```" + `
-curl -X POST {{.Base}}/oauth/token \
+curl -X POST {{.Base}}{{.Token}} \
   -d grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer \
   -d assertion=<identity_assertion>
 ` + "```" + `
 
 The token endpoint takes ` + "`application/x-www-form-urlencoded`" + ` bodies and accepts the grants
 ` + "`authorization_code`" + ` (below), ` + "`client_credentials`" + ` and ` + "`urn:ietf:params:oauth:grant-type:jwt-bearer`" + ` (with an
-assertion issued by this service). An optional ` + "`scope`" + ` must be ` + "`{{.Scope}}`" + `. It answers like ` + "`/agent/register`" + `.
+assertion issued by this service). An optional ` + "`scope`" + ` must be ` + "`{{.Scope}}`" + `. It answers like ` + "`{{.Register}}`" + `.
 
 ## Authorization code flow
 
@@ -192,6 +199,10 @@ func authMarkdown(l links) []byte {
 		"Discover":           discover,
 		"CodeTTL":            int(token.DefaultCodeTTL / time.Second),
 		"Token":              pathToken,
+		"Register":           pathRegister,
+		"Identity":           pathIdentity,
+		"Claim":              pathIdentityClaim,
+		"ASM":                pathASM,
 		"Authorize":          pathAuthorize,
 		"ClientRegistration": pathClientRegistration,
 		"PRM":                pathPRM,

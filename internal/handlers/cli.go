@@ -1,16 +1,18 @@
 package handlers
 
 // cliCommand is a command of the CLI (cli/discovery.mjs) and the route
-// whose JSON it prints.
+// whose JSON it prints, or, for a command that prints no route's JSON,
+// what it prints.
 type cliCommand struct {
-	command, path string
+	command, path, summary string
 }
 
 // cliCommands are the CLI's commands, for the documents that teach it; a
 // test holds them to the script's own usage text.
 var cliCommands = []cliCommand{
-	{"profile", pathProfile},
-	{"insights", pathInsights},
-	{"insights <slug>", pathInsight},
-	{"health", pathHealth},
+	{"profile", pathProfile, ""},
+	{"insights", pathInsights, ""},
+	{"insights <slug>", pathInsight, ""},
+	{"health", pathHealth, ""},
+	{"dns-aid", "", "The DNS-AID records that publish a site's MCP server in DNS, from its documents"},
 }

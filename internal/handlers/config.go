@@ -27,6 +27,16 @@ type Config struct {
 	CLIScript []byte
 	// Robots serves /robots.txt.
 	Robots bool
+	// RobotsContentUsage adds the site's preferences to robots.txt as a
+	// Content-Usage rule (draft-ietf-aipref-attach) beside the
+	// Content-Signal one. Off by default: Lighthouse's robots.txt audit
+	// takes the rule for an unknown directive (see docs/agents.md).
+	RobotsContentUsage bool
+	// MCPRegistryKey, when set, is the base64 Ed25519 public key served at
+	// /.well-known/mcp-registry-auth, the proof of the domain the official
+	// MCP Registry checks; the caller has checked that it decodes to 32
+	// bytes.
+	MCPRegistryKey string
 	// Sitemap serves the module's sitemap and names it in robots.txt;
 	// SiteSitemaps are the site's own sitemaps (paths or absolute URLs),
 	// named there too.
@@ -126,6 +136,9 @@ type Config struct {
 	// loaded is when the Service was built from the content, when it
 	// serves security.txt.
 	loaded time.Time
+	// signal and usage are the site's preferences (Site.Signals) in the
+	// two vocabularies: Content-Signal's and Content-Usage's.
+	signal, usage string
 }
 
 // The defaults of the Config's fields left zero, all applied by
@@ -190,6 +203,10 @@ func (c *Config) servesAgentCard() bool { return c.Agents.AgentCard }
 
 // servesWellKnownOpenAPI: /.well-known/openapi.json.
 func (c *Config) servesWellKnownOpenAPI() bool { return c.Agents.WellKnownOpenAPI }
+
+// servesMCPRegistryAuth: the MCP Registry's proof of the domain, when
+// the owner gave its key.
+func (c *Config) servesMCPRegistryAuth() bool { return c.MCPRegistryKey != "" }
 
 // servesSecurityTxt: security.txt, when the profile names a security
 // contact.

@@ -2,12 +2,16 @@ package handlers
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
+	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -60,35 +64,60 @@ func newPageConverter(cfg *Config) *pageConverter {
 // the content does not name, is answered with the page converted to
 // Markdown: Markdown is on (pc is not nil), r is a GET or HEAD that wants
 // Markdown (as wantsMarkdown decides for the pages the content names),
-// and its path is not guarded.
+// and its path is not guarded, however it is spelled.
 func (pc *pageConverter) converts(r *http.Request) bool {
 	if pc == nil || r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return false
 	}
 	// A protocol upgrade (a WebSocket) is no page to read.
-	return r.Header.Get("Upgrade") == "" && pc.cfg.wantsMarkdown(r) && !pc.cfg.guarded(r.URL.Path)
+	return r.Header.Get("Upgrade") == "" && pc.cfg.wantsMarkdown(r) &&
+		!pc.cfg.guarded(r.URL.Path) && !pc.cfg.guarded(canonicalPath(r.URL.Path))
+}
+
+// canonicalPath is the path of the page p names, cleaned as Caddy's
+// file_server cleans it (caddyhttp.SanitizedPathJoin): dot segments
+// resolved and repeated slashes merged, a trailing slash kept. //p, /./p
+// and /x/../p are all /p; /%70 is too, as p is the decoded path.
+func canonicalPath(p string) string {
+	clean := path.Clean("/" + p)
+	if strings.HasSuffix(p, "/") && clean != "/" {
+		clean += "/"
+	}
+	return clean
+}
+
+// pageAddress is the address of the page at the canonical path p under
+// base, escaped as a URL's path is.
+func pageAddress(base, p string) string {
+	return base + (&url.URL{Path: p}).EscapedPath()
 }
 
 // serve answers r, for which converts holds, with the site's page at
 // base as Markdown. It asks site (the handlers behind the module) for the
-// page as HTML, in full and without compression, and converts a 200
-// text/html answer of at most convert.MaxHTML bytes; the Markdown is kept
-// (see convertCache), and while the site's answer carries the same
-// validator it is served again without converting. Any other answer, and
-// any page that cannot be converted within convert.Timeout, reaches the
-// client as the site gave it. site's error is returned as site returned it;
-// dropped reports that the site had answered when it failed, and that its
-// answer was held and not written: its headers are left in w's.
+// page as HTML, in full, and converts a 200 text/html answer of at most
+// convert.MaxHTML bytes, unpacked from gzip if the site sent it so. The
+// Markdown is kept under the page's canonical address (see variantKey), and
+// served again, without converting, for an answer the site marks as the
+// same HTML by its strong ETag or whose bytes are the same. Any other
+// answer, a page that cannot be converted within its bounds, and a page
+// that would hold more of convert.HeldBudget than is left, reach the
+// client as the site gave them, encoding included. site's error is
+// returned as site returned it; dropped reports that the site had answered
+// when it failed, and that its answer was held and not written: its
+// headers are left in w's.
 func (pc *pageConverter) serve(w http.ResponseWriter, r *http.Request, base string, site func(http.ResponseWriter, *http.Request) error) (dropped bool, err error) {
-	// The page is its path: a query the site ignores (file_server does)
-	// finds the same page kept, and one it answers differently changes the
-	// validator.
-	page := base + r.URL.EscapedPath()
+	// The page is its canonical path: a query the site ignores (file_server
+	// does) finds the same page kept, and one it answers differently
+	// changes the HTML.
+	page := pageAddress(base, canonicalPath(r.URL.Path))
+	// What is kept at the page itself: its Markdown when the site's answer
+	// is the same for everyone, or its failure.
 	kept := pc.kept.Get(page)
 	if kept != nil && kept.Failed() && !pc.cfg.Now().Before(kept.Retry) {
 		kept = nil // time to try again
 	}
 	sw := &siteWriter{ResponseWriter: w, kept: kept, head: r.Method == http.MethodHead}
+	defer sw.free()
 	err = site(sw, siteRequest(r, kept))
 	switch {
 	case sw.mode == siteUnanswered || sw.mode == sitePassed:
@@ -100,20 +129,26 @@ func (pc *pageConverter) serve(w http.ResponseWriter, r *http.Request, base stri
 		pc.writeMarkdown(w, r, page, kept)
 		return false, nil
 	}
-	// The site's HTML, whole, in sw.held.
-	html := sw.held.Bytes()
-	var sum [sha256.Size]byte
+	html, ok := sw.html()
+	if !ok {
+		sw.release() // too large, or not the gzip it says: as the site sent it
+		return false, nil
+	}
 	h := w.Header()
+	sum := sha256.Sum256(html)
+	key, shared := variantKey(page, r.Header, h)
 	var md *convert.Kept
 	result := "converted"
-	if h.Get(respond.HeaderETag) == "" && h.Get(headerLastModified) == "" {
-		sum = sha256.Sum256(html)
-		if kept != nil && kept.ETag == "" && kept.LastModified == "" && kept.Sum == sum {
-			md, result = kept, "reused"
+	if !convert.NoIndex(strings.Join(h.Values("X-Robots-Tag"), ",")) {
+		for _, k := range []*convert.Kept{kept, pc.keptVariant(page, key)} {
+			if k != nil && k.SameHTML(sum, h) {
+				md, result = k, "reused"
+				break
+			}
 		}
 	}
 	if md == nil {
-		md = pc.convert(r, h, page, html, sum)
+		md = pc.convert(r, h, page, html, sum, shared && key != "", key)
 	}
 	if md == nil || md.Failed() {
 		pc.cfg.Metrics.Conversion("failed")
@@ -125,28 +160,120 @@ func (pc *pageConverter) serve(w http.ResponseWriter, r *http.Request, base stri
 	return false, nil
 }
 
+// keptVariant is what is kept under key, a variant of page, or nil.
+func (pc *pageConverter) keptVariant(page, key string) *convert.Kept {
+	if key == "" || key == page {
+		return nil
+	}
+	return pc.kept.Get(key)
+}
+
+// Bounds of the variants of a page kept: the request fields a site's
+// answer may vary on beyond those the module asks the site with, and the
+// length of each field's value.
+const (
+	maxVaryFields = 4
+	maxVaryValue  = 256
+)
+
+// variantKey is the key the Markdown of the site's answer to a request
+// with header asked is kept under, the answer having header answer: the
+// page's address when the answer varies on nothing but the request's
+// Accept and Accept-Encoding (which the module sets itself when it asks
+// the site), else the address and the values of the fields it varies on
+// (Vary: Accept-Language keeps a Markdown per language). shared is false
+// when the answer varies on everything (Vary: *), or on more fields or
+// longer values than the bounds: it is converted for this request and not
+// kept.
+func variantKey(page string, asked, answer http.Header) (key string, shared bool) {
+	var names []string
+	for _, v := range answer.Values("Vary") {
+		for name := range strings.SplitSeq(v, ",") {
+			name = strings.ToLower(strings.TrimSpace(name))
+			switch name {
+			case "", "accept", "accept-encoding":
+				continue
+			case "*":
+				return "", false
+			}
+			if !slices.Contains(names, name) {
+				names = append(names, name)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return page, true
+	}
+	if len(names) > maxVaryFields {
+		return "", false
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	b.WriteString(page)
+	for _, name := range names {
+		value := strings.Join(asked.Values(name), ", ")
+		if len(value) > maxVaryValue {
+			return "", false
+		}
+		b.WriteString("\n" + name + ": " + value)
+	}
+	return b.String(), true
+}
+
 // siteRequest is the request the site is asked for the page with: r as a
-// GET for the HTML in full, without compression or the client's
-// conditions (they are on the Markdown's validators), and, when the page's
-// Markdown is kept, conditional on the site's validator of the HTML it was
-// made from.
+// GET for the HTML in full, without the client's conditions (they are on
+// the Markdown's validators) and, when the page's Markdown is kept with the
+// site's strong ETag, conditional on that ETag: a 304 then says that this
+// client's HTML is that HTML. It is never conditional on a date, which two
+// variants of a page share. The site is asked for gzip when the client
+// takes it, so that an answer not converted reaches the client compressed
+// as the site sent it, and for the identity otherwise.
 func siteRequest(r *http.Request, kept *convert.Kept) *http.Request {
 	get := r.Clone(r.Context())
 	get.Method = http.MethodGet
 	h := get.Header
-	for _, name := range []string{"If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range", "Accept-Encoding"} {
+	for _, name := range []string{"If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range"} {
 		delete(h, name)
 	}
 	h.Set("Accept", siteAccept)
-	if kept != nil && !kept.Failed() {
-		switch {
-		case kept.ETag != "":
-			h.Set("If-None-Match", kept.ETag)
-		case kept.LastModified != "":
-			h.Set("If-Modified-Since", kept.LastModified)
-		}
+	encoding := "identity"
+	if acceptsGzip(r.Header.Values("Accept-Encoding")) {
+		encoding = "gzip"
+	}
+	h.Set("Accept-Encoding", encoding)
+	if kept != nil && !kept.Failed() && kept.ETag != "" {
+		h.Set("If-None-Match", kept.ETag)
 	}
 	return get
+}
+
+// acceptsGzip reports whether Accept-Encoding values take gzip: named, or
+// by *, with a quality above zero.
+func acceptsGzip(values []string) bool {
+	star, named := false, false
+	for _, v := range values {
+		for coding := range strings.SplitSeq(v, ",") {
+			name, params, _ := strings.Cut(coding, ";")
+			name = strings.ToLower(strings.TrimSpace(name))
+			if name != "gzip" && name != "x-gzip" && name != "*" {
+				continue
+			}
+			ok := true
+			if q, found := strings.CutPrefix(strings.ReplaceAll(strings.ToLower(params), " ", ""), "q="); found {
+				f, err := strconv.ParseFloat(q, 64)
+				ok = err == nil && f > 0
+			}
+			if name == "*" {
+				star = ok
+				continue
+			}
+			if !ok {
+				return false
+			}
+			named = true
+		}
+	}
+	return named || star
 }
 
 // convertPage converts body, an HTML page served as contentType at
@@ -166,11 +293,11 @@ func convertPage(ctx context.Context, body []byte, contentType, pageURL, updated
 }
 
 // convert makes the Markdown of html, the site's answer at page with
-// header answer, and keeps it when the answer may be shared. It returns
-// nil when no conversion slot was free in time or the client went away,
-// and a failed page, kept until convert.Retry has passed, when the HTML
-// could not be converted.
-func (pc *pageConverter) convert(r *http.Request, answer http.Header, page string, html []byte, sum [sha256.Size]byte) *convert.Kept {
+// header answer, and keeps it under key when keep holds and the answer may
+// be shared (see shareable). It returns nil when no conversion slot was
+// free in time or the client went away, and a failed page, kept at page
+// until convert.Retry has passed, when the HTML could not be converted.
+func (pc *pageConverter) convert(r *http.Request, answer http.Header, page string, html []byte, sum [sha256.Size]byte, keep bool, key string) *convert.Kept {
 	ctx, cancel := context.WithTimeout(r.Context(), convert.Timeout)
 	defer cancel()
 	select {
@@ -178,20 +305,22 @@ func (pc *pageConverter) convert(r *http.Request, answer http.Header, page strin
 	case <-ctx.Done():
 		return nil // busy, not the page's fault: nothing is kept
 	}
-	p := &convert.Kept{Key: page, ETag: answer.Get(respond.HeaderETag), LastModified: answer.Get(headerLastModified), Sum: sum}
+	p := &convert.Kept{Key: page, ETag: convert.StrongETag(answer.Get(respond.HeaderETag)), Sum: sum,
+		ContentType: answer.Get(respond.HeaderContentType), LastModified: answer.Get(headerLastModified)}
 	var md []byte
 	var err error
 	if tags := answer.Values("X-Robots-Tag"); convert.NoIndex(strings.Join(tags, ",")) {
 		err = convert.ErrNoIndex
 	} else {
-		md, err = convertPage(ctx, html, answer.Get(respond.HeaderContentType), page, updatedOn(p.LastModified))
+		md, err = convertPage(ctx, html, p.ContentType, page, updatedOn(p.LastModified))
 	}
 	<-pc.slots
 	if err != nil {
 		if r.Context().Err() != nil {
 			return nil
 		}
-		// Kept whatever the answer: a failure holds nothing of the page.
+		// Kept at the page whatever the answer: a failure holds nothing of
+		// the page, and stands for no other HTML than this one.
 		p.Retry = pc.cfg.Now().Add(convert.Retry)
 		pc.kept.Put(p)
 		if pc.cfg.OnConvertFailure != nil {
@@ -204,7 +333,8 @@ func (pc *pageConverter) convert(r *http.Request, answer http.Header, page strin
 	p.MarkdownETag = `"` + base64.RawURLEncoding.EncodeToString(mdSum[:18]) + `"`
 	p.Length = strconv.Itoa(len(md))
 	p.Tokens = strconv.Itoa(markdownTokens(md))
-	if shareable(r.Header, answer) {
+	if keep && shareable(r.Header, answer) {
+		p.Key = key
 		pc.kept.Put(p)
 	}
 	return p
@@ -256,6 +386,7 @@ func (pc *pageConverter) writeMarkdown(w http.ResponseWriter, r *http.Request, p
 	}
 	h.Set(respond.HeaderContentType, respond.MediaMarkdown)
 	h.Set(respond.HeaderNoSniff, valueNoSniff)
+	addPreferences(h, pc.cfg)
 	addPageVary(h, pc.cfg.MarkdownByUserAgent)
 	h.Add(respond.HeaderLink, "<"+linkTarget.Replace(page)+`>; rel="canonical"`)
 	h.Set(respond.HeaderETag, p.MarkdownETag)
@@ -312,8 +443,9 @@ const (
 // decides, from its status line and headers, whether to hold it for
 // converting, to drop it for the Markdown kept, or to pass it on. It
 // writes its headers in those of the client's writer, as the site would.
-// It has no Unwrap: reaching the client's connection past it (to hijack
-// it) would bypass what it decides.
+// What it holds it takes from convert.HeldBudget first; free gives it
+// back. It has no Unwrap: reaching the client's connection past it (to
+// hijack it) would bypass what it decides.
 type siteWriter struct {
 	http.ResponseWriter
 	// kept is the page as kept before the site was asked, or nil.
@@ -322,7 +454,11 @@ type siteWriter struct {
 	head   bool
 	mode   siteMode
 	status int
-	held   bytes.Buffer
+	// held is the answer's body as the site sent it, gzipped when gzipped
+	// is set; taken is what held and its unpacked copy took of the budget.
+	held    []byte
+	gzipped bool
+	taken   int
 }
 
 // WriteHeader decides on the final status line; informational answers are
@@ -333,7 +469,8 @@ func (sw *siteWriter) WriteHeader(status int) {
 	}
 	sw.status = status
 	h := sw.Header()
-	if kept := sw.kept; kept != nil && kept.Matches(status, h) {
+	noindex := convert.NoIndex(strings.Join(h.Values("X-Robots-Tag"), ","))
+	if kept := sw.kept; kept != nil && !noindex && kept.SameETag(status, h) {
 		if kept.Failed() {
 			sw.pass()
 		} else {
@@ -343,15 +480,82 @@ func (sw *siteWriter) WriteHeader(status int) {
 	}
 	mediaType, _, _ := mime.ParseMediaType(h.Get(respond.HeaderContentType))
 	length, err := strconv.Atoi(h.Get(respond.HeaderContentLength))
+	encoding := strings.ToLower(h.Get(respond.HeaderContentEnc))
 	if status == http.StatusOK && (mediaType == "text/html" || mediaType == "application/xhtml+xml") &&
-		h.Get(respond.HeaderContentEnc) == "" && (err != nil || length <= convert.MaxHTML) {
-		sw.mode = siteHeld
-		if err == nil && length > 0 {
-			sw.held.Grow(length)
+		(encoding == "" || encoding == "gzip" || encoding == "x-gzip") && (err != nil || length <= convert.MaxHTML) {
+		sw.gzipped = encoding != ""
+		if err == nil && length > 0 && !sw.room(length) {
+			sw.pass() // the budget is spent: as the site sent it
+			return
 		}
+		sw.mode = siteHeld
 		return
 	}
 	sw.pass()
+}
+
+// room makes room in held for n more bytes, up to convert.MaxHTML, taking
+// them from the budget; false when the answer is too large or the budget
+// is spent.
+func (sw *siteWriter) room(n int) bool {
+	need := len(sw.held) + n
+	if need <= cap(sw.held) {
+		return true
+	}
+	if need > convert.MaxHTML {
+		return false
+	}
+	size := min(max(need, 2*cap(sw.held), 32<<10), convert.MaxHTML)
+	if !convert.Hold(size - cap(sw.held)) {
+		return false
+	}
+	sw.taken += size - cap(sw.held)
+	grown := make([]byte, len(sw.held), size)
+	copy(grown, sw.held)
+	sw.held = grown
+	return true
+}
+
+// html is the HTML held, unpacked when the site gzipped it; false when it
+// unpacks to more than convert.MaxHTML, more than the budget has left, or
+// is not gzip at all.
+func (sw *siteWriter) html() ([]byte, bool) {
+	if !sw.gzipped {
+		return sw.held, true
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(sw.held))
+	if err != nil {
+		return nil, false
+	}
+	// One byte past the limit tells a page too large to convert; the
+	// budget is taken as the page unpacks.
+	var out []byte
+	for {
+		if len(out) == cap(out) {
+			size := min(max(2*cap(out), 64<<10), convert.MaxHTML+1)
+			if size == cap(out) || !convert.Hold(size-cap(out)) {
+				return nil, false
+			}
+			sw.taken += size - cap(out)
+			out = append(make([]byte, 0, size), out...)
+		}
+		n, err := zr.Read(out[len(out):cap(out)])
+		out = out[:len(out)+n]
+		switch {
+		case len(out) > convert.MaxHTML:
+			return nil, false
+		case err == io.EOF:
+			return out, true
+		case err != nil:
+			return nil, false
+		}
+	}
+}
+
+// free gives back what the answer took of the budget.
+func (sw *siteWriter) free() {
+	convert.Release(sw.taken)
+	sw.taken = 0
 }
 
 // pass sends the site's status line: from now on its answer goes to the
@@ -361,13 +565,14 @@ func (sw *siteWriter) pass() {
 	sw.ResponseWriter.WriteHeader(sw.status)
 }
 
-// release passes on the answer held so far, and whatever follows.
+// release passes on the answer held so far, as the site sent it, and
+// whatever follows.
 func (sw *siteWriter) release() {
 	sw.pass()
 	if !sw.head {
-		_, _ = sw.ResponseWriter.Write(sw.held.Bytes())
+		_, _ = sw.ResponseWriter.Write(sw.held)
 	}
-	sw.held = bytes.Buffer{}
+	sw.held = nil
 }
 
 func (sw *siteWriter) Write(b []byte) (int, error) {
@@ -376,10 +581,11 @@ func (sw *siteWriter) Write(b []byte) (int, error) {
 	}
 	switch sw.mode {
 	case siteHeld:
-		if sw.held.Len()+len(b) <= convert.MaxHTML {
-			return sw.held.Write(b)
+		if sw.room(len(b)) {
+			sw.held = append(sw.held, b...)
+			return len(b), nil
 		}
-		sw.release() // too large to convert
+		sw.release() // too large to convert, or the budget is spent
 	case siteKept:
 		return len(b), nil
 	}
@@ -398,13 +604,38 @@ func (sw *siteWriter) ReadFrom(src io.Reader) (int64, error) {
 	var n int64
 	switch sw.mode {
 	case siteHeld:
-		// One byte past the limit tells a page too large to convert.
-		read, err := sw.held.ReadFrom(io.LimitReader(src, int64(convert.MaxHTML+1-sw.held.Len())))
-		if err != nil || sw.held.Len() <= convert.MaxHTML {
-			return read, err
+		for {
+			if len(sw.held) == convert.MaxHTML {
+				// One byte past the limit tells a page too large to convert.
+				var one [1]byte
+				read, err := io.ReadFull(src, one[:])
+				if read == 0 {
+					if err == io.EOF {
+						err = nil
+					}
+					return n, err
+				}
+				n++
+				sw.release()
+				if !sw.head {
+					_, _ = sw.ResponseWriter.Write(one[:])
+				}
+				break
+			}
+			if !sw.room(1) {
+				sw.release() // the budget is spent
+				break
+			}
+			read, err := src.Read(sw.held[len(sw.held):cap(sw.held)])
+			sw.held = sw.held[:len(sw.held)+read]
+			n += int64(read)
+			if err == io.EOF {
+				return n, nil
+			}
+			if err != nil {
+				return n, err
+			}
 		}
-		n = read
-		sw.release()
 	case siteKept:
 		return io.Copy(io.Discard, src)
 	}

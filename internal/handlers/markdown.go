@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -17,9 +18,10 @@ import (
 // the module does not read). Each starts with its title and a blockquote
 // that points at llms.txt, the index of everything for agents.
 
-// Header names of the Markdown twins.
+// Header names of the site's preferences and of the Markdown answers.
 const (
 	headerContentSignal  = "Content-Signal"
+	headerContentUsage   = "Content-Usage"
 	headerMarkdownTokens = "X-Markdown-Tokens"
 )
 
@@ -29,14 +31,27 @@ const latestInsights = 10
 
 // twinHeaders are the headers of the Markdown twin of the page at url: the
 // page as its canonical address (beside the module's usual links), the
-// content signals robots.txt publishes, and an estimate of the body's size
-// in tokens.
+// content signals robots.txt publishes (Content-Usage, which every answer
+// of the module carries, is set with the common headers), and an estimate
+// of the body's size in tokens.
 func (rd *rendition) twinHeaders(url string, body []byte) [][2]string {
 	return [][2]string{
 		{respond.HeaderLink, "<" + url + `>; rel="canonical", ` + rd.link},
-		{headerContentSignal, signalValue(rd.links)},
+		{headerContentSignal, rd.links.cfg.signal},
 		{headerMarkdownTokens, strconv.Itoa(markdownTokens(body))},
 	}
+}
+
+// addPreferences states the site's preferences, in both vocabularies, on
+// the Markdown of a page of the site, unless the site's own answer states
+// preferences already (in either: the site's statement stands, as in
+// robots.txt).
+func addPreferences(h http.Header, c *Config) {
+	if len(h[headerContentSignal]) > 0 || len(h[headerContentUsage]) > 0 {
+		return
+	}
+	h[headerContentSignal] = []string{c.signal}
+	h[headerContentUsage] = []string{c.usage}
 }
 
 // markdownTokens estimates the tokens a model spends on body: a token is

@@ -56,11 +56,7 @@ func (s *Service) Match(r *http.Request) Match {
 	if rt, slug := s.route(path); rt != nil {
 		listed := s.byPath[path] == rt
 		m := Match{Answer: AnswerOwned, route: rt, slug: slug, listed: listed}
-		if listed {
-			m.unmetered = rt.Unmetered
-		} else {
-			m.unmetered = s.cfg.pages[path] != nil
-		}
+		m.unmetered = rt.Unmetered || !listed && s.cfg.pages[path] != nil
 		return m
 	}
 	if isAPIPath(path) || strings.HasPrefix(path, mcpPrefix) {
@@ -110,12 +106,19 @@ func (m Match) Surface() string {
 
 // Unmetered reports whether the request is left out of the rate limit:
 // the developer portal and its Markdown twin, so that a client told to
-// wait can still read why and for how long; and the site's pages the
+// wait can still read why and for how long; the MCP Registry's proof of
+// the domain, which the registry reads from addresses it shares with
+// others and must always find; and the site's pages the
 // content names, asked for as Markdown at their own address, so that a
 // crawler reading the site gets every page as it would without the
 // module rather than a 429. They are precomputed documents, as cheap to
 // serve as the site's own static pages, which are not counted either.
 func (m Match) Unmetered() bool { return m.unmetered }
+
+// ForEveryAgent reports whether the request's address is served to every
+// agent, whatever the owner's per-agent policy: the MCP Registry's proof
+// of the domain.
+func (m Match) ForEveryAgent() bool { return m.listed && m.route.AnyAgent }
 
 // MergesRobots reports whether the module merges its lines into the
 // site's robots.txt at the request's address.

@@ -199,8 +199,8 @@ func addTools(l links, server *mcp.Server) []declaredTool {
 		Description: "Searches the published insights' titles, descriptions, topics and bodies for the query's words, a word matching inside longer words too. " +
 			"Ranks them by BM25 relevance (title first, then topic, description and body), then newest first, each with its score, a snippet and its slug for get_insight. " +
 			"Optionally only one topic or a range of publication dates; limit sets the page size and nextCursor, passed back as cursor, the next page."}
-	addTool(l, searchTool, server, func(_ context.Context, _ *mcp.CallToolRequest, in search.Input) (*mcp.CallToolResult, search.Output, error) {
-		out, err := searchInsights(l, in)
+	addTool(l, searchTool, server, func(ctx context.Context, _ *mcp.CallToolRequest, in search.Input) (*mcp.CallToolResult, search.Output, error) {
+		out, err := searchInsights(ctx, l, in)
 		return nil, out, err
 	})
 	tools = append(tools, declaredTool{searchTool, nil})
@@ -220,7 +220,8 @@ func declaredTools(l links) []declaredTool {
 }
 
 // searchInsights is the search of the insights for the base URL of l: the
-// content's index, each result at its page's address.
-func searchInsights(l links, in search.Input) (search.Output, error) {
-	return l.cfg.searchIndex.Search(in, l.insight)
+// content's index, each result at its page's address, within the budget
+// ctx carries (the MCP endpoint gives each request one).
+func searchInsights(ctx context.Context, l links, in search.Input) (search.Output, error) {
+	return l.cfg.searchIndex.Search(ctx, in, l.insight)
 }

@@ -56,8 +56,8 @@ type fetchOutput struct {
 
 // connectorSearch is search_insights' first page, in the connectors'
 // shape.
-func connectorSearch(l links, in connectorSearchInput) (connectorSearchOutput, error) {
-	found, err := searchInsights(l, search.Input{Query: in.Query})
+func connectorSearch(ctx context.Context, l links, in connectorSearchInput) (connectorSearchOutput, error) {
+	found, err := searchInsights(ctx, l, search.Input{Query: in.Query})
 	if err != nil {
 		return connectorSearchOutput{}, err
 	}
@@ -74,8 +74,8 @@ func addConnectorTools(l links, server *mcp.Server, annotations *mcp.ToolAnnotat
 		Description: "Searches the published insights for the query's words, best matches first (the ranking of search_insights); each result's id is for fetch. " +
 			"The search/fetch pair ChatGPT connectors and deep research use; search_insights gives scores and snippets."}
 	addTool(l, searchTool,
-		server, func(_ context.Context, _ *mcp.CallToolRequest, in connectorSearchInput) (*mcp.CallToolResult, connectorSearchOutput, error) {
-			out, err := connectorSearch(l, in)
+		server, func(ctx context.Context, _ *mcp.CallToolRequest, in connectorSearchInput) (*mcp.CallToolResult, connectorSearchOutput, error) {
+			out, err := connectorSearch(ctx, l, in)
 			return nil, out, err
 		})
 	fetch := &mcp.Tool{Name: "fetch", Title: "Fetch (connector)", Annotations: annotations,

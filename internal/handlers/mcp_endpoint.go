@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"strings"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
@@ -13,8 +14,8 @@ import (
 // name something of the content, in their canonical form, and the search.
 
 // search is the search of the insights for the rendition's base URL.
-func (rd *rendition) search(in search.Input) (search.Output, error) {
-	return searchInsights(rd.links, in)
+func (rd *rendition) search(ctx context.Context, in search.Input) (search.Output, error) {
+	return searchInsights(ctx, rd.links, in)
 }
 
 // recogniseMCP recognises a call whose answer depends on the content

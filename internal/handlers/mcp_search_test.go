@@ -1,8 +1,11 @@
 package handlers
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -48,7 +51,7 @@ func TestMCPSearchAnswersAreTheSDKs(t *testing.T) {
 			l := s.renditionFor(s.cfg.BaseURL).links
 			for page := 0; page < 4; page++ {
 				requests = append(requests, fmt.Sprintf(`{"name":"search_insights","arguments":%s}`, mustJSON(t, in)))
-				out, err := searchInsights(l, in)
+				out, err := searchInsights(context.Background(), l, in)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -96,7 +99,7 @@ func mustJSON(t *testing.T, v any) string {
 func TestMCPSearchLeavesTheRestToTheSDK(t *testing.T) {
 	s := newTestService(t, Config{BaseURL: "https://example.com"})
 	l := s.renditionFor(s.cfg.BaseURL).links
-	first, err := searchInsights(l, search.Input{Query: "data", Limit: 2})
+	first, err := searchInsights(context.Background(), l, search.Input{Query: "data", Limit: 2})
 	if err != nil || first.NextCursor == "" {
 		t.Fatalf("%+v, %v", first, err)
 	}
@@ -138,5 +141,59 @@ func TestMCPSearchLeavesTheRestToTheSDK(t *testing.T) {
 				t.Errorf("answered off the SDK: %s", params)
 			}
 		})
+	}
+}
+
+// The searches of one request share search.RequestPostings, through the
+// SDK too: a batch of 32 searches, each reading tens of thousands of
+// postings over 2 000 insights, runs those that fit and answers the rest
+// with a tool error that says why. A forged cursor is a tool error too.
+func TestMCPSearchBudget(t *testing.T) {
+	site, err := content.Load(scaleContent(t, 2000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{Site: site, BaseURL: "https://example.com", TokenSecret: []byte(strings.Repeat("s", 32))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := make([]string, 32)
+	for i := range calls {
+		calls[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"search_insights","arguments":{"query":"the data","limit":1}}}`, i+1)
+	}
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, mcpRequest("["+strings.Join(calls, ",")+"]", ""))
+	var answers []struct {
+		Result struct {
+			IsError bool `json:"isError"`
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &answers); err != nil || len(answers) != 32 {
+		t.Fatalf("%d %v\n%.500s", rec.Code, err, rec.Body)
+	}
+	ran, refused := 0, 0
+	for _, a := range answers {
+		switch {
+		case !a.Result.IsError:
+			ran++
+		case len(a.Result.Content) == 1 && a.Result.Content[0].Text == search.ErrBudgetSpent.Error():
+			refused++
+		default:
+			t.Errorf("an answer neither a result nor the budget's error: %+v", a)
+		}
+	}
+	if ran == 0 || refused == 0 {
+		t.Errorf("%d searches ran, %d were refused; want both", ran, refused)
+	}
+
+	for _, cursor := range []string{strings.Repeat("A", 64), strings.Repeat("A", 17)} {
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, mcpRequest(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_insights","arguments":{"query":"data","cursor":"`+cursor+`"}}}`, ""))
+		if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"isError":true`) || !strings.Contains(rec.Body.String(), "not one this server gave") {
+			t.Errorf("cursor %q: %d %.300s", cursor, rec.Code, rec.Body)
+		}
 	}
 }

@@ -71,8 +71,9 @@ func openAPI31(l links) object {
 	for i := range l.routes {
 		rt := &l.routes[i]
 		metered := rateLimited && !rt.Unmetered
-		paths[rt.Path] = object{strings.ToLower(rt.Method): operation(rt, l.cfg.twinOfPage(rt.Path), metered, rateLimited, l.cfg.RefusesAgents)}
-		for _, status := range rt.problems(metered, l.cfg.RefusesAgents) {
+		refusing := l.cfg.RefusesAgents && !rt.AnyAgent
+		paths[rt.Path] = object{strings.ToLower(rt.Method): operation(rt, l.cfg.twinOfPage(rt.Path), metered, rateLimited, refusing)}
+		for _, status := range rt.problems(metered, refusing) {
 			used[problemUse{status, metered}] = true
 		}
 	}
@@ -86,6 +87,11 @@ func openAPI31(l links) object {
 		"ETag": object{
 			"description": "Strong entity tag of the body; send it in If-None-Match to get 304 Not Modified.",
 			"schema":      object{"type": "string"},
+			"required":    true,
+		},
+		"Content-Usage": object{
+			"description": "The site's preferences for the use of the content, in the IETF AI preferences vocabulary (draft-ietf-aipref-vocab-07, attached by draft-ietf-aipref-attach-05): an RFC 9651 dictionary of train-ai and search, each y (allow) or n (disallow). The same preferences as the Content-Signal rule of robots.txt; its ai-input has no label in this vocabulary.",
+			"schema":      object{"type": "string", "examples": []string{"train-ai=y, search=y"}},
 			"required":    true,
 		},
 		"Link": object{
@@ -220,6 +226,7 @@ func operation(rt *Route, twin string, metered, rateLimited, refusing bool) obje
 		headers["ETag"] = ref("headers", "ETag")
 	}
 	headers["Link"] = ref("headers", "Link")
+	headers["Content-Usage"] = ref("headers", "Content-Usage")
 	if rt.twinOf != nil {
 		headers["Content-Signal"] = object{
 			"description": "The site's content-usage signals, as its robots.txt states them (contentsignals.org).",

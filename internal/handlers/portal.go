@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
@@ -112,6 +113,8 @@ type portalPage struct {
 	CLIFile       string
 	CLIName       string
 	WebMCP        string
+	// Listing says how the MCP server is listed beyond the site.
+	Listing portalListing
 	// Core are the versioned API's operations; Auth, MCPOps and Documents
 	// the others, by group.
 	Core, Auth, MCPOps, Documents []portalOperation
@@ -148,6 +151,19 @@ type portalOperation struct {
 	Errors []problem.Code
 	// Note says more about the example, when it is not the whole story.
 	Note string
+}
+
+// portalListing is what the site's owner needs to list the MCP server in
+// the official MCP Registry and in DNS (see listing.go).
+type portalListing struct {
+	// ServerJSON is the server.json to publish; Domain the domain to
+	// prove, Proof the address of the proof and Key the key the module
+	// serves there ("" while none is configured).
+	ServerJSON, Domain, Proof, Key string
+	// Login and Publish are the publisher's commands.
+	Login, Publish string
+	// Records are the DNS-AID records, one a line.
+	Records string
 }
 
 // portalClient is the setup of one agent or tool.
@@ -202,7 +218,7 @@ func portal(l links) *portalPage {
 		Policy:        ratelimit.NewHeaders(l.cfg.RateLimit).Policy(),
 		VersionStatus: versionStatus(l), OpenAPIVer: openAPIVersion,
 		MCP: l.base + pathMCP, MCPBatch: mcphttp.BatchCap(l.cfg.RateLimit.Events), CLI: l.cliURL(), CLIName: l.cfg.CLIName,
-		WebMCP: l.webMCPScriptURL(),
+		WebMCP: l.webMCPScriptURL(), Listing: portalListingOf(l),
 	}
 	pg.CLIFile = path.Base(pg.CLI)
 	for _, c := range problem.Codes {
@@ -375,7 +391,7 @@ func exampleBody(l links, rt *Route, slug string) ([]byte, string) {
 			TokenEndpointAuthMethod: "none", Scope: token.Scope,
 		}
 	case pathMCP:
-		out, _ := searchInsights(l, search.Input{Query: exampleQuery, Limit: exampleLimit})
+		out, _ := searchInsights(context.Background(), l, search.Input{Query: exampleQuery, Limit: exampleLimit})
 		text, _ := respond.Marshal(out)
 		type textContent struct {
 			Type string `json:"type"`
@@ -467,6 +483,19 @@ func httpExample(status int, headers [][2]string, p *problem.Problem) string {
 	b.WriteString("\n")
 	b.Write(body)
 	return b.String()
+}
+
+// portalListingOf is the portal's account of the MCP server's listings.
+func portalListingOf(l links) portalListing {
+	server, _ := json.MarshalIndent(newRegistryServer(l), "", "  ")
+	domain := registryDomain(l)
+	return portalListing{
+		ServerJSON: string(server), Domain: domain, Proof: l.base + pathMCPRegistryAuth, Key: l.cfg.MCPRegistryKey,
+		Login: "mcp-publisher login http --domain " + domain +
+			` --private-key "$(openssl pkey -in key.pem -noout -text | grep -A3 'priv:' | tail -n +2 | tr -d ' :\n')"`,
+		Publish: "mcp-publisher publish",
+		Records: strings.Join(dnsAIDRecords(l), "\n"),
+	}
 }
 
 // clients are the setups of the agents people use, for this MCP endpoint.

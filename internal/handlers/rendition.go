@@ -293,12 +293,15 @@ type baseHeaders struct {
 	link, apiLink string
 	// deprecation and sunset are the RFC 9745 and RFC 8594 fields, if set.
 	deprecation, sunset string
+	// usage is the Content-Usage field: the site's preferences.
+	usage string
 }
 
 func (s *Service) newBaseHeaders(base string) baseHeaders {
 	developers := base + pathDevelopers
 	bh := baseHeaders{
 		origin: origin.Of(base),
+		usage:  s.cfg.usage,
 		link: fmt.Sprintf(`<%s>; rel="api-catalog", <%s>; rel="service-desc"; type="%s", <%s>; rel="service-doc"; type="text/html"`,
 			base+pathCatalog, base+pathOpenAPI, respond.MediaJSON, developers),
 	}

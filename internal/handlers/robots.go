@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/caddy-discovery/caddy-discovery/content"
 )
 
 // The module's /robots.txt never loosens a site's rules: when the site
@@ -17,22 +19,47 @@ import (
 // first 500 KiB); a larger one is served as the site sent it.
 const MaxSiteRobots = 512 << 10
 
-// contentSignal is the Content-Signal line of the site's preferences.
-func contentSignal(l links) string {
-	return "Content-Signal: " + signalValue(l)
-}
+// The site's preferences for the use of its content (content.Signals)
+// in the two vocabularies agents read: Content-Signal (contentsignals.org),
+// and Content-Usage, the IETF's (draft-ietf-aipref-vocab-07, attached to
+// robots.txt and HTTP answers by draft-ietf-aipref-attach-05). One setting
+// gives both.
 
-// signalValue is the site's preferences as robots.txt and the
-// Content-Signal header of the Markdown twins state them.
-func signalValue(l links) string {
+// signalValue is the preferences as robots.txt and the Content-Signal
+// header of the Markdown answers state them.
+func signalValue(s content.ContentSignals) string {
 	yesNo := func(b bool) string {
 		if b {
 			return "yes"
 		}
 		return "no"
 	}
-	s := l.cfg.Site.Signals
 	return fmt.Sprintf("ai-train=%s, search=%s, ai-input=%s", yesNo(s.AITrain), yesNo(s.Search), yesNo(s.AIInput))
+}
+
+// usageValue is the same preferences as a Content-Usage value: an RFC 9651
+// dictionary of the vocabulary's labels, each the token y (allow) or n
+// (disallow). ai-train is train-ai and search is search; ai-input has no
+// label in the vocabulary, so its preference is left unknown there.
+func usageValue(s content.ContentSignals) string {
+	yesNo := func(b bool) string {
+		if b {
+			return "y"
+		}
+		return "n"
+	}
+	return "train-ai=" + yesNo(s.AITrain) + ", search=" + yesNo(s.Search)
+}
+
+// preferenceRules are the robots.txt rules of the site's preferences, for
+// the group of every crawler: Content-Signal, and Content-Usage when the
+// configuration asks for it.
+func preferenceRules(l links) string {
+	rules := "Content-Signal: " + l.cfg.signal + "\n"
+	if l.cfg.RobotsContentUsage {
+		rules += "Content-Usage: " + l.cfg.usage + "\n"
+	}
+	return rules
 }
 
 // sitemaps are the sitemaps robots.txt names: the site's own, as
@@ -48,19 +75,25 @@ func sitemaps(l links) []string {
 	return urls
 }
 
-// robotsComments explain the content signal and point agents at the API.
+// robotsComments explain the preferences and point agents at the API.
 func robotsComments(l links) string {
+	usage := ""
+	if l.cfg.RobotsContentUsage {
+		usage = `# Content-Usage states them in the IETF's vocabulary (draft-ietf-aipref-vocab-07):
+#   train-ai  training AI models that generate content; search as above; ai-input has no label
+`
+	}
 	return `# Content signals (https://contentsignals.org) say how this site's content may be used:
 #   search    building a search index and showing links and excerpts in results
 #   ai-input  giving content to AI models as input for answers (retrieval, grounding)
 #   ai-train  training or fine-tuning AI models
-# Agents: the public API is described at ` + l.base + pathLLMs + ` and ` + l.openAPI() + `.
+` + usage + `# Agents: the public API is described at ` + l.base + pathLLMs + ` and ` + l.openAPI() + `.
 `
 }
 
 // robotsTxt renders the module's own /robots.txt, for a site that has none.
 func robotsTxt(l links) []byte {
-	b := bytes.NewBufferString(robotsComments(l) + "User-agent: *\n" + contentSignal(l) + "\nAllow: /\n")
+	b := bytes.NewBufferString(robotsComments(l) + "User-agent: *\n" + preferenceRules(l) + "Allow: /\n")
 	writeSitemaps(l, b, nil)
 	return b.Bytes()
 }
@@ -90,10 +123,12 @@ func writeSitemaps(l links, b *bytes.Buffer, lines []string) {
 }
 
 // mergeRobots adds the module's lines to a site's robots.txt without
-// changing any of its rules: the content signal goes into the first group
-// for "User-agent: *" (unless that group already states one: the site's own
-// choice stands), or, when the site has no such group, into a new one that
-// allows what an absent group allows, everything.
+// changing any of its rules: the preference rules go into the first group
+// for "User-agent: *" (unless that group already states preferences, in
+// either vocabulary: the site's own statement stands, and a rule of the
+// module beside it could only contradict or narrow it), or, when the site
+// has no such group, into a new one that allows what an absent group
+// allows, everything.
 func mergeRobots(l links, site []byte) []byte {
 	var out bytes.Buffer
 	out.WriteString(robotsComments(l))
@@ -120,16 +155,15 @@ func mergeRobots(l links, site []byte) []byte {
 		}
 		i = j - 1
 		inserted = true
-		if !groupHasSignal(lines[j:]) {
-			out.WriteString(contentSignal(l))
-			out.WriteByte('\n')
+		if !groupStatesPreferences(lines[j:]) {
+			out.WriteString(preferenceRules(l))
 		}
 	}
 	if !inserted {
 		if out.Len() > 0 && !bytes.HasSuffix(out.Bytes(), []byte("\n\n")) {
 			out.WriteByte('\n')
 		}
-		out.WriteString("User-agent: *\n" + contentSignal(l) + "\nAllow: /\n")
+		out.WriteString("User-agent: *\n" + preferenceRules(l) + "Allow: /\n")
 	}
 	writeSitemaps(l, &out, lines)
 	return out.Bytes()
@@ -161,14 +195,14 @@ func isUserAgent(line string) bool { k, _ := robotsField(line); return k == "use
 
 func isComment(line string) bool { return strings.HasPrefix(strings.TrimSpace(line), "#") }
 
-// groupHasSignal reports whether the group whose rules start at lines
-// already has a Content-Signal line.
-func groupHasSignal(lines []string) bool {
+// groupStatesPreferences reports whether the group whose rules start at
+// lines already has a Content-Signal or a Content-Usage rule.
+func groupStatesPreferences(lines []string) bool {
 	for _, line := range lines {
 		switch k, _ := robotsField(line); k {
 		case "user-agent":
 			return false
-		case "content-signal":
+		case "content-signal", "content-usage":
 			return true
 		}
 	}

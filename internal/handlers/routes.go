@@ -90,8 +90,16 @@ type Route struct {
 	// twin's canonical URL.
 	twinOf func(l links, slug string) string
 	// Unmetered leaves the route out of the rate limit: the developer
-	// portal, which a refused client needs to read.
+	// portal, which a refused client needs to read; the pages' Markdown
+	// twins, which llms.txt links for agents to follow and which cost what
+	// the pages they stand for cost (kept bytes, no work per request), so
+	// they are limited as the pages are, by the site's own limits if any,
+	// not by the API's quota; and the MCP Registry's proof of the domain.
 	Unmetered bool
+	// AnyAgent serves the route to every agent, whatever the owner's
+	// per-agent policy (refuse_agents): the MCP Registry's proof of the
+	// domain, which the registry's own fetcher must read.
+	AnyAgent bool
 	// siteFirst leaves the address to the site when the site has a file
 	// there: the Caddy module asks the next handler first and serves the
 	// route only when the site has none (see SiteFirst).
@@ -201,6 +209,8 @@ const (
 	// The OpenAPI description where scanners look for it.
 	pathWellKnownOpenAPI = "/.well-known/openapi.json"
 	pathSecurityTxt      = "/.well-known/security.txt"
+	// The proof of the domain the official MCP Registry fetches.
+	pathMCPRegistryAuth = "/.well-known/mcp-registry-auth"
 )
 
 // Paths of the agent pages. The twins' paths stand for the addresses that
@@ -316,6 +326,13 @@ var routes = []Route{
 		render: jsonDocument(newServerCard), enabled: (*Config).servesMCPDiscovery,
 	},
 	{
+		Path: pathMCPRegistryAuth, Method: http.MethodGet, OperationID: "getMcpRegistryAuth", Tag: tagMCP,
+		Summary:     "MCP Registry domain proof",
+		Description: "The public key the official MCP Registry checks when the site's owner publishes its MCP server under the site's own namespace (HTTP domain verification), as one line: v=MCPv1; k=ed25519; p=<base64 public key>. Served to every client, whatever the rate limit and the agents the owner refuses: the registry's fetcher must read it.",
+		MediaType:   respond.MediaText, CacheControl: respond.CacheDocument, Unmetered: true, AnyAgent: true,
+		render: textDocument(mcpRegistryAuth), enabled: (*Config).servesMCPRegistryAuth,
+	},
+	{
 		Path: pathAICatalog, Method: http.MethodGet, OperationID: "getAiCatalog", Tag: tagDiscovery,
 		Summary:     "AI catalog",
 		Description: "The site's AI Catalog (ai-catalog.org): the agent artifacts it publishes, each with its type and address, starting with the MCP server card.",
@@ -388,7 +405,7 @@ var routes = []Route{
 	{
 		Path: pathCLI, Method: http.MethodGet, OperationID: "getCli", Tag: tagDiscovery,
 		Summary:     "Command-line client",
-		Description: "The official zero-dependency Node.js client, with this site's address built in: node <file> profile | insights [slug] | health.",
+		Description: "The official zero-dependency Node.js client, with this site's address built in: node <file> profile | insights [slug] | health | dns-aid.",
 		MediaType:   respond.MediaJS, CacheControl: respond.CacheDocument, Listed: listMain,
 		render: textDocument(cliScript),
 	},
@@ -552,7 +569,7 @@ var routes = []Route{
 		Path: pathHomeTwin, Method: http.MethodGet, OperationID: "getHomeMarkdown", Tag: tagDiscovery,
 		Summary:     "Home page as Markdown",
 		Description: "The site's home page for agents: who the subject is, the site's pages, the latest insights and the interfaces for agents.",
-		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument,
+		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Unmetered: true,
 		enabled: (*Config).servesMarkdown,
 		render:  textDocument(homeMarkdown), twinOf: pageOf(func(p content.Pages) string { return p.Home }),
 	},
@@ -560,7 +577,7 @@ var routes = []Route{
 		Path: pathAboutTwin, Method: http.MethodGet, OperationID: "getAboutMarkdown", Tag: tagDiscovery,
 		Summary:     "About page as Markdown",
 		Description: "The site's about page for agents: biography, key facts, recognition, expertise, education and contact.",
-		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument,
+		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Unmetered: true,
 		enabled: (*Config).servesMarkdown,
 		render:  textDocument(aboutMarkdown), twinOf: pageOf(func(p content.Pages) string { return p.About }),
 	},
@@ -568,7 +585,7 @@ var routes = []Route{
 		Path: pathInsightsTwin, Method: http.MethodGet, OperationID: "getInsightsMarkdown", Tag: tagDiscovery,
 		Summary:     "Insights list as Markdown",
 		Description: "Every published insight, newest first, each linked to its Markdown version.",
-		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument,
+		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Unmetered: true,
 		enabled: (*Config).servesMarkdown,
 		render:  textDocument(insightsMarkdown), twinOf: pageOf(func(p content.Pages) string { return p.Insights }),
 	},
@@ -576,7 +593,7 @@ var routes = []Route{
 		Path: pathContactTwin, Method: http.MethodGet, OperationID: "getContactMarkdown", Tag: tagDiscovery,
 		Summary:     "Contact page as Markdown",
 		Description: "The site's contact page for agents: every way to reach the subject that the profile publishes.",
-		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument,
+		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Unmetered: true,
 		enabled: (*Config).servesMarkdown,
 		render:  textDocument(contactMarkdown), twinOf: func(l links, _ string) string { return l.abs(l.cfg.Site.Profile.Contact.Form) },
 	},
@@ -584,7 +601,7 @@ var routes = []Route{
 		Path: pathInsightTwin, Method: http.MethodGet, OperationID: "getInsightMarkdown", Tag: tagDiscovery,
 		Summary:     "One insight as Markdown",
 		Description: "One insight article as Markdown: its title, dates, topic and the full body, at the address of its page with .md (index.md after a slash). A post whose own front matter or the site's sitemap gives its page another address has its twin there; llms.txt and the sitemap list every twin.",
-		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument,
+		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Unmetered: true,
 		enabled: (*Config).servesMarkdown,
 		render:  insightMarkdown, twinOf: links.insight,
 	},

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -300,7 +301,7 @@ func BenchmarkSearchLatency(b *testing.B) {
 	}
 	b.Run("search/1000", func(b *testing.B) {
 		p95(b, func(i int) {
-			if _, err := searchInsights(rd.links, queries[i]); err != nil {
+			if _, err := searchInsights(context.Background(), rd.links, queries[i]); err != nil {
 				b.Fatal(err)
 			}
 		})

@@ -73,6 +73,7 @@ func New(cfg Config) (*Service, error) {
 		return nil, fmt.Errorf("CLI name %q: use letters, digits, hyphens and underscores", cfg.CLIName)
 	}
 	cfg.Site = withPages(cfg.Site)
+	cfg.signal, cfg.usage = signalValue(cfg.Site.Signals), usageValue(cfg.Site.Signals)
 	cfg.bySlug = make(map[string]int, len(cfg.Site.Insights))
 	cfg.slugOfPage = make(map[string]string, len(cfg.Site.Insights))
 	cfg.fullBodies = make([]string, len(cfg.Site.Insights))
@@ -420,9 +421,12 @@ func rateLimitedProblem(c *Config, base string, r *http.Request, retryAfter int)
 }
 
 // setCommon sets the headers every owned response carries; rt is nil for
-// an unknown path.
+// an unknown path. Content-Usage states the site's preferences for the use
+// of what the module answers (draft-ietf-aipref-attach: representation
+// metadata, so it goes with every answer rather than with one resource).
 func (bh *baseHeaders) setCommon(f *fields, r *http.Request, rt *Route) {
 	f.set(respond.HeaderNoSniff, valueNoSniff)
+	f.set(headerContentUsage, bh.usage)
 	if rt != nil && rt.SiteOrigin {
 		// Browsers may call the route only from the site itself.
 		f.set(respond.HeaderAllowOrigin, bh.origin)

@@ -201,11 +201,15 @@ func skillMarkdown(l links, _ string) ([]byte, error) {
 	data["Endpoints"] = endpoints
 	var commands []skillCommand
 	for _, c := range cliCommands {
-		rt := l.routeAt(c.path)
-		if rt == nil {
-			return nil, fmt.Errorf("the CLI command %q prints %s, which is not a route", c.command, c.path)
+		summary := c.summary
+		if c.path != "" {
+			rt := l.routeAt(c.path)
+			if rt == nil {
+				return nil, fmt.Errorf("the CLI command %q prints %s, which is not a route", c.command, c.path)
+			}
+			summary = rt.Summary
 		}
-		commands = append(commands, skillCommand{strings.Replace(c.command, "<slug>", slug, 1), rt.Summary})
+		commands = append(commands, skillCommand{strings.Replace(c.command, "<slug>", slug, 1), summary})
 	}
 	data["Commands"] = commands
 	var tools []skillTool

@@ -84,8 +84,42 @@ type authorizationServerMetadata struct {
 	JWKSURI                           string   `json:"jwks_uri" schema:"format=uri" jsonschema:"The key set, empty: tokens are opaque."`
 	ServiceDocumentation              string   `json:"service_documentation" schema:"format=uri" jsonschema:"The developer portal."`
 	// RFC 9207: the authorization response names its issuer, against mix-up.
-	AuthorizationResponseISSParameterSupported bool `json:"authorization_response_iss_parameter_supported" schema:"const=true" jsonschema:"The redirect carries iss (RFC 9207)."`
-	ClientIDMetadataDocumentSupported          bool `json:"client_id_metadata_document_supported" jsonschema:"Whether a client_id may be the https URL of the client's metadata document (draft-ietf-oauth-client-id-metadata-document)."`
+	AuthorizationResponseISSParameterSupported bool      `json:"authorization_response_iss_parameter_supported" schema:"const=true" jsonschema:"The redirect carries iss (RFC 9207)."`
+	ClientIDMetadataDocumentSupported          bool      `json:"client_id_metadata_document_supported" jsonschema:"Whether a client_id may be the https URL of the client's metadata document (draft-ietf-oauth-client-id-metadata-document)."`
+	AgentAuth                                  agentAuth `json:"agent_auth" jsonschema:"How an agent registers here, by the auth.md protocol."`
+}
+
+// agentAuth is the auth.md protocol's agent_auth block: where an agent
+// registers and as what. It carries the names of the protocol's current
+// version (v0.7: identity_endpoint, claim_endpoint), which its agents read,
+// and those of v0.1 (register_uri, claim_uri, the anonymous method's
+// credential types), which the agent-readiness scanners still check.
+type agentAuth struct {
+	Skill                  string          `json:"skill" schema:"format=uri" jsonschema:"The auth.md document: how an agent registers here, in prose."`
+	IdentityEndpoint       string          `json:"identity_endpoint" schema:"format=uri" jsonschema:"Where an agent registers an identity (v0.2 and later): POST {\"type\":\"anonymous\"} returns an identity assertion to exchange at the token endpoint."`
+	ClaimEndpoint          string          `json:"claim_endpoint" schema:"format=uri" jsonschema:"Where a registration is claimed (v0.2 and later); claiming is never required here."`
+	IdentityTypesSupported []string        `json:"identity_types_supported" schema:"enum=anonymous" jsonschema:"The identity types an agent may register as: anonymous only."`
+	RegisterURI            string          `json:"register_uri" schema:"format=uri" jsonschema:"Where an agent registers and gets a credential at once (the name of v0.1): POST returns an access token."`
+	ClaimURI               string          `json:"claim_uri" schema:"format=uri" jsonschema:"The claim endpoint, by its v0.1 name."`
+	Anonymous              agentAuthMethod `json:"anonymous" jsonschema:"The anonymous registration method (v0.1)."`
+}
+
+// agentAuthMethod is one registration method of agent_auth: the
+// credentials it gives.
+type agentAuthMethod struct {
+	CredentialTypesSupported []string `json:"credential_types_supported" schema:"enum=access_token" jsonschema:"The credentials the method gives: an OAuth access token."`
+}
+
+func newAgentAuth(l links) agentAuth {
+	return agentAuth{
+		Skill:                  l.base + pathAuth,
+		IdentityEndpoint:       l.base + pathIdentity,
+		ClaimEndpoint:          l.base + pathIdentityClaim,
+		IdentityTypesSupported: []string{oauth.IdentityAnonymous},
+		RegisterURI:            l.base + pathRegister,
+		ClaimURI:               l.base + pathIdentityClaim,
+		Anonymous:              agentAuthMethod{CredentialTypesSupported: []string{"access_token"}},
+	}
 }
 
 func newAuthorizationServerMetadata(l links) authorizationServerMetadata {
@@ -104,6 +138,7 @@ func newAuthorizationServerMetadata(l links) authorizationServerMetadata {
 		ServiceDocumentation:                       l.base + pathAuth,
 		AuthorizationResponseISSParameterSupported: true,
 		ClientIDMetadataDocumentSupported:          l.cfg.ClientMetadata != nil,
+		AgentAuth:                                  newAgentAuth(l),
 	}
 }
 

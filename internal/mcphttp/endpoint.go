@@ -13,6 +13,7 @@ package mcphttp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -87,8 +88,9 @@ type Endpoint struct {
 	// Recognise gives the canonical form of a call whose answer depends on
 	// the content only and names something that exists.
 	Recognise func(mcpcall.Call) (Request, bool)
-	// Search is the search of search_insights and the connectors' search.
-	Search func(search.Input) (search.Output, error)
+	// Search is the search of search_insights and the connectors' search,
+	// within the budget its context carries.
+	Search func(context.Context, search.Input) (search.Output, error)
 	// Budget bounds the bytes of kept answers; Account, when set, is told
 	// of each answer kept.
 	Budget  int
@@ -123,6 +125,9 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !e.admitBatch(w, r, data) {
 		return
 	}
+	// The searches of one request, a batch's included, read at most
+	// search.RequestPostings together.
+	r = r.WithContext(search.WithBudget(r.Context(), search.NewBudget(search.RequestPostings)))
 	if e.Answer(w, r, data) {
 		return
 	}

@@ -116,7 +116,7 @@ func (e *Endpoint) serveSearch(ctx context.Context, w http.ResponseWriter, call 
 			return false
 		}
 	}
-	out, err := e.Search(call.in)
+	out, err := e.Search(ctx, call.in)
 	if err != nil {
 		return false
 	}

@@ -42,6 +42,10 @@ type ErrorResponse struct {
 	Description string `json:"error_description"`
 }
 
+// IdentityAnonymous is the one identity type an agent registers as (the
+// auth.md protocol's anonymous method).
+const IdentityAnonymous = "anonymous"
+
 type IdentityRequest struct {
 	Type string `json:"type" schema:"enum=anonymous"`
 }
@@ -120,7 +124,7 @@ func (s *Server) Identity(w http.ResponseWriter, r *http.Request, at At) {
 	case string(raw) == "null" || json.Unmarshal(raw, &identityType) != nil:
 		bad(`The "type" member is not a string; it must be "anonymous".`)
 		return
-	case identityType != "anonymous":
+	case identityType != IdentityAnonymous:
 		bad(`The identity type ` + problem.Quote(identityType) + ` is not supported; the only type is "anonymous".`)
 		return
 	}

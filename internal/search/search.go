@@ -10,6 +10,7 @@ package search
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
@@ -20,6 +21,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -55,11 +57,66 @@ type Output struct {
 	NextCursor string   `json:"nextCursor,omitempty" jsonschema:"pass as cursor for the next page; absent on the last page"`
 }
 
-// Bounds of a search query, so that one call cannot cost much.
+// Bounds of a search query, so that one call cannot cost much: its words,
+// and what they make the index read. A word costs the postings of the
+// index's words it occurs in (every insight and field each holds it in);
+// the query's cheapest words are searched while their postings together
+// are within MaxQueryPostings, and a word found inside more than
+// maxWordMatches of the index's words is not searched at all: such words
+// ("e", "a") match nearly every insight and rank none. A query none of
+// whose words can be searched is an error that says so.
 const (
 	maxQueryWords    = 16
 	maxQueryWordSize = 64
+	// MaxQueryPostings bounds the postings one search reads (about
+	// 0.5 ms of CPU).
+	MaxQueryPostings = 1 << 17
+	maxWordMatches   = 8192
+	// RequestPostings bounds the postings the searches of one request (an
+	// MCP batch) read together.
+	RequestPostings = 4 * MaxQueryPostings
 )
+
+// ErrTooBroad is a query whose every word occurs in too many places to be
+// searched within the bounds.
+var ErrTooBroad = errors.New("the query's words occur in too many places to search: use longer or rarer words (a word of one or two letters matches inside nearly every word)")
+
+// ErrBudgetSpent is a search past what the searches of one request may
+// read together.
+var ErrBudgetSpent = errors.New("the searches of this request have read all they may: send fewer searches in one batch, or send this one again on its own")
+
+// Budget is what the searches of one request may read, in postings. It
+// is safe for concurrent use, as an MCP batch's searches may run at once.
+type Budget struct{ left atomic.Int64 }
+
+// NewBudget is a budget of n postings.
+func NewBudget(n int) *Budget {
+	b := new(Budget)
+	b.left.Store(int64(n))
+	return b
+}
+
+// spend takes n postings, reporting false, having taken nothing, when
+// fewer are left.
+func (b *Budget) spend(n int) bool {
+	for {
+		left := b.left.Load()
+		if left < int64(n) {
+			return false
+		}
+		if b.left.CompareAndSwap(left, left-int64(n)) {
+			return true
+		}
+	}
+}
+
+type budgetKey struct{}
+
+// WithBudget returns ctx carrying b, the budget of the searches made
+// under it.
+func WithBudget(ctx context.Context, b *Budget) context.Context {
+	return context.WithValue(ctx, budgetKey{}, b)
+}
 
 // Bounds of a page of results.
 const (
@@ -139,8 +196,12 @@ func encodeCursor(key uint64, offset int) string {
 // decodeCursor is the offset a cursor of the search key continues from.
 func decodeCursor(cursor string, key uint64) (int, error) {
 	var b [cursorBytes]byte
-	if n, err := base64.RawURLEncoding.Decode(b[:], []byte(cursor)); len(cursor) != base64.RawURLEncoding.EncodedLen(cursorBytes) || err != nil || n != cursorBytes {
-		return 0, fmt.Errorf("the cursor %s is not one this server gave: pass a nextCursor unchanged, or omit cursor for the first page", problem.Quote(cursor))
+	// The length first: a longer cursor would be decoded past b.
+	if len(cursor) != base64.RawURLEncoding.EncodedLen(cursorBytes) {
+		return 0, errNotACursor(cursor)
+	}
+	if n, err := base64.RawURLEncoding.Decode(b[:], []byte(cursor)); err != nil || n != cursorBytes {
+		return 0, errNotACursor(cursor)
 	}
 	if binary.BigEndian.Uint64(b[:8]) != key {
 		return 0, fmt.Errorf("the cursor is from another search: a cursor continues only the search that gave it (same query, topic, since and until); omit cursor to start this one")
@@ -148,13 +209,18 @@ func decodeCursor(cursor string, key uint64) (int, error) {
 	return int(binary.BigEndian.Uint32(b[8:])), nil
 }
 
+func errNotACursor(cursor string) error {
+	return fmt.Errorf("the cursor %s is not one this server gave: pass a nextCursor unchanged, or omit cursor for the first page", problem.Quote(cursor))
+}
+
 // Search ranks the insights that hold the query's words and pass the
 // filters, by BM25 over their fields (see bm25), and returns one page of
 // them, each with its address as url gives it. A word matches wherever it
 // occurs, inside longer words too ("contract" in "contracts"). The index
 // finds the insights, so a search costs in proportion to the query and its
-// matches, not to the corpus.
-func (x *Index) Search(in Input, url func(slug string) string) (Output, error) {
+// matches, not to the corpus, within the bounds of MaxQueryPostings and of
+// the budget ctx carries (see WithBudget), if any.
+func (x *Index) Search(ctx context.Context, in Input, url func(slug string) string) (Output, error) {
 	if strings.TrimSpace(in.Query) == "" {
 		return Output{}, ErrEmptyQuery
 	}
@@ -175,12 +241,19 @@ func (x *Index) Search(in Input, url func(slug string) string) (Output, error) {
 			return Output{}, err
 		}
 	}
+	searched, cost := x.searched(words)
+	if len(searched) == 0 {
+		return Output{}, ErrTooBroad
+	}
+	if b, ok := ctx.Value(budgetKey{}).(*Budget); ok && !b.spend(cost) {
+		return Output{}, ErrBudgetSpent
+	}
 	insights := x.corpus
 	sc := x.scratch()
 	defer x.release(sc)
 	slot := sc.rankSlot // an insight's place in ranked
 	ranked := sc.ranked[:0]
-	for _, w := range words {
+	for _, w := range searched {
 		sc.found = x.find(w, sc.found, sc.findSlot)
 		idf := x.idf(len(sc.found))
 		for _, m := range sc.found {
@@ -514,13 +587,59 @@ type insightMatch struct {
 	at      int
 }
 
-// find returns the insights word occurs in, reusing found's memory. The
-// suffix array finds the index's words that hold it, so the cost follows
-// the matches. slot has an entry per insight, -1, and is left so.
-func (x *Index) find(word string, found []insightMatch, slot []int32) []insightMatch {
-	found = found[:0]
-	w := []byte(word)
-	positions := x.suffixes.Lookup(w, -1)
+// searched are the words of a query that a search reads, in the query's
+// order, and the postings they cost: the cheapest first while their
+// postings together are within MaxQueryPostings, none found inside more
+// than maxWordMatches of the index's words.
+func (x *Index) searched(words []string) ([]queryWord, int) {
+	costs := make([]int, len(words))
+	order := make([]int, len(words))
+	holding := make([][]int32, len(words))
+	for i, w := range words {
+		order[i] = i
+		costs[i] = -1 // too broad
+		ids, ok := x.wordsHolding(w)
+		if ok {
+			costs[i] = 0
+			for _, id := range ids {
+				costs[i] += int(x.first[(id+1)*searchFields] - x.first[id*searchFields])
+			}
+		}
+		holding[i] = ids
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return costs[a] - costs[b] })
+	take := make([]bool, len(words))
+	total := 0
+	for _, i := range order {
+		if costs[i] >= 0 && total+costs[i] <= MaxQueryPostings {
+			take[i] = true
+			total += costs[i]
+		}
+	}
+	var searched []queryWord
+	for i, w := range words {
+		if take[i] {
+			searched = append(searched, queryWord{w, holding[i]})
+		}
+	}
+	return searched, total
+}
+
+// queryWord is a word a search reads, with the ids of the index's words
+// that hold it.
+type queryWord struct {
+	word string
+	ids  []int32
+}
+
+// wordsHolding are the ids of the index's words that hold word, sorted;
+// false when more than maxWordMatches do. The suffix array finds them, so
+// the cost follows the matches.
+func (x *Index) wordsHolding(word string) ([]int32, bool) {
+	positions := x.suffixes.Lookup([]byte(word), maxWordMatches+1)
+	if len(positions) > maxWordMatches {
+		return nil, false
+	}
 	ids := make([]int32, 0, len(positions))
 	for _, p := range positions {
 		// The word holding position p: the last one starting at or before it.
@@ -531,8 +650,15 @@ func (x *Index) find(word string, found []insightMatch, slot []int32) []insightM
 		ids = append(ids, int32(i))
 	}
 	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	for _, id := range ids {
+	return slices.Compact(ids), true
+}
+
+// find returns the insights q occurs in, reusing found's memory. slot has
+// an entry per insight, -1, and is left so.
+func (x *Index) find(q queryWord, found []insightMatch, slot []int32) []insightMatch {
+	found = found[:0]
+	w := []byte(q.word)
+	for _, id := range q.ids {
 		held := x.words[x.starts[id] : x.starts[id+1]-1]
 		n := bytes.Count(held, w)
 		within := utf8.RuneCount(held[:bytes.Index(held, w)])

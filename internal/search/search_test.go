@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"reflect"
@@ -35,13 +36,21 @@ func grown(t testing.TB, n int) *content.Site {
 // lowercased and scanned on every call, BM25 computed from those counts,
 // every match sorted. The index must give exactly its results, ranking,
 // scores and pages.
-func scanSearch(insights []content.Insight, in Input) Output {
+func scanSearch(x *Index, in Input) Output {
+	insights := x.corpus
 	limit := in.Limit
 	if limit <= 0 {
 		limit = 10
 	}
 	limit = min(limit, 50)
 	words := queryWords(in.Query)
+	// The words the index searches within its bounds: which those are is
+	// the index's to say (see TestSearchBounds); what they find, the scan's.
+	var searched []string
+	kept, _ := x.searched(words)
+	for _, q := range kept {
+		searched = append(searched, q.word)
+	}
 	filter, err := searchFilterOf(in)
 	if err != nil {
 		panic(err)
@@ -49,7 +58,7 @@ func scanSearch(insights []content.Insight, in Input) Output {
 	lower, lengths, averages := scanFields(insights)
 	scores := make([]float64, len(insights))
 	matched := make([]bool, len(insights))
-	for _, w := range words {
+	for _, w := range searched {
 		counts := make([][searchFields]int, len(insights))
 		df := 0
 		for i := range insights {
@@ -78,7 +87,7 @@ func scanSearch(insights []content.Insight, in Input) Output {
 		}
 		all = append(all, Result{
 			Slug: in.Slug, Title: in.Title, Topic: in.Topic, Date: in.DateISO, URL: testURL(in.Slug),
-			Score: math.Round(scores[i]*1e4) / 1e4, Snippet: scanSnippet(in.Body, words),
+			Score: math.Round(scores[i]*1e4) / 1e4, Snippet: scanSnippet(in.Body, searched),
 		})
 	}
 	sort.Slice(all, func(i, j int) bool {
@@ -197,7 +206,7 @@ func TestSearchIndexGivesTheScansResults(t *testing.T) {
 		x := New(c.site.Insights)
 		for _, q := range queries {
 			if strings.TrimSpace(q) == "" {
-				if _, err := x.Search(Input{Query: q}, testURL); err != ErrEmptyQuery {
+				if _, err := x.Search(context.Background(), Input{Query: q}, testURL); err != ErrEmptyQuery {
 					t.Errorf("%s: search(%q): %v, want %v", c.name, q, err, ErrEmptyQuery)
 				}
 				continue
@@ -210,11 +219,11 @@ func TestSearchIndexGivesTheScansResults(t *testing.T) {
 				{
 					// Every page, following the cursors.
 					for page := 0; ; page++ {
-						got, err := x.Search(in, testURL)
+						got, err := x.Search(context.Background(), in, testURL)
 						if err != nil {
 							t.Fatalf("%s: search(%+v): %v", c.name, in, err)
 						}
-						if want := scanSearch(x.corpus, in); !reflect.DeepEqual(got, want) {
+						if want := scanSearch(x, in); !reflect.DeepEqual(got, want) {
 							t.Fatalf("%s: search(%+v):\n got %+v\nwant %+v", c.name, in, got, want)
 						}
 						if got.NextCursor == "" || page == 3 {
@@ -246,7 +255,7 @@ func TestSearchSnippetsAnyText(t *testing.T) {
 			Description: "Odd", Body: body, DateISO: "2024-01-01"})
 	}
 	x := New(site.Insights)
-	out, err := x.Search(Input{Query: "ZEBRA"}, testURL)
+	out, err := x.Search(context.Background(), Input{Query: "ZEBRA"}, testURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,8 +290,15 @@ func FuzzSearchIndex(f *testing.F) {
 			return
 		}
 		in := Input{Query: q, Limit: 50}
-		if got, err := x.Search(in, testURL); err != nil || !reflect.DeepEqual(got, scanSearch(x.corpus, in)) {
-			t.Errorf("search(%q): %v\n got %+v\nwant %+v", q, err, got, scanSearch(x.corpus, in))
+		got, err := x.Search(context.Background(), in, testURL)
+		if err == ErrTooBroad {
+			if words, _ := x.searched(queryWords(q)); len(words) != 0 {
+				t.Errorf("search(%q): too broad, yet %d words are searched", q, len(words))
+			}
+			return
+		}
+		if err != nil || !reflect.DeepEqual(got, scanSearch(x, in)) {
+			t.Errorf("search(%q): %v\n got %+v\nwant %+v", q, err, got, scanSearch(x, in))
 		}
 	})
 }
@@ -294,14 +310,14 @@ func FuzzSearchIndex(f *testing.F) {
 func TestSearchPages(t *testing.T) {
 	site := grown(t, 120)
 	x := New(site.Insights)
-	all, err := x.Search(Input{Query: "data team", Limit: 50, Since: "2020-01-10"}, testURL)
+	all, err := x.Search(context.Background(), Input{Query: "data team", Limit: 50, Since: "2020-01-10"}, testURL)
 	if err != nil || all.Total <= 50 || all.NextCursor == "" {
 		t.Fatalf("%d of %d results, next %q, %v: want more than a page", all.Count, all.Total, all.NextCursor, err)
 	}
 	var paged []Result
 	in := Input{Query: "DATA  team", Limit: 7, Since: "2020-01-10"}
 	for {
-		page, err := x.Search(in, testURL)
+		page, err := x.Search(context.Background(), in, testURL)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -343,7 +359,7 @@ func TestSearchPages(t *testing.T) {
 		"a page past the last": {Input{Query: "data team", Since: "2020-01-10", Cursor: encodeCursor(searchKey([]string{"data", "team"}, searchFilter{since: "2020-01-10"}), 5000)}, ""},
 	} {
 		t.Run(name, func(t *testing.T) {
-			out, err := x.Search(tc.in, testURL)
+			out, err := x.Search(context.Background(), tc.in, testURL)
 			if tc.want == "" {
 				if err != nil || out.Results == nil || out.Total == 0 {
 					t.Errorf("%+v, %v", out, err)
@@ -384,9 +400,53 @@ func BenchmarkSearch(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/%d", q, n), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					_, _ = x.Search(Input{Query: q}, testURL)
+					_, _ = x.Search(context.Background(), Input{Query: q}, testURL)
 				}
 			})
+		}
+	}
+}
+
+// A search reads at most MaxQueryPostings whatever its words, the words too
+// broad to rank being left out (and a query of nothing else an error that
+// says so); the searches of one request share a budget; a cursor that is
+// not one this server gave is an error, whatever its length.
+func TestSearchBounds(t *testing.T) {
+	x := New(grown(t, 2000).Insights)
+	letters := "a b c d e f g h i j k l m n o p"
+	if words, cost := x.searched(queryWords(letters)); cost > MaxQueryPostings {
+		t.Errorf("16 one-letter words read %d postings (%d words), over %d", cost, len(words), MaxQueryPostings)
+	}
+	if _, cost := x.searched(queryWords("data contracts")); cost == 0 {
+		t.Error("an ordinary query reads nothing")
+	}
+	for _, q := range []string{"e", "a e", "e t a o"} {
+		if _, err := x.Search(context.Background(), Input{Query: q}, testURL); err != ErrTooBroad {
+			t.Errorf("%q: %v, want %v", q, err, ErrTooBroad)
+		}
+	}
+	out, err := x.Search(context.Background(), Input{Query: "e data"}, testURL)
+	if want, _ := x.Search(context.Background(), Input{Query: "data"}, testURL); err != nil || out.Total != want.Total || len(out.Results) == 0 {
+		t.Errorf("a broad word beside an ordinary one: %d results, %v; want those of the ordinary one, %d", out.Total, err, want.Total)
+	}
+
+	_, cost := x.searched(queryWords("data contracts warehouse"))
+	ctx := WithBudget(context.Background(), NewBudget(3*cost))
+	for i := range 4 {
+		_, err := x.Search(ctx, Input{Query: "data contracts warehouse"}, testURL)
+		want := error(nil)
+		if i == 3 {
+			want = ErrBudgetSpent
+		}
+		if err != want {
+			t.Errorf("search %d of a budget of 3: %v, want %v", i+1, err, want)
+		}
+	}
+
+	for _, cursor := range []string{strings.Repeat("A", 64), strings.Repeat("A", 17), strings.Repeat("A", 15), "", "%%%%%%%%%%%%%%%%", strings.Repeat("é", 32)} {
+		_, err := x.Search(context.Background(), Input{Query: "data", Cursor: cursor}, testURL)
+		if cursor != "" && (err == nil || !strings.Contains(err.Error(), "not one this server gave")) {
+			t.Errorf("cursor %q: %v", cursor, err)
 		}
 	}
 }

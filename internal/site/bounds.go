@@ -10,10 +10,11 @@ import (
 // site and the process, whatever the site serves. DefaultBounds are the
 // documented ones (docs/content.md).
 type Bounds struct {
-	// Concurrency is how many requests the reader has at the site at
-	// once; the reader's own work on what it read (parsing, converting)
-	// runs in the same goroutines, so it is also how many CPUs it uses at
-	// most.
+	// Concurrency is how many answers the reader waits on at once (one
+	// past its time counts until it ends). Pages are read one at a time,
+	// whatever it is, and after each the reader waits as long as the
+	// page took (the site's answer, then parsing and converting it): it
+	// keeps the site busy at most half the time of one visitor.
 	Concurrency int
 	// AnswerTime bounds each answer, from the request to its last byte.
 	// An answer still running then is left to finish on its own, and no
@@ -43,9 +44,6 @@ type Bounds struct {
 	// conditionally, to find posts changed or removed that no feed or
 	// sitemap announces.
 	FullRead time.Duration
-	// Pause is the least time between two requests of one reading
-	// goroutine: the site's visitors come first.
-	Pause time.Duration
 }
 
 // DefaultBounds are the bounds of reading the site.
@@ -65,5 +63,4 @@ var DefaultBounds = Bounds{
 	ReadTime:     10 * time.Minute,
 	Refresh:      30 * time.Second,
 	FullRead:     6 * time.Hour,
-	Pause:        0,
 }

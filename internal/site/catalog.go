@@ -98,6 +98,9 @@ func Build(owner *content.Site, ownerPosts bool, snap *Snapshot) *Catalog {
 		}
 	} else {
 		site.Insights, c.Skipped = posts(snap, d)
+		if !owner.Pages.InsightGiven {
+			site.Pages.Insight = pattern(site.Insights, site.Pages.Insight)
+		}
 	}
 	if p.LastUpdated == "" {
 		for _, in := range site.Insights {
@@ -371,4 +374,53 @@ func uniqueSlug(slug, dateISO string, taken map[string]bool) string {
 	}
 	taken[candidate] = true
 	return candidate
+}
+
+// pattern is the address pattern the site's posts share (WordPress's
+// /{year}/{month}/{slug}/, Jekyll's /{year}/{month}/{day}/{slug}.html),
+// which describes their Markdown twins in openapi.json: the one most of
+// them follow, their slug and date put back as placeholders; fallback
+// when none is shared by most.
+func pattern(insights []content.Insight, fallback string) string {
+	counts := make(map[string]int)
+	for _, in := range insights {
+		u, err := url.Parse(in.Page)
+		if err != nil || u.RawQuery != "" {
+			continue
+		}
+		segments := strings.Split(u.EscapedPath(), "/")
+		slugAt := -1
+		for i, seg := range segments {
+			name := strings.TrimSuffix(strings.TrimSuffix(seg, ".html"), ".htm")
+			if unescaped, err := url.PathUnescape(name); err == nil && unescaped == in.Slug {
+				slugAt = i
+			}
+		}
+		if slugAt < 0 || len(in.DateISO) != len(time.DateOnly) {
+			continue
+		}
+		for i, seg := range segments {
+			switch {
+			case i == slugAt:
+				segments[i] = strings.Replace(seg, url.PathEscape(in.Slug), "{slug}", 1)
+			case seg == in.DateISO[:4]:
+				segments[i] = "{year}"
+			case seg == in.DateISO[5:7] && i > 0 && segments[i-1] == "{year}":
+				segments[i] = "{month}"
+			case seg == in.DateISO[8:] && i > 0 && segments[i-1] == "{month}":
+				segments[i] = "{day}"
+			}
+		}
+		counts[strings.Join(segments, "/")]++
+	}
+	best, most := fallback, 0
+	for p, n := range counts {
+		if n > most || n == most && p < best {
+			best, most = p, n
+		}
+	}
+	if most*2 <= len(insights) {
+		return fallback
+	}
+	return best
 }

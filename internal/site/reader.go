@@ -80,6 +80,11 @@ type Reader struct {
 	nav            []string
 	changed        bool
 	lastPublic     time.Time
+	// pagesRead counts the pages asked in the read under way, which
+	// Bounds.Pages bounds.
+	pagesRead int
+	// cpu is held by the goroutine reading a page (see work).
+	cpu chan struct{}
 	// warned are the warnings given, each once per reader.
 	warnMu sync.Mutex
 	warned map[string]bool
@@ -131,7 +136,7 @@ func New(opts Options) *Reader {
 		log = zap.NewNop()
 	}
 	site := &url.URL{Scheme: opts.Site.Scheme, Host: opts.Site.Host}
-	r := &Reader{opts: opts, b: b, log: log, warned: make(map[string]bool)}
+	r := &Reader{opts: opts, b: b, log: log, warned: make(map[string]bool), cpu: make(chan struct{}, 1)}
 	r.c = &client{transport: opts.Transport, site: site, localAddr: opts.LocalAddr, userAgent: opts.UserAgent, bounds: &r.b}
 	r.reset()
 	return r
@@ -239,6 +244,7 @@ func (r *Reader) full(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, r.b.ReadTime)
 	defer cancel()
 	start := r.opts.Now()
+	r.pagesRead = 0
 	r.readRobots(ctx)
 	r.home = r.readOne(ctx, r.site("/"), 0, r.home)
 	if r.home.facts != nil && r.home.facts.Canonical != "" {
@@ -283,11 +289,11 @@ func (r *Reader) full(ctx context.Context) {
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		r.warnOnce("read-time", "reading the site took longer than its bound: what was read is published, the rest is read next time",
-			zap.Duration("bound", r.b.ReadTime), zap.Int("pages_read", len(r.pages)))
+			zap.Duration("bound", r.b.ReadTime), zap.Int("pages_read", r.pagesRead))
 	}
 	r.publish(true)
 	r.log.Info("site read", zap.String("site", r.c.site.String()), zap.Int("posts", len(r.Snapshot().Posts)),
-		zap.Int("pages_read", len(r.pages)), zap.Int("feeds", len(r.feeds)), zap.Int("sitemap_addresses", len(r.locs)),
+		zap.Int("pages_read", r.pagesRead), zap.Int("feeds", len(r.feeds)), zap.Int("sitemap_addresses", len(r.locs)),
 		zap.Duration("took", r.opts.Now().Sub(start)), zap.Int64("requests", r.c.requests.Load()))
 }
 
@@ -422,7 +428,11 @@ func (r *Reader) crawl(ctx context.Context, q *queue) {
 		wg.Go(func() {
 			for j := range jobs {
 				prev := r.peek(j.u)
-				results <- result{j, r.fetchPage(ctx, j, prev)}
+				var p *pageRead
+				if !r.work(ctx, func() { p = r.fetchPage(ctx, j, prev) }) {
+					p = &pageRead{u: j.u, key: key(j.u)} // stopped: not read
+				}
+				results <- result{j, p}
 			}
 		})
 	}
@@ -434,7 +444,7 @@ func (r *Reader) crawl(ctx context.Context, q *queue) {
 	for {
 		var send chan job
 		var j job
-		if next < len(q.jobs) && ctx.Err() == nil && len(r.pages)+inFlight < r.b.Pages {
+		if next < len(q.jobs) && ctx.Err() == nil && r.pagesRead+inFlight < r.b.Pages-siteReserve {
 			send, j = jobs, q.jobs[next]
 		}
 		if send == nil && inFlight == 0 {
@@ -447,9 +457,17 @@ func (r *Reader) crawl(ctx context.Context, q *queue) {
 		case res := <-results:
 			inFlight--
 			r.store(res.p)
-			if !res.p.gone && res.p.status == http.StatusOK && r.expands(res.p) && res.j.depth < r.b.Depth {
-				for _, l := range r.links(res.p) {
-					q.add(l, res.j.depth+1)
+			if !res.p.gone && res.p.status == http.StatusOK && r.expands(res.p) {
+				// The next page of a list is the same list: following it
+				// costs no depth, so that every page of a long blog's
+				// pagination is read.
+				if u, ok := r.c.onSite(res.p.u, res.p.facts.Next); ok && res.p.facts.Next != "" {
+					q.add(u, res.j.depth)
+				}
+				if res.j.depth < r.b.Depth {
+					for _, l := range r.links(res.p) {
+						q.add(l, res.j.depth+1)
+					}
 				}
 			}
 		}
@@ -458,7 +476,7 @@ func (r *Reader) crawl(ctx context.Context, q *queue) {
 	for res := range results {
 		r.store(res.p)
 	}
-	if next < len(q.jobs) && len(r.pages) >= r.b.Pages {
+	if next < len(q.jobs) && r.pagesRead+siteReserve >= r.b.Pages {
 		r.warnOnce("pages", "the site has more pages than one read reads: the rest are left out",
 			zap.Int("bound", r.b.Pages), zap.Int("left", len(q.jobs)-next))
 	}
@@ -479,6 +497,7 @@ func (r *Reader) store(p *pageRead) {
 		return
 	}
 	r.mu.Lock()
+	r.pagesRead++
 	if p.from != "" && p.from != p.key {
 		// Redirected on the site: the page is at its new address; the
 		// old one is recorded as the redirect it is.
@@ -497,13 +516,19 @@ func (r *Reader) store(p *pageRead) {
 	}
 }
 
+// siteReserve is what a crawl leaves of Bounds.Pages for the pages the
+// catalog names beside the posts (the About and contact pages, the
+// navigation), which are read after it.
+const siteReserve = maxNav + 8
+
 // publishEvery is how often a read under way publishes what it has: the
 // first read of a large site is served as it goes.
 const publishEvery = 2 * time.Second
 
 // readOne reads one page outside a crawl.
 func (r *Reader) readOne(ctx context.Context, u *url.URL, depth int, prev *pageRead) *pageRead {
-	p := r.fetchPage(ctx, job{u: u, depth: depth}, prev)
+	p := &pageRead{u: u, key: key(u)}
+	r.work(ctx, func() { p = r.fetchPage(ctx, job{u: u, depth: depth}, prev) })
 	r.store(p)
 	if p.status != http.StatusOK && prev != nil && !p.gone {
 		return prev
@@ -570,7 +595,35 @@ func (r *Reader) fetchPage(ctx context.Context, j job, prev *pageRead) *pageRead
 	if wantText {
 		p.markdown = r.text(ctx, a, facts, item)
 	}
+	if (item != nil || facts.Article.IsArticle) && !facts.IsList && p.key != "/" {
+		// A post's links are not followed: they need not be kept.
+		facts.Links = nil
+	}
 	return p
+}
+
+// work runs f, the reading of one page (asking the site, then parsing
+// and converting what it answered), one at a time, then waits as long as
+// f took before the next may run: the reader keeps the site and the
+// process busy at most half the time of one visitor, so that the site's
+// visitors keep the rest. It reports false, without running f, when ctx
+// is done first.
+func (r *Reader) work(ctx context.Context, f func()) bool {
+	select {
+	case r.cpu <- struct{}{}:
+	case <-ctx.Done():
+		return false
+	}
+	defer func() { <-r.cpu }()
+	start := time.Now()
+	f()
+	rest := time.NewTimer(time.Since(start))
+	defer rest.Stop()
+	select {
+	case <-rest.C:
+	case <-ctx.Done():
+	}
+	return true
 }
 
 // logSkip logs an answer the reader could not use: once per reason at

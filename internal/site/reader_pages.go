@@ -6,6 +6,8 @@ package site
 
 import (
 	"context"
+
+	"go.uber.org/zap"
 	"maps"
 	"net/http"
 	"net/url"
@@ -154,7 +156,13 @@ func (r *Reader) readSitePages(ctx context.Context) {
 		if p := r.pages[key(u)]; p != nil && (!text || p.markdown != nil || p.status != http.StatusOK) {
 			return p
 		}
-		p := r.fetchPage(ctx, job{u: u, depth: 1, text: text}, r.pages[key(u)])
+		if r.pagesRead >= r.b.Pages {
+			return nil
+		}
+		var p *pageRead
+		if !r.work(ctx, func() { p = r.fetchPage(ctx, job{u: u, depth: 1, text: text}, r.pages[key(u)]) }) {
+			return nil
+		}
 		r.store(p)
 		return p
 	}
@@ -211,7 +219,11 @@ func (r *Reader) checkCandidates(ctx context.Context) {
 		if _, asked := r.status[key(u)]; asked {
 			continue
 		}
-		r.store(r.fetchPage(ctx, job{u: u, depth: 1}, nil))
+		if r.pagesRead >= r.b.Pages {
+			r.warnOnce("pages", "the site has more pages than one read reads: the rest are left out", zap.Int("bound", r.b.Pages))
+			return
+		}
+		r.work(ctx, func() { r.store(r.fetchPage(ctx, job{u: u, depth: 1}, nil)) })
 	}
 }
 

@@ -239,6 +239,9 @@ func TestReadBuiltJekyllFolder(t *testing.T) {
 	if cat.Site.Insights[0].Slug != "tips" {
 		t.Errorf("insights are not newest first: %s first", cat.Site.Insights[0].Slug)
 	}
+	if got := cat.Site.Pages.Insight; got != "/{year}/{month}/{day}/{slug}.html" {
+		t.Errorf("the posts' pattern %q", got)
+	}
 }
 
 func bare() *content.Site { return content.Bare() }
@@ -306,6 +309,9 @@ func TestReadWordPress(t *testing.T) {
 	cat := Build(bare(), false, snap)
 	if cat.Site.Profile.Name != "Grace Hopper" {
 		t.Errorf("name %q from %q", cat.Site.Profile.Name, cat.Sources["name"])
+	}
+	if got := cat.Site.Pages.Insight; got != "/{year}/{month}/{slug}/" {
+		t.Errorf("the posts' pattern %q", got)
 	}
 	in := cat.Site.Insights[0]
 	if in.Title != "Post post-04" || in.DateISO != "2024-01-05" || in.Topic != "Compilers" || in.Body != "Body of post-04." || in.Page != "/2024/01/post-04/" {
@@ -491,5 +497,29 @@ func TestReaderStopsWithItsContext(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	if site.total() != before {
 		t.Error("the site was asked after the reader stopped")
+	}
+}
+
+// TestReadFollowsEveryListPage: a blog whose feed holds its newest ten
+// posts, with no sitemap, and whose home page lists 20 posts a page, has
+// every post read, however long its pagination.
+func TestReadFollowsEveryListPage(t *testing.T) {
+	site := grownSite(300)
+	site.remove("/sitemap.xml")
+	snap, _ := read(t, site)
+	if len(snap.Posts) != 300 {
+		t.Fatalf("%d posts read, want 300", len(snap.Posts))
+	}
+}
+
+// TestReadStopsAtItsPageBound: no read reads more pages than its bound.
+func TestReadStopsAtItsPageBound(t *testing.T) {
+	site := grownSite(300)
+	snap, r := read(t, site, func(o *Options) { o.Bounds.Pages = 50 })
+	if n := r.pagesRead; n > 50 || n < 25 {
+		t.Errorf("%d pages read, want up to the bound of 50", n)
+	}
+	if len(snap.Posts) == 0 || len(snap.Posts) > 50 {
+		t.Errorf("%d posts", len(snap.Posts))
 	}
 }

@@ -22,13 +22,20 @@ import (
 // Signature-Input member is covered: an Inner List of component
 // identifiers, with the signature parameters as its parameters.
 func signatureBase(r *http.Request, covered item) ([]byte, error) {
+	t := newTarget(r)
+	return t.signatureBase(r, covered)
+}
+
+// signatureBase is the signature base for r, whose target t is; t keeps
+// what it parsed of r for the next signature. A base longer than MaxBase
+// fails.
+func (t *target) signatureBase(r *http.Request, covered item) ([]byte, error) {
 	if !covered.inner {
 		return nil, errors.New("signature-input member is not an inner list")
 	}
 	if len(covered.list) > MaxComponents {
 		return nil, fmt.Errorf("more than %d covered components", MaxComponents)
 	}
-	t := newTarget(r)
 	b := make([]byte, 0, 512)
 	for i, c := range covered.list {
 		if c.value.kind != sfString {
@@ -39,9 +46,12 @@ func signatureBase(r *http.Request, covered item) ([]byte, error) {
 				return nil, fmt.Errorf("component %q covered twice", c.value.s)
 			}
 		}
-		v, err := componentValue(r, &t, c)
+		v, err := componentValue(r, t, c)
 		if err != nil {
 			return nil, err
+		}
+		if len(b)+len(v) > MaxBase {
+			return nil, fmt.Errorf("signature base longer than %d bytes", MaxBase)
 		}
 		b = c.appendTo(b)
 		b = append(b, ": "...)
@@ -121,7 +131,7 @@ func derivedValue(r *http.Request, t *target, name string, ps params) (string, e
 		if len(ps) != 1 || ps[0].key != "name" || ps[0].value.kind != sfString {
 			return "", errors.New("@query-param needs exactly a name parameter")
 		}
-		return queryParam(t.rawQuery, ps[0].value.s)
+		return t.queryParam(ps[0].value.s)
 	}
 	if len(ps) > 0 {
 		return "", fmt.Errorf("component %s: parameter %q not supported", name, ps[0].key)
@@ -154,6 +164,9 @@ type target struct {
 	path          string // "/" when empty
 	rawQuery      string
 	hasQuery      bool
+	// params are the query's parameters, form-decoded and re-encoded,
+	// read once when a signature covers one.
+	params map[string][]string
 }
 
 func newTarget(r *http.Request) target {
@@ -201,27 +214,34 @@ func normalizeAuthority(host, scheme string) string {
 
 // queryParam is the value of the @query-param component named name (RFC
 // 9421, 2.2.8): the parameter's value, form-decoded and re-encoded. A name
-// that is absent or appears more than once fails, as the RFC requires.
-func queryParam(rawQuery, name string) (string, error) {
-	want := formEncode(formDecode(name))
-	value, found := "", false
-	for pair := range strings.SplitSeq(rawQuery, "&") {
-		if pair == "" {
-			continue
-		}
-		n, v, _ := strings.Cut(pair, "=")
-		if formEncode(formDecode(n)) != want {
-			continue
-		}
-		if found {
-			return "", fmt.Errorf("query parameter %q appears more than once", name)
-		}
-		value, found = formEncode(formDecode(v)), true
+// that is absent or appears more than once fails, as the RFC requires. The
+// query is read once for all the components of all the signatures of a
+// request.
+func (t *target) queryParam(name string) (string, error) {
+	if len(t.rawQuery) > MaxBase {
+		// What a signature may cover is bounded: a query longer than a
+		// whole base is not read for one of its parameters.
+		return "", fmt.Errorf("query longer than %d bytes for @query-param", MaxBase)
 	}
-	if !found {
+	if t.params == nil {
+		t.params = make(map[string][]string)
+		for pair := range strings.SplitSeq(t.rawQuery, "&") {
+			if pair == "" {
+				continue
+			}
+			n, v, _ := strings.Cut(pair, "=")
+			n = formEncode(formDecode(n))
+			t.params[n] = append(t.params[n], v)
+		}
+	}
+	values := t.params[formEncode(formDecode(name))]
+	switch len(values) {
+	case 0:
 		return "", fmt.Errorf("query parameter %q is missing", name)
+	case 1:
+		return formEncode(formDecode(values[0])), nil
 	}
-	return value, nil
+	return "", fmt.Errorf("query parameter %q appears more than once", name)
 }
 
 // formDecode is application/x-www-form-urlencoded parsing of one name or
@@ -257,6 +277,14 @@ func formDecode(s string) string {
 // serializing, with spaces as %20 as RFC 9421's examples show.
 func formEncode(s string) string {
 	const hex = "0123456789ABCDEF"
+	plain := true
+	for i := 0; i < len(s) && plain; i++ {
+		c := s[i]
+		plain = isAlpha(c) || isDigit(c) || c == '*' || c == '-' || c == '.' || c == '_'
+	}
+	if plain {
+		return s
+	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]

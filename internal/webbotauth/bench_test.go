@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/x509"
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,6 +56,52 @@ func BenchmarkVerify(b *testing.B) {
 				if !v.Verify(r).Verified {
 					b.Fatal("not verified")
 				}
+			}
+		})
+	}
+}
+
+// hostileRequest is a request that signs four times over 30 @query-param
+// components of a 16 KB query each, with the agent's real keyid and
+// signatures that do not verify: all the work Verify can be made to do
+// for a request it will not verify.
+func hostileRequest(b testing.TB, agent string, keyID string) *http.Request {
+	var query strings.Builder
+	for i := 0; query.Len() < 16<<10; i++ {
+		fmt.Fprintf(&query, "p%d=v&", i)
+	}
+	r := readRequest(b, "GET /page?"+query.String()+" HTTP/1.1\nHost: www.example.com\nSignature-Agent: sig1=\""+agent+"\"\n\n", true)
+	now := time.Now().Unix()
+	for s := range 4 {
+		var components strings.Builder
+		components.WriteString(`"@authority" "signature-agent";key="sig1"`)
+		for i := range 28 {
+			fmt.Fprintf(&components, ` "@query-param";name="p%d"`, i*13+s)
+		}
+		label := fmt.Sprintf("s%d", s)
+		r.Header.Add("Signature-Input", fmt.Sprintf(`%s=(%s);created=%d;expires=%d;keyid=%q;tag="web-bot-auth"`, label, components.String(), now, now+60, keyID))
+		r.Header.Add("Signature", label+"=:"+base64.StdEncoding.EncodeToString(make([]byte, ed25519.SignatureSize))+":")
+	}
+	return r
+}
+
+// BenchmarkVerifyUnverifiable is Verify of hostileRequest, with the keyid
+// the agent's directory holds and with one it does not.
+func BenchmarkVerifyUnverifiable(b *testing.B) {
+	key := testKey(b)
+	v, _ := newTestVerifier(b, map[string]*fetch.Document{
+		agentDir: directoryDoc(agentDir, jwks(`,"use":"sig"`, key.Public().(ed25519.PublicKey))),
+	})
+	v.now = time.Now
+	for _, bc := range []struct{ name, keyID string }{{"known keyid", testKeyID}, {"unknown keyid", "unknown"}} {
+		b.Run(bc.name, func(b *testing.B) {
+			r := hostileRequest(b, "https://agent.example", bc.keyID)
+			if res := v.Verify(r); res.Verified || !res.Signed {
+				b.Fatalf("Verify = %+v", res)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				v.Verify(r)
 			}
 		})
 	}

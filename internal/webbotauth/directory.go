@@ -9,10 +9,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/net/idna"
 )
 
 // Key directories: where an agent's Signature-Agent points, and the JSON Web
@@ -39,8 +43,54 @@ func directoryURL(agent string, allowHTTP bool) (dir, host string, err error) {
 	default:
 		return "", "", errors.New("signature-agent is neither an origin nor its key directory")
 	}
-	host = normalizeAuthority(u.Host, u.Scheme)
+	if host, err = canonicalHost(u.Scheme, u.Host); err != nil {
+		return "", "", err
+	}
 	return u.Scheme + "://" + host + DirectoryPath, host, nil
+}
+
+// hostNames reads host names as a resolver would look them up, and
+// refuses the names DNS cannot hold (empty labels, labels over 63 bytes).
+var hostNames = idna.New(idna.MapForLookup(), idna.BidiRule(), idna.VerifyDNSLength(true))
+
+// canonicalHost is the host and port of an origin spelt one way, so that
+// the spellings of one origin share one directory (one fetch, one entry of
+// the cache): the name in lowercase ASCII (IDNA) without a trailing dot,
+// an IPv6 address in its RFC 5952 form, the port in decimal without
+// leading zeros and left out when it is the scheme's default. A malformed
+// host or port is an error.
+func canonicalHost(scheme, hostport string) (string, error) {
+	host, port := hostport, ""
+	if i := strings.LastIndexByte(hostport, ':'); i >= 0 && i > strings.LastIndexByte(hostport, ']') {
+		host, port = hostport[:i], hostport[i+1:]
+	}
+	if port != "" {
+		n, err := strconv.ParseUint(port, 10, 16)
+		if err != nil || n == 0 {
+			return "", errors.New("signature-agent has a malformed port")
+		}
+		port = strconv.FormatUint(n, 10)
+		if scheme == "https" && n == 443 || scheme == "http" && n == 80 {
+			port = ""
+		}
+	}
+	if inner, ok := strings.CutPrefix(host, "["); ok {
+		addr, err := netip.ParseAddr(strings.TrimSuffix(inner, "]"))
+		if err != nil || !addr.Is6() || addr.Zone() != "" || !strings.HasSuffix(inner, "]") {
+			return "", errors.New("signature-agent has a malformed IPv6 address")
+		}
+		host = "[" + addr.String() + "]"
+	} else {
+		ascii, err := hostNames.ToASCII(strings.TrimSuffix(host, "."))
+		if err != nil || ascii == "" || len(ascii) > 253 {
+			return "", errors.New("signature-agent has a malformed host name")
+		}
+		host = ascii
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return host, nil
 }
 
 // signatureAgent returns the Signature-Agent value the signature covers.

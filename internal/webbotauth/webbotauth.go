@@ -55,6 +55,9 @@ const (
 	MaxSignatures = 4
 	// MaxComponents bounds the components one signature covers.
 	MaxComponents = 32
+	// MaxBase bounds a signature base, in bytes: what one signature's
+	// covered components may make the verifier hash.
+	MaxBase = 8 << 10
 	// MaxKeys bounds the keys of a directory; a larger one is refused.
 	MaxKeys = 64
 	// maxDirectories bounds the parsed directories the Verifier keeps.
@@ -140,7 +143,13 @@ func New(fetcher *fetch.Fetcher, now func() time.Time) *Verifier {
 // MaxSignatures of them, and reports the first that verifies, or why the
 // first examined did not. It never waits on the network: an agent whose
 // directory is not cached yet is not verified, and its directory is
-// fetched in the background for the requests that follow.
+// fetched in the background for the requests that follow. What a request
+// can make it do is bounded before anything is hashed: every check that
+// needs no signature base (the parameters, the coverage, the agent, its
+// directory in the cache and the key in it) runs first, and only the first
+// signature that passes them all has its base built (at most MaxBase
+// bytes) and checked: a request that one valid signature does not verify
+// costs one Ed25519 verification at most.
 func (v *Verifier) Verify(r *http.Request) Result {
 	input, ok := fieldValue(r.Header, "signature-input")
 	if !ok {
@@ -159,6 +168,7 @@ func (v *Verifier) Verify(r *http.Request) Result {
 	var sigs dictionary
 	first := Result{Reason: "no web-bot-auth signature"}
 	examined := 0
+	t := newTarget(r)
 	for _, m := range inputs {
 		if tag, ok := m.params.get("tag"); !ok || tag.kind != sfString || tag.s != Tag {
 			continue
@@ -172,12 +182,15 @@ func (v *Verifier) Verify(r *http.Request) Result {
 			}
 		}
 		examined++
-		res := v.verifyOne(r, m.key, m.item, sigs)
+		res, hashed := v.verifyOne(r, &t, m.key, m.item, sigs)
 		if res.Verified {
 			return res
 		}
 		if examined == 1 {
 			first = res
+		}
+		if hashed {
+			break // one signature checked in full: no more work for this request
 		}
 	}
 	return first
@@ -240,69 +253,74 @@ func readParams(ps params) (sigParams, error) {
 }
 
 // verifyOne verifies the signature labelled label, whose Signature-Input
-// member is covered. The checks run cheapest first, so that a request
-// fails before it can make the fetcher fetch anything.
-func (v *Verifier) verifyOne(r *http.Request, label string, covered item, sigs dictionary) Result {
+// member is covered, reporting whether it got as far as building the
+// signature base and hashing it. The checks run cheapest first, so that a
+// request fails before it can make the fetcher fetch anything, and before
+// anything is hashed.
+func (v *Verifier) verifyOne(r *http.Request, t *target, label string, covered item, sigs dictionary) (res Result, hashed bool) {
 	fail := func(format string, args ...any) Result {
 		return Result{Signed: true, Reason: fmt.Sprintf(format, args...)}
 	}
 	if !covered.inner {
-		return fail("signature-input member is not an inner list")
+		return fail("signature-input member is not an inner list"), false
+	}
+	if len(covered.list) > MaxComponents {
+		return fail("more than %d covered components", MaxComponents), false
 	}
 	p, err := readParams(covered.params)
 	if err != nil {
-		return fail("%v", err)
+		return fail("%v", err), false
 	}
 	nowTime := v.now()
 	now := nowTime.Unix()
 	skew := int64(v.clockSkew / time.Second)
 	switch {
 	case p.created > now+skew:
-		return fail("created in the future")
+		return fail("created in the future"), false
 	case p.expires < now-skew:
-		return fail("expired")
+		return fail("expired"), false
 	case p.expires < p.created:
-		return fail("expires before created")
+		return fail("expires before created"), false
 	case p.expires-p.created > int64(v.maxValidity/time.Second):
-		return fail("validity longer than %s", v.maxValidity)
+		return fail("validity longer than %s", v.maxValidity), false
 	}
 	if !coversTarget(covered) {
-		return fail("neither @authority nor @target-uri covered")
+		return fail("neither @authority nor @target-uri covered"), false
 	}
 	agent, err := signatureAgent(r.Header, label, covered)
 	if err != nil {
-		return fail("%v", err)
+		return fail("%v", err), false
 	}
 	dirURL, host, err := directoryURL(agent, v.AllowHTTP)
 	if err != nil {
-		return fail("%v", err)
+		return fail("%v", err), false
 	}
 	sig, ok := sigs.get(label)
 	if !ok || sig.inner || sig.value.kind != sfBytes {
-		return fail("no signature for %s", label)
+		return fail("no signature for %s", label), false
 	}
 	if len(sig.value.b) != ed25519.SignatureSize {
-		return fail("signature is not an ed25519 signature")
-	}
-	base, err := signatureBase(r, covered)
-	if err != nil {
-		return fail("%v", err)
+		return fail("signature is not an ed25519 signature"), false
 	}
 	keys, err := v.directory(dirURL)
 	if err != nil {
-		return fail("%v", err)
+		return fail("%v", err), false
 	}
 	key, ok := keys[p.keyid]
 	if !ok {
-		return fail("key not in the agent's directory")
+		return fail("key not in the agent's directory"), false
 	}
 	if !key.validAt(nowTime) {
-		return fail("key not valid now")
+		return fail("key not valid now"), false
+	}
+	base, err := t.signatureBase(r, covered)
+	if err != nil {
+		return fail("%v", err), true
 	}
 	if !ed25519.Verify(key.key, base, sig.value.b) {
-		return fail("signature does not verify")
+		return fail("signature does not verify"), true
 	}
-	return Result{Signed: true, Verified: true, Agent: host, Directory: dirURL, KeyID: p.keyid}
+	return Result{Signed: true, Verified: true, Agent: host, Directory: dirURL, KeyID: p.keyid}, true
 }
 
 func coversTarget(covered item) bool {

@@ -140,9 +140,13 @@ func TestVerify(t *testing.T) {
 		{name: "expired within clock skew", sign: []signature{withParams(fmt.Sprintf(`;created=%d;expires=%d;keyid=%q;tag="web-bot-auth"`, now-600, now-50, testKeyID))},
 			want: Result{Signed: true, Verified: true, Agent: "agent.example", Directory: agentDir, KeyID: testKeyID}},
 		{name: "second signature verifies", sign: []signature{
-			{label: "bad", components: `"@authority" "signature-agent";key="sig1"`, params: defaultParams(), key: other},
+			{label: "bad", components: `"@authority" "signature-agent";key="sig1"`, params: fmt.Sprintf(`;created=%d;expires=%d;keyid=%q;tag="web-bot-auth"`, now-10, now+300, "not-in-the-directory"), key: other},
 			valid,
 		}, want: Result{Signed: true, Verified: true, Agent: "agent.example", Directory: agentDir, KeyID: testKeyID}},
+		{name: "one signature checked in full, no more", sign: []signature{
+			{label: "bad", components: `"@authority" "signature-agent";key="sig1"`, params: defaultParams(), key: other},
+			valid,
+		}, want: Result{Signed: true, Reason: "signature does not verify"}},
 		{name: "label differs from member key", sign: []signature{{label: "sig2", components: `"@authority" "signature-agent";key="sig1"`, params: defaultParams(), key: key}},
 			want: Result{Signed: true, Verified: true, Agent: "agent.example", Directory: agentDir, KeyID: testKeyID}},
 
@@ -370,12 +374,95 @@ func TestDirectoryURL(t *testing.T) {
 		{"https:agent.example", "", ""},
 		{"agent.example", "", ""},
 		{"", "", ""},
+		// Spellings of one origin: one directory.
+		{"https://agent.example:0443", agentDir, "agent.example"},
+		{"https://agent.example:000000443/", agentDir, "agent.example"},
+		{"HTTPS://AGENT.EXAMPLE.", agentDir, "agent.example"},
+		{"https://ag%65nt.example", "", ""},
+		{"https://agent.example:08443", "https://agent.example:8443" + DirectoryPath, "agent.example:8443"},
+		{"https://bücher.example", "https://xn--bcher-kva.example" + DirectoryPath, "xn--bcher-kva.example"},
+		{"https://BÜCHER.example", "https://xn--bcher-kva.example" + DirectoryPath, "xn--bcher-kva.example"},
+		{"https://[2001:DB8:0::1]:443", "https://[2001:db8::1]" + DirectoryPath, "[2001:db8::1]"},
+		// Malformed ones, refused before anything is asked of the fetcher.
+		{"https://agent.example:99999", "", ""},
+		{"https://agent.example:0", "", ""},
+		{"https://[2001:db8::1%25eth0]", "", ""},
+		{"https://[::ffff:192.0.2.1]", "https://[::ffff:192.0.2.1]" + DirectoryPath, "[::ffff:192.0.2.1]"},
+		{"https://" + strings.Repeat("a", 64) + ".example", "", ""},
+		{"https://a..example", "", ""},
 	}
 	for _, tt := range tests {
 		dir, host, err := directoryURL(tt.agent, false)
 		if dir != tt.dir || host != tt.host || (err == nil) != (tt.dir != "") {
 			t.Errorf("directoryURL(%q) = %q, %q, %v; want %q, %q", tt.agent, dir, host, err, tt.dir, tt.host)
 		}
+	}
+}
+
+// A thousand spellings of one agent's origin are one directory: one
+// fetch, and one entry in the fetcher's cache and the verifier's.
+func TestVerifyOneDirectoryPerOrigin(t *testing.T) {
+	key := testKey(t)
+	v, src := newTestVerifier(t, map[string]*fetch.Document{})
+	for i := range 1000 {
+		spelling := fmt.Sprintf("https://agent.example:%0*d", 3+i%8, 443)
+		switch i % 4 {
+		case 1:
+			spelling = fmt.Sprintf("HTTPS://AGENT.example:%0*d/", 3+i%8, 443)
+		case 2:
+			spelling = "https://agent.example."
+		}
+		r := agentRequest(t, "/")
+		r.Header.Set("Signature-Agent", `sig1="`+spelling+`"`)
+		sign(t, r, signature{label: "sig1", components: `"@authority" "signature-agent";key="sig1"`, params: defaultParams(), key: key})
+		if res := v.Verify(r); res.Reason != errNotFetched.Error() {
+			t.Fatalf("%s: %+v", spelling, res)
+		}
+	}
+	distinct := map[string]bool{}
+	for _, u := range src.prefetched {
+		distinct[u] = true
+	}
+	if len(distinct) != 1 || !distinct[agentDir] {
+		t.Errorf("1 000 spellings asked for %d directories, want 1: %.300v", len(distinct), src.prefetched)
+	}
+}
+
+// What a request that does not verify can make Verify do is bounded
+// before anything is hashed: the checks that need no signature base come
+// first (a signature whose key the directory lacks fails on that, however
+// its components are written); a base is at most MaxBase bytes, and a
+// query longer than that is not read for @query-param; once a signature
+// has been checked in full, the others are not.
+func TestVerifyBoundsTheWork(t *testing.T) {
+	key := testKey(t)
+	v, _ := newTestVerifier(t, map[string]*fetch.Document{
+		agentDir: directoryDoc(agentDir, jwks("", key.Public().(ed25519.PublicKey))),
+	})
+	v.now = time.Now
+	long := strings.Repeat("x", MaxBase)
+	for _, tt := range []struct {
+		name, target, components, keyID, want string
+	}{
+		{"an unknown key, before its components are read", "/", `"@authority" "signature-agent";key="sig1" "@query-param"`, "unknown", "key not in the agent's directory"},
+		{"a base over MaxBase", "/", `"@authority" "signature-agent";key="sig1" "x-long"`, testKeyID, fmt.Sprintf("signature base longer than %d bytes", MaxBase)},
+		{"@query-param over a long query", "/?q=1&x=" + long, `"@authority" "signature-agent";key="sig1" "@query-param";name="q"`, testKeyID, fmt.Sprintf("query longer than %d bytes for @query-param", MaxBase)},
+		{"@query-param over a short query", "/?q=1&x=2", `"@authority" "signature-agent";key="sig1" "@query-param";name="q"`, testKeyID, "signature does not verify"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := agentRequest(t, tt.target)
+			r.Header.Set("X-Long", long)
+			now := time.Now().Unix()
+			r.Header.Set("Signature-Input", fmt.Sprintf(`sig1=(%s);created=%d;expires=%d;keyid=%q;tag="web-bot-auth"`, tt.components, now, now+60, tt.keyID))
+			r.Header.Set("Signature", "sig1=:"+base64.StdEncoding.EncodeToString(make([]byte, ed25519.SignatureSize))+":")
+			if res := v.Verify(r); res.Verified || res.Reason != tt.want {
+				t.Errorf("Verify = %+v, want the reason %q", res, tt.want)
+			}
+		})
+	}
+	r := hostileRequest(t, "https://agent.example", testKeyID)
+	if res := v.Verify(r); res.Verified || res.Reason != fmt.Sprintf("query longer than %d bytes for @query-param", MaxBase) {
+		t.Errorf("four signatures over a 16 KB query: %+v", res)
 	}
 }
 
