@@ -59,6 +59,7 @@ func init() {
 //		site_check     on|off
 //		refresh        <duration>|off
 //		metrics        on|off
+//		metrics_label  <name>
 //		web_bot_auth   on|off|private
 //		refuse_agents  <agent>...
 //		verified_agent_quota [on|off]
@@ -79,7 +80,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	words := map[string]*string{
 		"base_url": &h.BaseURL, "content": &h.Content, "insights": &h.Insights, "rate_limit_key": &h.RateLimitKey,
 		"token_secret": &h.TokenSecret, "cli_name": &h.CLIName, "mcp_registry_key": &h.MCPRegistryKey,
-		"deprecation": &h.Deprecation, "sunset": &h.Sunset, "successor": &h.Successor,
+		"metrics_label": &h.MetricsLabel, "deprecation": &h.Deprecation, "sunset": &h.Sunset, "successor": &h.Successor,
 	}
 	switches := map[string]**bool{
 		"robots": &h.Robots, "mcp_host_check": &h.MCPHostCheck,

@@ -237,6 +237,16 @@ type Handler struct {
 	// nothing.
 	Metrics *bool `json:"metrics,omitempty"`
 
+	// MetricsLabel is the value of the site label that every series of
+	// this block carries, so that the sites of one Caddy are counted
+	// apart: 1 to 64 letters, digits, '.', '_' or '-', and not "other"
+	// (the label of the sites past the bound of 64 per process). Default:
+	// the host of base_url; without it, the first host of the route the
+	// block is in (its Caddyfile site address); without one, the name of
+	// the Caddy server (see docs/metrics.md). Blocks given one label share
+	// their series. Global placeholders are expanded at load.
+	MetricsLabel string `json:"metrics_label,omitempty"`
+
 	// WebBotAuth verifies the Web Bot Auth signatures of agents that sign
 	// their requests (HTTP Message Signatures, RFC 9421, with
 	// Signature-Agent): "on" (the default) checks a signature against
@@ -346,7 +356,8 @@ type Handler struct {
 	fetcher       *fetch.Fetcher
 	verifier      *webbotauth.Verifier
 	clients       *cimd.Resolver
-	refused       []bool // by agents.ID; nil when no agent is refused
+	refused       []bool        // by agents.ID; nil when no agent is refused
+	metrics       *metrics.Site // nil when metrics are off
 	logger        *zap.Logger
 	convertLog    *failureLog
 	// unset names the fields whose placeholders expanded to nothing (an
@@ -375,7 +386,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	for _, f := range []struct {
 		name  string
 		value *string
-	}{{"base_url", &h.BaseURL}, {"content", &h.Content}, {"insights", &h.Insights}} {
+	}{{"base_url", &h.BaseURL}, {"content", &h.Content}, {"insights", &h.Insights}, {"metrics_label", &h.MetricsLabel}} {
 		expanded := repl.ReplaceKnown(*f.value, "")
 		if expanded == "" && *f.value != "" {
 			// An unset variable would silently mean the default.
@@ -424,6 +435,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 				return fmt.Errorf("metrics: %w", err)
 			}
 		}
+		h.acquireMetrics(ctx)
 	}
 	owner, err := h.loadContent()
 	if err != nil {
@@ -464,6 +476,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		Markdown:            on(h.Markdown),
 		MarkdownByUserAgent: on(h.Markdown) && on(h.MarkdownByUserAgent),
 		OnConvertFailure:    h.logConvertFailure,
+		Metrics:             h.metrics,
 	}
 	if limited {
 		h.serviceConfig.ChargeExtra = h.chargeExtra
@@ -535,7 +548,7 @@ func (h *Handler) loadContent() (*content.Site, error) {
 		site, err = content.LoadDirWith(h.Content, opts)
 	}
 	if err != nil {
-		metrics.ContentLoad(false, 0)
+		h.metrics.ContentLoad(false, 0)
 		return nil, err
 	}
 	h.logSkipped(site)
@@ -617,6 +630,12 @@ func (h *Handler) Validate() error {
 		if _, err := path.Match(pattern, ""); err != nil {
 			check(fmt.Errorf("exclude: %q is not a pattern: %w", pattern, err))
 		}
+	}
+	switch {
+	case h.MetricsLabel != "" && !metrics.ValidLabel(h.MetricsLabel):
+		check(fmt.Errorf("metrics_label: %q is not a label: use 1 to %d letters, digits, '.', '_' and '-', other than %q", h.MetricsLabel, metrics.MaxLabel, metrics.Overflow))
+	case h.MetricsLabel != "" && !on(h.Metrics):
+		check(fmt.Errorf("metrics_label: metrics is off, so nothing is counted under it"))
 	}
 	if h.CLIName != "" && !handlers.ValidCLIName(h.CLIName) {
 		check(fmt.Errorf("cli_name: %q is not a name: use letters, digits, hyphens and underscores", h.CLIName))
@@ -723,8 +742,8 @@ func (h *Handler) reloadContent() {
 	h.logger.Info("content reloaded", zap.String("content", h.Content), zap.Int("insights", len(owner.Insights)))
 }
 
-// Cleanup stops the content watcher and releases the rate-limit zone and
-// its mirror.
+// Cleanup stops the content watcher and releases the site's metrics, the
+// rate-limit zone and its mirror.
 func (h *Handler) Cleanup() error {
 	if h.site != nil {
 		h.site.stop()
@@ -738,6 +757,9 @@ func (h *Handler) Cleanup() error {
 	if h.watcher != nil {
 		h.watcher.stop()
 	}
+	// The site stays the handler's: a request still finishing counts
+	// for it, into series a config that kept the site still shows.
+	h.metrics.Release()
 	if h.limiter != nil {
 		return h.limiter.cleanup()
 	}

@@ -22,7 +22,6 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/internal/agents"
 	"github.com/caddy-discovery/caddy-discovery/internal/handlers"
-	"github.com/caddy-discovery/caddy-discovery/internal/metrics"
 	"github.com/caddy-discovery/caddy-discovery/internal/site"
 )
 
@@ -205,10 +204,10 @@ func (h *Handler) observe(w http.ResponseWriter, r *http.Request, service *handl
 	case status == 0:
 		status = http.StatusOK // what Caddy answers when nothing was written
 	}
-	metrics.Request(m.Surface(), who.agent, who.verified, status)
+	h.metrics.Request(m.Surface(), who.agent, who.verified, status)
 	if status == http.StatusOK && strings.HasPrefix(first(w.Header(), "Content-Type"), "text/markdown") {
 		tokens, _ := strconv.Atoi(first(w.Header(), "X-Markdown-Tokens"))
-		metrics.Markdown(who.agent, o.size, tokens)
+		h.metrics.Markdown(who.agent, o.size, tokens)
 	}
 	return err
 }

@@ -26,7 +26,6 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/handlers"
-	"github.com/caddy-discovery/caddy-discovery/internal/metrics"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/site"
 	"github.com/caddy-discovery/caddy-discovery/internal/sitecheck"
@@ -255,7 +254,7 @@ func (s *siteReading) rebuild() {
 		return
 	}
 	s.service.Store(service)
-	metrics.ContentLoad(true, len(cat.Site.Insights))
+	s.config.Metrics.ContentLoad(true, len(cat.Site.Insights))
 	s.report(cat)
 }
 

@@ -33,7 +33,9 @@ import (
 //   - as queries: each expression must parse as PromQL (Prometheus's own
 //     parser), name only series the module exports (metrics.Exported),
 //     filter and group only by labels those series have, and its legend
-//     may only show labels the result keeps.
+//     may only show labels the result keeps; every series a panel selects
+//     is filtered by the Site variable, so that no panel adds up the sites
+//     the owner did not choose.
 
 const dashboardFile = "../dashboards/caddy-discovery.json"
 
@@ -116,6 +118,8 @@ type variableDoc struct {
 	Name       string          `json:"name"`
 	Query      json.RawMessage `json:"query"`
 	Datasource *datasourceDoc  `json:"datasource"`
+	IncludeAll bool            `json:"includeAll"`
+	Multi      bool            `json:"multi"`
 }
 
 type datasourceDoc struct {
@@ -750,30 +754,73 @@ func dashboardQueries(t *testing.T, raw []byte) ([]string, used) {
 			errs = append(errs, fmt.Sprintf("variable %s: query is not a string", v.Name))
 			continue
 		}
-		m := regexp.MustCompile(`^label_values\((\w+),\s*(\w+)\)$`).FindStringSubmatch(q)
+		m := regexp.MustCompile(`^label_values\((\w+)(\{[^}]*\})?,\s*(\w+)\)$`).FindStringSubmatch(q)
 		switch {
 		case m == nil:
-			errs = append(errs, fmt.Sprintf("variable %s: %q is not label_values(series, label)", v.Name, q))
+			errs = append(errs, fmt.Sprintf("variable %s: %q is not label_values(series, label) or label_values(series{…}, label)", v.Name, q))
 		case series[m[1]] == nil:
 			errs = append(errs, fmt.Sprintf("variable %s: series %s is not one the module exports", v.Name, m[1]))
-		case !series[m[1]][m[2]]:
-			errs = append(errs, fmt.Sprintf("variable %s: %s has no label %s", v.Name, m[1], m[2]))
+		case !series[m[1]][m[3]]:
+			errs = append(errs, fmt.Sprintf("variable %s: %s has no label %s", v.Name, m[1], m[3]))
+		case m[2] != "":
+			for _, e := range checkQuery(promQuery{m[1] + m[2], "", vars, series, metricOf}, used{}) {
+				errs = append(errs, fmt.Sprintf("variable %s: %s", v.Name, e))
+			}
 		}
+	}
+	// The Site variable: every site the series name, or all of them.
+	if site := variable(d, "site"); site == nil {
+		errs = append(errs, "the dashboard has no site variable")
+	} else if q := string(site.Query); site.Type != "query" || q != `"label_values(caddy_discovery_requests_total, site)"` || !site.IncludeAll || !site.Multi {
+		errs = append(errs, fmt.Sprintf("the site variable is a %s of %s (all %v, multi %v), want a query of label_values(caddy_discovery_requests_total, site) with All and several values", site.Type, q, site.IncludeAll, site.Multi))
 	}
 	for _, p := range d.allPanels() {
 		for _, tg := range p.Targets {
 			for _, e := range checkQuery(promQuery{tg.Expr, tg.LegendFormat, vars, series, metricOf}, seen) {
 				errs = append(errs, fmt.Sprintf("panel %d %q, query %s: %s", p.ID, p.Title, tg.RefID, e))
 			}
+			for _, sel := range unfilteredBySite(tg.Expr) {
+				errs = append(errs, fmt.Sprintf("panel %d %q, query %s: %s is not filtered by the site variable (site=~\"$site\")", p.ID, p.Title, tg.RefID, sel))
+			}
 		}
 	}
 	return errs, seen
 }
 
+// variable is the dashboard's variable named name, nil when it has none.
+func variable(d dashboardDoc, name string) *variableDoc {
+	for i, v := range d.Templating.List {
+		if v.Name == name {
+			return &d.Templating.List[i]
+		}
+	}
+	return nil
+}
+
+// unfilteredBySite are the series selectors of expr that do not match
+// site=~"$site"; nil for an expression that does not parse (checkQuery
+// reports it).
+func unfilteredBySite(expr string) []string {
+	e, err := parser.ParseExpr(grafanaGlobals.ReplaceAllString(expr, "5m"))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	parser.Inspect(e, func(node parser.Node, _ []parser.Node) error {
+		if vs, ok := node.(*parser.VectorSelector); ok && !slices.ContainsFunc(vs.LabelMatchers, func(m *labels.Matcher) bool {
+			return m.Name == "site" && m.Type == labels.MatchRegexp && m.Value == "$site"
+		}) {
+			out = append(out, vs.String())
+		}
+		return nil
+	})
+	return out
+}
+
 // TestDashboardQueries: every query of the dashboard parses as PromQL,
-// selects only series the module exports, by labels they have, and
-// every metric the module exports is on the dashboard. Doctored queries
-// are refused.
+// selects only series the module exports, by labels they have, filters
+// every series by the Site variable, and every metric the module exports
+// is on the dashboard. Doctored queries are refused.
 func TestDashboardQueries(t *testing.T) {
 	raw := readDashboard(t)
 	errs, seen := dashboardQueries(t, raw)
@@ -796,6 +843,31 @@ func TestDashboardQueries(t *testing.T) {
 		t.Error("a dashboard that queries caddy_discovery_request_total passes the checks")
 	} else {
 		t.Logf("a dashboard that queries caddy_discovery_request_total is refused: %s", errs[0])
+	}
+
+	// Copies with a query that adds up every site, whatever the owner
+	// chose, or without the Site list, are refused.
+	for name, doctor := range map[string]func([]byte) []byte{
+		"a query not filtered by site": func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`caddy_discovery_mcp_calls_total{site=~\"$site\"}`), []byte(`caddy_discovery_mcp_calls_total`), 1)
+		},
+		"a site filter that names one site": func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`{site=~\"$site\", agent=~\"$agent\"}`), []byte(`{site=\"example.com\", agent=~\"$agent\"}`), 1)
+		},
+		"no Site list": func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"name": "site"`), []byte(`"name": "sites"`), 1)
+		},
+	} {
+		changed := doctor(raw)
+		if bytes.Equal(changed, raw) {
+			t.Errorf("%s: the doctoring changed nothing", name)
+			continue
+		}
+		if errs, _ := dashboardQueries(t, changed); len(errs) == 0 {
+			t.Errorf("a dashboard with %s passes the checks", name)
+		} else {
+			t.Logf("a dashboard with %s is refused: %s", name, errs[0])
+		}
 	}
 
 	series, metricOf := exportedSeries()

@@ -192,6 +192,13 @@ func checkMetricsDoc(doc string) []string {
 	if each := fmt.Sprintf("%d each", len(agents.Labels())); !strings.Contains(doc, each) {
 		fail("the page does not bound the per-agent counters with %q", each)
 	}
+	// The bound of sites, where the cardinality is, and what is past it.
+	if bound := fmt.Sprintf("at most %d sites per process, and `%s`", metrics.MaxSites, metrics.Overflow); !strings.Contains(section(doc, "## Cardinality"), bound) {
+		fail("the Cardinality section does not bound the sites with %q", bound)
+	}
+	if past := fmt.Sprintf("counted under `site=\"%s\"`", metrics.Overflow); !strings.Contains(section(doc, "## Sites"), past) {
+		fail("the Sites section does not say that the sites past the bound are %s", past)
+	}
 	return errs
 }
 
@@ -231,6 +238,12 @@ func TestMetricsDoc(t *testing.T) {
 		},
 		"a wrong bound": func(d string) string {
 			return strings.Replace(d, cardinality(), "12 surfaces × 30 agents × 2 × 6 outcomes = 4320 series", 1)
+		},
+		"a wrong bound of sites": func(d string) string {
+			return strings.Replace(d, "at most 64 sites per process", "at most 100 sites per process", 1)
+		},
+		"the site label left out": func(d string) string {
+			return strings.Replace(d, "| `caddy_discovery_insights` | gauge | `site` |", "| `caddy_discovery_insights` | gauge | — |", 1)
 		},
 	}
 	for name, doctor := range doctored {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/cimd"
+	"github.com/caddy-discovery/caddy-discovery/internal/metrics"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
 	"github.com/caddy-discovery/caddy-discovery/internal/search"
@@ -103,6 +104,9 @@ type Config struct {
 	// happened in (nil for one in an MCP tool, which runs apart from the
 	// request); the client gets a 500 problem or a tool error either way.
 	OnPanic func(r *http.Request, v any)
+	// Metrics counts for the site (MCP calls, tokens, conversions); nil
+	// counts nothing.
+	Metrics *metrics.Site
 
 	// bySlug indexes Site.Insights by slug; topics are their distinct
 	// topics, in the content's order.

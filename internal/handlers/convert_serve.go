@@ -16,7 +16,6 @@ import (
 	"strings"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/convert"
-	"github.com/caddy-discovery/caddy-discovery/internal/metrics"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
@@ -126,7 +125,7 @@ func (pc *pageConverter) serve(w http.ResponseWriter, r *http.Request, base stri
 	case err != nil:
 		return true, err
 	case sw.mode == siteKept:
-		metrics.Conversion("reused")
+		pc.cfg.Metrics.Conversion("reused")
 		pc.writeMarkdown(w, r, page, kept)
 		return false, nil
 	}
@@ -152,11 +151,11 @@ func (pc *pageConverter) serve(w http.ResponseWriter, r *http.Request, base stri
 		md = pc.convert(r, h, page, html, sum, shared && key != "", key)
 	}
 	if md == nil || md.Failed() {
-		metrics.Conversion("failed")
+		pc.cfg.Metrics.Conversion("failed")
 		sw.release()
 		return false, nil
 	}
-	metrics.Conversion(result)
+	pc.cfg.Metrics.Conversion(result)
 	pc.writeMarkdown(w, r, page, md)
 	return false, nil
 }

@@ -154,7 +154,7 @@ func mcpServer(l links) *mcp.Server {
 			"and get_insight for one article's Markdown body; search and fetch are the same search and articles in the shape ChatGPT connectors and deep research use. The same data is at " + l.base + pathIndex + ".",
 	})
 	addTools(l, server)
-	server.AddReceivingMiddleware(refuseUndeclared, mcphttp.CountCalls(l.cfg.toolNames))
+	server.AddReceivingMiddleware(refuseUndeclared, mcphttp.CountCalls(l.cfg.toolNames, l.cfg.Metrics))
 	for _, in := range l.cfg.Site.Insights {
 		uri := l.insight(in.Slug)
 		body := in.Body

@@ -154,7 +154,7 @@ func New(cfg Config) (*Service, error) {
 	s.oauth = oauth.New(oauth.Config{
 		Verifier: verifier, Ledger: cfg.CodeLedger, ClientMetadata: cfg.ClientMetadata, Now: cfg.Now,
 		BodyTimeout: cfg.BodyTimeout, Owns: s.Owns, Paths: oauthPaths,
-		SiteName: s.cfg.Site.Profile.Name, PageStyle: limitedCSS, PageCSP: limitedCSP,
+		SiteName: s.cfg.Site.Profile.Name, PageStyle: limitedCSS, PageCSP: limitedCSP, Metrics: cfg.Metrics,
 	})
 	if cfg.BaseURL != "" {
 		base, err := origin.NormalizeBaseURL(cfg.BaseURL)

@@ -127,7 +127,7 @@ func (e *Endpoint) Answer(w http.ResponseWriter, r *http.Request, body []byte) b
 	_, _ = w.Write(a.head)
 	_, _ = w.Write(id)
 	_, _ = w.Write(a.tail)
-	countKept(req, start)
+	e.countKept(req, start)
 	return true
 }
 

@@ -26,6 +26,7 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/internal/body"
 	"github.com/caddy-discovery/caddy-discovery/internal/mcpcall"
+	"github.com/caddy-discovery/caddy-discovery/internal/metrics"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
@@ -94,6 +95,8 @@ type Endpoint struct {
 	// of each answer kept.
 	Budget  int
 	Account func(n int)
+	// Metrics counts the calls answered here; nil counts nothing.
+	Metrics *metrics.Site
 
 	answers mcpAnswers
 }

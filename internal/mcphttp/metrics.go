@@ -16,8 +16,9 @@ import (
 type uncounted struct{}
 
 // CountCalls is the MCP server's middleware that counts each tool call
-// and resource read, with how long it took and whether it failed.
-func CountCalls(tools map[string]bool) mcp.Middleware {
+// and resource read for site, with how long it took and whether it
+// failed.
+func CountCalls(tools map[string]bool, site *metrics.Site) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method != "tools/call" && method != "resources/read" || ctx.Value(uncounted{}) != nil {
@@ -30,7 +31,7 @@ func CountCalls(tools map[string]bool) mcp.Middleware {
 			if r, ok := result.(*mcp.CallToolResult); ok && r != nil && r.IsError {
 				failed = true
 			}
-			metrics.MCPCall(kind, name, failed, time.Since(start))
+			site.MCPCall(kind, name, failed, time.Since(start))
 			return result, err
 		}
 	}
@@ -60,11 +61,11 @@ func callName(tools map[string]bool, method string, params mcp.Params) (kind, na
 
 // countKept counts a request answered from a kept answer (see
 // answers.go), made by the SDK once and counted here every time.
-func countKept(req Request, start time.Time) {
+func (e *Endpoint) countKept(req Request, start time.Time) {
 	switch req.Method {
 	case "tools/call":
-		metrics.MCPCall("tool", req.Tool, false, time.Since(start))
+		e.Metrics.MCPCall("tool", req.Tool, false, time.Since(start))
 	case "resources/read":
-		metrics.MCPCall("resource", "insight", false, time.Since(start))
+		e.Metrics.MCPCall("resource", "insight", false, time.Since(start))
 	}
 }

@@ -151,7 +151,7 @@ func (e *Endpoint) serveSearch(ctx context.Context, w http.ResponseWriter, call 
 	h[respond.HeaderContentLength] = values[2:3:3]
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(b)
-	countKept(Request{Method: "tools/call", Tool: call.tool}, start)
+	e.countKept(Request{Method: "tools/call", Tool: call.tool}, start)
 	return true
 }
 

@@ -3,25 +3,22 @@
 // outcome; MCP tool calls and resource reads; Markdown served; tokens
 // issued; rate-limit refusals; content loads.
 //
-// The collectors are the process's, made once, and registered into each
-// registry Caddy gives a config (as Caddy's own admin and config metrics
-// are), so that a `caddy reload` keeps counting. Every label takes its
-// value from a fixed, documented list (an agent is one of agents.Labels,
-// a tool one of the module's), never from a raw User-Agent, path, Host or
-// address: no client can add a series.
+// Every series carries the site it counts for (the site label: one value
+// per discovery block, see Site), so that two sites in one Caddy never
+// add up into one series. The collectors are the process's, made once,
+// and registered into each registry Caddy gives a config (as Caddy's own
+// admin and config metrics are), so that a `caddy reload` keeps counting.
+// Every other label takes its value from a fixed, documented list (an
+// agent is one of agents.Labels, a tool one of the module's), never from
+// a raw User-Agent, path, Host or address: no client can add a series.
 //
 // Imports from the module: internal/agents.
 package metrics
 
 import (
 	"errors"
-	"slices"
-	"sync/atomic"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/caddy-discovery/caddy-discovery/internal/agents"
 )
 
 const namespace = "caddy_discovery"
@@ -57,39 +54,49 @@ func outcomeOf(status int) int {
 	return 0
 }
 
+// siteLabel names the label every series has first: the site it counts
+// for.
+const siteLabel = "site"
+
 var (
 	requests = counterVec("requests_total",
-		"Requests the module answered (or, for the site's pages the content names, passed on), by surface, agent, whether the agent proved who it is with a Web Bot Auth signature, and outcome.",
+		"Requests the module answered (or, for the site's pages the content names, passed on), by site, surface, agent, whether the agent proved who it is with a Web Bot Auth signature, and outcome.",
 		"surface", "agent", "verified", "outcome")
 	markdownBytes = counterVec("markdown_bytes_total",
-		"Bytes of Markdown served (twins, pages asked for as Markdown, pages converted from their HTML), by agent.",
+		"Bytes of Markdown served (twins, pages asked for as Markdown, pages converted from their HTML), by site and agent.",
 		"agent")
 	markdownTokens = counterVec("markdown_tokens_total",
-		"Estimated tokens of Markdown served (the X-Markdown-Tokens of each answer), by agent.",
+		"Estimated tokens of Markdown served (the X-Markdown-Tokens of each answer), by site and agent.",
 		"agent")
 	conversions = counterVec("markdown_conversions_total",
-		"Site pages asked for as Markdown, by result: converted from their HTML, reused (the Markdown kept for the page's current version), failed (served as HTML).",
+		"Site pages asked for as Markdown, by site and result: converted from their HTML, reused (the Markdown kept for the page's current version), failed (served as HTML).",
 		"result")
 	mcpCalls = counterVec("mcp_calls_total",
-		"MCP tool calls and resource reads, by kind (tool or resource), name (the tool, or the resource's kind) and outcome (ok or error).",
+		"MCP tool calls and resource reads, by site, kind (tool or resource), name (the tool, or the resource's kind) and outcome (ok or error).",
 		"kind", "name", "outcome")
 	mcpDuration = histogramVec("mcp_call_duration_seconds",
-		"Time to answer an MCP tool call or resource read, by kind and name.",
+		"Time to answer an MCP tool call or resource read, by site, kind and name.",
 		[]float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1},
 		"kind", "name")
 	tokensIssued = counterVec("tokens_issued_total",
-		"Access tokens issued, by grant.",
+		"Access tokens issued, by site and grant.",
 		"grant")
 	rateLimited = counterVec("rate_limit_refusals_total",
-		"Requests refused by the rate limit (429), by agent.",
+		"Requests refused by the rate limit (429), by site and agent.",
 		"agent")
 	contentLoads = counterVec("content_loads_total",
-		"Loads of the content (at start, on reload, on a watched change), by result (ok or failed).",
+		"Loads of the content (at start, on reload, on a watched change), by site and result (ok or failed).",
 		"result")
-	insights = gauge("insights",
-		"Insights published by the content last loaded.")
+	insights = gaugeVec("insights",
+		"Insights published by the content last loaded, by site.")
 
 	collectors = []prometheus.Collector{requests, markdownBytes, markdownTokens, conversions, mcpCalls, mcpDuration,
+		tokensIssued, rateLimited, contentLoads, insights}
+	// vectors are the collectors, as what a site's series are dropped
+	// from when no config counts for it any more.
+	vectors = []interface {
+		DeletePartialMatch(prometheus.Labels) int
+	}{requests, markdownBytes, markdownTokens, conversions, mcpCalls, mcpDuration,
 		tokensIssued, rateLimited, contentLoads, insights}
 )
 
@@ -103,7 +110,7 @@ type Series struct {
 	Type string
 	// Help is the help text.
 	Help string
-	// Labels are the label names, in order.
+	// Labels are the label names, in order: site first.
 	Labels []string
 }
 
@@ -122,18 +129,21 @@ func Exported() []Series {
 }
 
 func counterVec(name, help string, labels ...string) *prometheus.CounterVec {
+	labels = append([]string{siteLabel}, labels...)
 	exported = append(exported, Series{namespace + "_" + name, "counter", help, labels})
 	return prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: name, Help: help}, labels)
 }
 
 func histogramVec(name, help string, buckets []float64, labels ...string) *prometheus.HistogramVec {
+	labels = append([]string{siteLabel}, labels...)
 	exported = append(exported, Series{namespace + "_" + name, "histogram", help, labels})
 	return prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: namespace, Name: name, Help: help, Buckets: buckets}, labels)
 }
 
-func gauge(name, help string) prometheus.Gauge {
-	exported = append(exported, Series{namespace + "_" + name, "gauge", help, nil})
-	return prometheus.NewGauge(prometheus.GaugeOpts{Namespace: namespace, Name: name, Help: help})
+func gaugeVec(name, help string, labels ...string) *prometheus.GaugeVec {
+	labels = append([]string{siteLabel}, labels...)
+	exported = append(exported, Series{namespace + "_" + name, "gauge", help, labels})
+	return prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: namespace, Name: name, Help: help}, labels)
 }
 
 // Register adds the collectors to reg; registering them again (the same
@@ -148,95 +158,4 @@ func Register(reg prometheus.Registerer) error {
 		}
 	}
 	return nil
-}
-
-// The request counters, resolved once per label set and kept: the hot
-// path is an index and an atomic add.
-var (
-	agentCount = len(agents.Labels())
-	counters   = make([]atomic.Pointer[prometheus.Counter], len(Surfaces)*agentCount*2*len(Outcomes))
-	documents  = slices.Index(Surfaces, "documents")
-)
-
-// surfaceOf is the index of surface in Surfaces, that of "documents" for
-// a surface outside the list. The list is short: a scan of it costs less
-// than hashing the name.
-func surfaceOf(surface string) int {
-	for i, s := range Surfaces {
-		if s == surface {
-			return i
-		}
-	}
-	return documents
-}
-
-// Request counts one request of surface from agent, verified or not,
-// with the status of its answer. A surface outside the list counts under
-// "documents"; an agent outside agents.Labels under "other".
-func Request(surface string, agent agents.ID, verified bool, status int) {
-	s := surfaceOf(surface)
-	a := int(agent)
-	if a >= agentCount {
-		agent, a = agents.OtherID, int(agents.OtherID)
-	}
-	outcome := outcomeOf(status)
-	v := 0
-	if verified {
-		v = 1
-	}
-	i := ((s*agentCount+a)*2+v)*len(Outcomes) + outcome
-	c := counters[i].Load()
-	if c == nil {
-		counter := requests.WithLabelValues(Surfaces[s], agent.Label(), boolLabel(verified), Outcomes[outcome])
-		counters[i].CompareAndSwap(nil, &counter)
-		c = counters[i].Load()
-	}
-	(*c).Inc()
-	if status == 429 {
-		rateLimited.WithLabelValues(agent.Label()).Inc()
-	}
-}
-
-func boolLabel(b bool) string {
-	if b {
-		return "true"
-	}
-	return "false"
-}
-
-// Markdown counts Markdown served to agent: its bytes and estimated
-// tokens.
-func Markdown(agent agents.ID, bytes, tokens int) {
-	markdownBytes.WithLabelValues(agent.Label()).Add(float64(bytes))
-	markdownTokens.WithLabelValues(agent.Label()).Add(float64(tokens))
-}
-
-// Conversion counts a site page asked for as Markdown by result:
-// "converted", "reused" or "failed".
-func Conversion(result string) { conversions.WithLabelValues(result).Inc() }
-
-// MCPCall counts one MCP tool call or resource read (kind "tool" or
-// "resource") named name (one of the module's tools or resource kinds,
-// else "other"), failed or not, and how long it took.
-func MCPCall(kind, name string, failed bool, took time.Duration) {
-	outcome := "ok"
-	if failed {
-		outcome = "error"
-	}
-	mcpCalls.WithLabelValues(kind, name, outcome).Inc()
-	mcpDuration.WithLabelValues(kind, name).Observe(took.Seconds())
-}
-
-// TokenIssued counts an access token issued with grant.
-func TokenIssued(grant string) { tokensIssued.WithLabelValues(grant).Inc() }
-
-// ContentLoad counts a load of the content and, when it succeeded, sets
-// the number of insights published.
-func ContentLoad(ok bool, published int) {
-	if !ok {
-		contentLoads.WithLabelValues("failed").Inc()
-		return
-	}
-	contentLoads.WithLabelValues("ok").Inc()
-	insights.Set(float64(published))
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/body"
-	"github.com/caddy-discovery/caddy-discovery/internal/metrics"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
@@ -83,7 +82,7 @@ func (s *Server) issueToken(w http.ResponseWriter, r *http.Request, at At, grant
 	if err != nil {
 		panic(err) // the system's random source failed
 	}
-	metrics.TokenIssued(grant)
+	s.cfg.Metrics.TokenIssued(grant)
 	respond.JSON(w, r, http.StatusOK, TokenResponse{tok, "Bearer", expiresIn, token.Scope})
 }
 

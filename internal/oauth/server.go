@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/cimd"
+	"github.com/caddy-discovery/caddy-discovery/internal/metrics"
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
 )
 
@@ -53,6 +54,8 @@ type Config struct {
 	// SiteName names the site on the consent page; PageStyle is the page's
 	// inline style, and PageCSP the policy that allows it.
 	SiteName, PageStyle, PageCSP string
+	// Metrics counts the tokens issued; nil counts nothing.
+	Metrics *metrics.Site
 }
 
 // Paths are the addresses of the site that the server's answers name.
