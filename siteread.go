@@ -153,6 +153,7 @@ func (s *siteReading) begin(r *http.Request) {
 		Sitemaps:   s.sitemaps,
 		Candidates: s.candidates,
 		Documents:  func() []string { return s.service.Load().Documents() },
+		Texts:      func() []string { return site.Templated(s.service.Load().Site().Insights) },
 		Bounds:     s.bounds,
 		Logger:     s.logger.Named("site"),
 		Publish:    s.publish,

@@ -33,6 +33,11 @@ type Site struct {
 	// Insights are the published articles, newest first (by dateISO, then slug).
 	Insights []Insight
 
+	// PageTexts are the main content of the site's own pages the catalog
+	// names (home, About), as Markdown, by their link in Pages: their
+	// Markdown twins say what the pages say, the module's facts after it.
+	PageTexts map[string]string
+
 	// SiteFiles are the addresses of the module's documents (an
 	// /openapi.json, a /.well-known/ document, an /index.md) that the site
 	// serves files of its own at: the module leaves them to the site, and

@@ -14,8 +14,9 @@ import (
 )
 
 // The Markdown twins of the site's pages: what an agent reads instead of
-// the HTML, rendered from the content (never from the site's HTML, which
-// the module does not read). Each starts with its title and a blockquote
+// the HTML, rendered from the catalog: the home and About pages' own
+// content as the reader found it, the module's facts after it; the
+// profile alone where the site was not read. Each starts with its title and a blockquote
 // that points at llms.txt, the index of everything for agents.
 
 // Header names of the site's preferences and of the Markdown answers.
@@ -132,9 +133,15 @@ func homeMarkdown(l links) []byte {
 	var b bytes.Buffer
 	home := l.abs(site.Pages.Home)
 	twinHead(l, &b, twinFacts{p.Name, pageDescription(l, home, p.Tagline), home, p.LastUpdated})
-	b.WriteString(oneLine(p.Tagline) + "\n\n")
-	if len(p.About) > 0 {
-		b.WriteString(strings.TrimSpace(p.About[0]) + "\n\n")
+	if text := site.PageTexts[site.Pages.Home]; text != "" {
+		// The page's own content, as the site shows it; the module's
+		// facts follow.
+		b.WriteString(strings.TrimSpace(text) + "\n\n")
+	} else {
+		b.WriteString(oneLine(p.Tagline) + "\n\n")
+		if len(p.About) > 0 {
+			b.WriteString(strings.TrimSpace(p.About[0]) + "\n\n")
+		}
 	}
 	b.WriteString("## Pages\n\n")
 	for _, sl := range sitePages(l) {
@@ -174,8 +181,21 @@ func aboutMarkdown(l links) []byte {
 	var b bytes.Buffer
 	about := l.abs(site.Pages.About)
 	twinHead(l, &b, twinFacts{"About " + site.Profile.Name, pageDescription(l, about, site.Profile.Tagline), about, site.Profile.LastUpdated})
-	b.WriteString(oneLine(site.Profile.Tagline) + "\n")
-	profileSections(l, &b, false)
+	if text := site.PageTexts[site.Pages.About]; text != "" {
+		// The page's own content, as the site shows it; the module adds
+		// only the ways to reach the subject.
+		b.WriteString(strings.TrimSpace(text) + "\n")
+		if contact := contactChannels(l); len(contact) > 0 {
+			b.WriteString("\n## Contact\n")
+			for _, ch := range contact {
+				b.WriteString("\n- " + oneLine(ch))
+			}
+			b.WriteByte('\n')
+		}
+	} else {
+		b.WriteString(oneLine(site.Profile.Tagline) + "\n")
+		profileSections(l, &b, false)
+	}
 	fmt.Fprintf(&b, "\nLast updated: %s. The same facts as JSON: %s\n", site.Profile.LastUpdated, l.base+pathProfile)
 	return b.Bytes()
 }

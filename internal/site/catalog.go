@@ -84,6 +84,12 @@ func Build(owner *content.Site, ownerPosts bool, snap *Snapshot) *Catalog {
 	}
 	c.pages(&site, owner, snap)
 	site.SiteFiles = snap.SiteFiles
+	site.PageTexts = make(map[string]string)
+	for _, p := range []string{site.Pages.Home, site.Pages.About} {
+		if text := snap.Texts[escapedPath(p)]; len(text) > 0 && strings.HasPrefix(p, "/") {
+			site.PageTexts[p] = string(text)
+		}
+	}
 	if len(p.SiteStructure) == 0 {
 		p.SiteStructure = nav(snap)
 		if len(p.SiteStructure) > 0 {
@@ -97,6 +103,7 @@ func Build(owner *content.Site, ownerPosts bool, snap *Snapshot) *Catalog {
 			m.Site = nil
 			c.Matched = &m
 		}
+		site.Insights = rendered(site.Insights, snap)
 	} else {
 		site.Insights, c.Skipped = posts(snap, d)
 		if !owner.Pages.InsightGiven {
@@ -424,4 +431,39 @@ func pattern(insights []content.Insight, fallback string) string {
 		return fallback
 	}
 	return best
+}
+
+// rendered are the owner's posts, each whose source holds template syntax
+// (an include, a shortcode) given the body its page shows: what the
+// generator rendered, read from the site, in place of the syntax an agent
+// could not read. A post whose page was not read keeps its source.
+func rendered(insights []content.Insight, snap *Snapshot) []content.Insight {
+	var out []content.Insight
+	for i, in := range insights {
+		text := snap.Texts[escapedPath(in.Page)]
+		if len(text) == 0 || !templated(in.Body) {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(insights)
+		}
+		out[i].Body = string(text)
+		out[i].ReadTime = content.ReadTime(out[i].Body)
+	}
+	if out == nil {
+		return insights
+	}
+	return out
+}
+
+// Templated are the pages of the insights whose sources hold template
+// syntax: the reader reads their pages for what the generator rendered.
+func Templated(insights []content.Insight) []string {
+	var pages []string
+	for _, in := range insights {
+		if strings.HasPrefix(in.Page, "/") && templated(in.Body) {
+			pages = append(pages, escapedPath(in.Page))
+		}
+	}
+	return pages
 }

@@ -104,3 +104,52 @@ func markdownText(n ast.Node, src []byte) string {
 	})
 	return b.String()
 }
+
+// templateMarks open the template syntax a generator renders and a post's
+// source keeps: Liquid and Nunjucks tags and outputs ({% … %}, {{ … }}),
+// Hugo's shortcodes ({{< … >}}, {{% … %}}), markdown-it's [[toc]].
+var templateMarks = []string{"{%", "{{", "[[toc]]", "[[TOC]]"}
+
+// templated reports whether md, a post's Markdown source, holds template
+// syntax outside its code: its generator renders it into the page, so the
+// page says what the source does not.
+func templated(md string) bool {
+	if !strings.Contains(md, "{%") && !strings.Contains(md, "{{") && !strings.Contains(md, "[[") {
+		return false
+	}
+	src := []byte(md)
+	doc := markdownParser.Parse(text.NewReader(src))
+	found := false
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering || found {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.FencedCodeBlock, *ast.CodeBlock, *ast.CodeSpan:
+			return ast.WalkSkipChildren, nil
+		case *ast.Text:
+			found = hasMark(n.Value(src))
+		case *ast.RawHTML:
+			for i := 0; i < n.Segments.Len(); i++ {
+				seg := n.Segments.At(i)
+				found = found || hasMark(seg.Value(src))
+			}
+		case *ast.HTMLBlock:
+			for i := 0; i < n.Lines().Len(); i++ {
+				seg := n.Lines().At(i)
+				found = found || hasMark(seg.Value(src))
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	return found
+}
+
+func hasMark(b []byte) bool {
+	for _, m := range templateMarks {
+		if bytes.Contains(b, []byte(m)) {
+			return true
+		}
+	}
+	return false
+}

@@ -43,6 +43,10 @@ type Options struct {
 	// have files of its own at; each full read asks the site for them, and
 	// the snapshot names those it serves (Snapshot.SiteFiles).
 	Documents func() []string
+	// Texts returns the paths of pages whose main content is wanted as
+	// Markdown beside the home and About pages' (the owner's posts whose
+	// sources hold template syntax, whose body is then the page's).
+	Texts func() []string
 	// Candidates returns the paths of pages the owner's files name (or
 	// would by default), whose status each full read asks the site for.
 	Candidates func() []string
@@ -604,7 +608,7 @@ func (r *Reader) fetchPage(ctx context.Context, j job, prev *pageRead) *pageRead
 	}
 	r.mu.Lock()
 	item := r.itemOf(p.key)
-	wantText := j.text || r.opts.Posts && (item != nil || facts.Article.IsArticle) || isAboutPath(p.u.Path)
+	wantText := j.text || p.key == "/" || r.opts.Posts && (item != nil || facts.Article.IsArticle) || isAboutPath(p.u.Path)
 	r.mu.Unlock()
 	p.item = item
 	if wantText {

@@ -258,7 +258,13 @@ func (r *Reader) checkCandidates(ctx context.Context) {
 	if r.opts.Candidates == nil {
 		return
 	}
-	for _, c := range r.opts.Candidates() {
+	texts := make(map[string]bool)
+	if r.opts.Texts != nil {
+		for _, p := range r.opts.Texts() {
+			texts[p] = true
+		}
+	}
+	for _, c := range slices.Concat(r.opts.Candidates(), slices.Sorted(maps.Keys(texts))) {
 		if ctx.Err() != nil {
 			return
 		}
@@ -266,14 +272,15 @@ func (r *Reader) checkCandidates(ctx context.Context) {
 		if !ok {
 			continue
 		}
-		if _, asked := r.status[key(u)]; asked {
+		text := texts[key(u)]
+		if p := r.pages[key(u)]; p != nil && (!text || p.markdown != nil || p.status != http.StatusOK) {
 			continue
 		}
 		if r.pagesRead >= r.b.Pages {
 			r.warnOnce("pages", "the site has more pages than one read reads: the rest are left out", zap.Int("bound", r.b.Pages))
 			return
 		}
-		r.work(ctx, func() { r.store(r.fetchPage(ctx, job{u: u, depth: 1}, nil)) })
+		r.work(ctx, func() { r.store(r.fetchPage(ctx, job{u: u, depth: 1, text: text}, nil)) })
 	}
 }
 
@@ -302,6 +309,12 @@ func (r *Reader) snapshot(complete bool) *Snapshot {
 	}
 	if p := r.pages[r.about]; r.about != "" && p != nil {
 		s.About = &PageText{Path: p.key, Facts: p.facts, Markdown: p.markdown}
+	}
+	s.Texts = make(map[string][]byte)
+	for k, p := range r.pages {
+		if len(p.markdown) > 0 && (!r.opts.Posts || !r.isPost(p)) && p.status == http.StatusOK {
+			s.Texts[k] = p.markdown
+		}
 	}
 	for _, k := range r.nav {
 		if p := r.pages[k]; p != nil && p.facts != nil {

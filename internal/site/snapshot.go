@@ -27,6 +27,10 @@ type Snapshot struct {
 	// List is the path of the page that lists the posts, when it is not
 	// the home page; "" otherwise.
 	List string
+	// Texts are the main content, as Markdown, of the pages read for it
+	// that are not posts (the home page, the About page, the owner's posts
+	// whose sources hold template syntax), by path.
+	Texts map[string][]byte
 	// Nav are the pages the home page's navigation names that answer 200,
 	// in its order.
 	Nav []NavPage
