@@ -493,3 +493,26 @@ func TestReaderStopsWithItsContext(t *testing.T) {
 		t.Error("the site was asked after the reader stopped")
 	}
 }
+
+// TestDisallowedAddressesAreNoPagesRead: addresses robots.txt disallows
+// are passed over without counting against Pages, so that a sitemap of
+// more of them than Pages does not keep the home page's posts from being
+// read.
+func TestDisallowedAddressesAreNoPagesRead(t *testing.T) {
+	site := jekyllSite()
+	site.set("/robots.txt", "text/plain", "User-agent: *\nDisallow: /gallery/\n\nSitemap: https://blog.example/sitemap.xml\n")
+	var sitemap strings.Builder
+	sitemap.WriteString(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+	for i := range 50 {
+		fmt.Fprintf(&sitemap, "<url><loc>https://blog.example/gallery/%d/</loc></url>", i)
+	}
+	sitemap.WriteString("</urlset>")
+	site.set("/sitemap.xml", "application/xml", sitemap.String())
+	snap, _ := read(t, site, func(o *Options) { o.Bounds.Pages = 10 })
+	if got := postPaths(snap); !slices.Equal(got, []string{"/2022/01/10/old.html", "/2023/11/20/hello.html", "/2024/03/05/tips.html"}) {
+		t.Errorf("posts %v: the disallowed addresses took the place of the pages read", got)
+	}
+	if _, asked := snap.StatusOf("/gallery/1/"); asked {
+		t.Error("a disallowed address has a status, as if it had been asked")
+	}
+}
