@@ -436,6 +436,9 @@ func TestReadBounds(t *testing.T) {
 	if !slices.Contains(snap.SitemapPaths, "/b/39") || slices.Contains(snap.SitemapPaths, "/x") {
 		t.Errorf("the sitemaps after the skipped ones were not read in order: %v", snap.SitemapPaths[:5])
 	}
+	if n := site.count("/c.xml"); n != 0 {
+		t.Errorf("a sitemap was read %d times after the addresses' total was reached", n)
+	}
 	if site.count("/private/p/") != 0 {
 		t.Error("a page robots.txt disallows for the reader was read")
 	}
