@@ -1,6 +1,7 @@
 package caddytest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -45,6 +46,8 @@ type blogBuild struct {
 	env []string
 	// prepare readies the copy before the command runs.
 	prepare func(src string)
+	// fixtures is the folder the fixture is in: testdata/blogs when empty.
+	fixtures string
 }
 
 // buildBlogWith copies the blog fixture name to a temporary folder and
@@ -52,7 +55,8 @@ type blogBuild struct {
 func buildBlogWith(t *testing.T, name string, b blogBuild) (src, site string) {
 	t.Helper()
 	src = filepath.Join(t.TempDir(), name)
-	if err := os.CopyFS(src, os.DirFS(filepath.Join("testdata", "blogs", name))); err != nil {
+	fixtures := cmp.Or(b.fixtures, filepath.Join("testdata", "blogs"))
+	if err := os.CopyFS(src, os.DirFS(filepath.Join(fixtures, name))); err != nil {
 		t.Fatal(err)
 	}
 	if b.prepare != nil {
@@ -226,16 +230,7 @@ func mustUnescape(t *testing.T, path string) string {
 // running behind the first request.
 func waitForLog(t *testing.T, p *process, want string) string {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if log := p.log.String(); strings.Contains(log, want) {
-			return log
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the log lacks %s:\n%s", want, p.log)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return awaitLog(t, p, want, 20*time.Second)
 }
 
 // TestJekyllBlog: a Jekyll blog with pretty permalinks, a post named with

@@ -179,27 +179,34 @@ func (s *server) spec() *spec {
 	if r.StatusCode != http.StatusOK {
 		s.t.Fatalf("GET /openapi.json: status %d", r.StatusCode)
 	}
+	return loadSpec(s.t, r.body)
+}
+
+// loadSpec builds the validator of an OpenAPI description a server
+// served, once per distinct body.
+func loadSpec(t testing.TB, body []byte) *spec {
+	t.Helper()
 	specMu.Lock()
 	defer specMu.Unlock()
-	if sp := specCache[string(r.body)]; sp != nil {
+	if sp := specCache[string(body)]; sp != nil {
 		return sp
 	}
-	doc, err := libopenapi.NewDocument(r.body)
+	doc, err := libopenapi.NewDocument(body)
 	if err != nil {
-		s.t.Fatalf("parsing /openapi.json: %v", err)
+		t.Fatalf("parsing /openapi.json: %v", err)
 	}
 	v, errs := validator.NewValidator(doc, config.WithFormatAssertions())
 	if len(errs) > 0 {
-		s.t.Fatalf("building the validator: %v", errs)
+		t.Fatalf("building the validator: %v", errs)
 	}
 	if ok, verrs := v.ValidateDocument(); !ok {
 		for _, e := range verrs {
-			s.t.Errorf("/openapi.json is not a valid OpenAPI 3.1 document: %s", e.Error())
+			t.Errorf("/openapi.json is not a valid OpenAPI 3.1 document: %s", e.Error())
 		}
-		s.t.FailNow()
+		t.FailNow()
 	}
-	sp := &spec{validator: v, problem: compileComponent(s.t, r.body, "Problem")}
-	specCache[string(r.body)] = sp
+	sp := &spec{validator: v, problem: compileComponent(t, body, "Problem")}
+	specCache[string(body)] = sp
 	return sp
 }
 

@@ -48,6 +48,14 @@ func (l *processLog) String() string {
 // not count them.
 func startProcess(t *testing.T, name, url, caddyfile string) *process {
 	t.Helper()
+	return startProcessProbing(t, name, url, caddyfile, nil)
+}
+
+// startProcessProbing is startProcess whose health checks, the first
+// requests the process gets, also carry the headers probe (credentials,
+// cookies).
+func startProcessProbing(t *testing.T, name, url, caddyfile string, probe http.Header) *process {
+	t.Helper()
 	mustBeFree(t, name, url)
 	dir := t.TempDir()
 	config := filepath.Join(dir, "Caddyfile")
@@ -75,6 +83,9 @@ func startProcess(t *testing.T, name, url, caddyfile string) *process {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		req, _ := http.NewRequest(http.MethodGet, url+"/api/v1/health", nil)
+		for name, values := range probe {
+			req.Header[name] = values
+		}
 		req.Header.Set("X-Client", "probe")
 		resp, err := http.DefaultClient.Do(req)
 		if err == nil {
@@ -106,6 +117,21 @@ func mustBeFree(t *testing.T, name, url string) {
 		t.Fatalf("%s: port %s is in use, by another test binary perhaps: %v", name, port, err)
 	}
 	l.Close()
+}
+
+// awaitLog waits until the process has logged want, at most within.
+func awaitLog(t *testing.T, p *process, want string, within time.Duration) string {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		if log := p.log.String(); strings.Contains(log, want) {
+			return log
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the log lacks %s after %s:\n%s", want, within, p.log)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // stop ends the process and returns everything it logged.

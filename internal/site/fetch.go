@@ -202,12 +202,17 @@ func portOf(u *url.URL) string {
 	return ""
 }
 
+// mayRead reports whether the site's robots.txt lets the reader ask for u.
+func (c *client) mayRead(u *url.URL) bool {
+	return c.allowed == nil || c.allowed(u.RequestURI())
+}
+
 // get asks the site for u, an address of the site, as an address of kind
 // k, conditional on v when given. Same-origin redirects are followed;
 // anything else that keeps the answer from being read is in its err.
 func (c *client) get(ctx context.Context, u *url.URL, k kind, v *validators) answer {
 	for hop := 0; ; hop++ {
-		if k != kindRobots && c.allowed != nil && !c.allowed(u.RequestURI()) {
+		if k != kindRobots && !c.mayRead(u) {
 			return answer{url: u, err: errRobots}
 		}
 		a := c.once(ctx, u, k, v)

@@ -456,6 +456,11 @@ func (r *Reader) crawl(ctx context.Context, q *queue) {
 	// peeked pages are handed to the workers as they were: the state is
 	// changed only here.
 	for {
+		// An address robots.txt disallows is no page read: it is passed
+		// over, not counted against Pages.
+		for next < len(q.jobs) && !r.c.mayRead(q.jobs[next].u) {
+			next++
+		}
 		var send chan job
 		var j job
 		if next < len(q.jobs) && ctx.Err() == nil && r.pagesRead+inFlight < r.b.Pages-siteReserve {

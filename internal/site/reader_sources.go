@@ -275,6 +275,13 @@ func (r *Reader) readSitemaps(ctx context.Context, full bool) (added, removed []
 			complete = false
 			break
 		}
+		if len(locs) >= r.b.Addresses {
+			// The total is reached: a file read now would add nothing
+			// (and a limit of 0 is ParseSitemap's default of 100 000).
+			r.warnOnce("addresses", "the site's sitemaps list more addresses than the reader takes: the rest are left out",
+				zap.Int("bound", r.b.Addresses))
+			break
+		}
 		link := queue[0]
 		queue = queue[1:]
 		u, ok := r.c.anyHost(r.c.site, link)

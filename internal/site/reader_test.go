@@ -442,6 +442,9 @@ func TestReadBounds(t *testing.T) {
 	if !slices.Contains(snap.SitemapPaths, "/b/39") || slices.Contains(snap.SitemapPaths, "/x") {
 		t.Errorf("the sitemaps after the skipped ones were not read in order: %v", snap.SitemapPaths[:5])
 	}
+	if n := site.count("/c.xml"); n != 0 {
+		t.Errorf("a sitemap was read %d times after the addresses' total was reached", n)
+	}
 	if site.count("/private/p/") != 0 {
 		t.Error("a page robots.txt disallows for the reader was read")
 	}
@@ -521,5 +524,28 @@ func TestReadStopsAtItsPageBound(t *testing.T) {
 	}
 	if len(snap.Posts) == 0 || len(snap.Posts) > 50 {
 		t.Errorf("%d posts", len(snap.Posts))
+	}
+}
+
+// TestDisallowedAddressesAreNoPagesRead: addresses robots.txt disallows
+// are passed over without counting against Pages, so that a sitemap of
+// more of them than Pages does not keep the home page's posts from being
+// read.
+func TestDisallowedAddressesAreNoPagesRead(t *testing.T) {
+	site := jekyllSite()
+	site.set("/robots.txt", "text/plain", "User-agent: *\nDisallow: /gallery/\n\nSitemap: https://blog.example/sitemap.xml\n")
+	var sitemap strings.Builder
+	sitemap.WriteString(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+	for i := range 50 {
+		fmt.Fprintf(&sitemap, "<url><loc>https://blog.example/gallery/%d/</loc></url>", i)
+	}
+	sitemap.WriteString("</urlset>")
+	site.set("/sitemap.xml", "application/xml", sitemap.String())
+	snap, _ := read(t, site, func(o *Options) { o.Bounds.Pages = siteReserve + 10 })
+	if got := postPaths(snap); !slices.Equal(got, []string{"/2022/01/10/old.html", "/2023/11/20/hello.html", "/2024/03/05/tips.html"}) {
+		t.Errorf("posts %v: the disallowed addresses took the place of the pages read", got)
+	}
+	if _, asked := snap.StatusOf("/gallery/1/"); asked {
+		t.Error("a disallowed address has a status, as if it had been asked")
 	}
 }
