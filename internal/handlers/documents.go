@@ -21,7 +21,7 @@ func llmsLink(b *bytes.Buffer, title, url, note string) {
 	b.WriteString("](")
 	b.WriteString(llmsURL.Replace(url))
 	b.WriteByte(')')
-	if note = clip(oneLine(note), maxItemNote); note != "" {
+	if note = clip(mdLine(note), maxItemNote); note != "" {
 		b.WriteString(": ")
 		b.WriteString(note)
 	}
@@ -32,13 +32,13 @@ func llmsLink(b *bytes.Buffer, title, url, note string) {
 // rather than a document to read: "- Title: `GET url`. Note".
 func llmsEndpoint(b *bytes.Buffer, method, url, title, note string) {
 	b.WriteString("- ")
-	b.WriteString(clip(oneLine(title), maxItemTitle))
+	b.WriteString(clip(mdLine(title), maxItemTitle))
 	b.WriteString(": `")
 	b.WriteString(method)
 	b.WriteByte(' ')
 	b.WriteString(strings.ReplaceAll(url, "`", "%60"))
 	b.WriteByte('`')
-	if note = clip(oneLine(note), maxItemNote); note != "" {
+	if note = clip(mdLine(note), maxItemNote); note != "" {
 		b.WriteString(". ")
 		b.WriteString(note)
 	}
@@ -52,11 +52,18 @@ func (rt *Route) readsAsText() bool {
 }
 
 var (
-	llmsTitle = strings.NewReplacer("[", "(", "]", ")", "\n", " ")
+	llmsTitle = strings.NewReplacer("[", "(", "]", ")", "\n", " ", "<", `\<`)
 	llmsURL   = strings.NewReplacer(")", "%29", " ", "%20")
 )
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// mdLine is s on one line as Markdown text: a "<" is escaped, so that a
+// title such as "Why a <script> tag breaks feeds" reads as the words it
+// is, never as HTML, in every Markdown document.
+func mdLine(s string) string { return markdownText.Replace(oneLine(s)) }
+
+var markdownText = strings.NewReplacer("<", `\<`)
 
 // The longest title and note of a list item, and of the name and tagline
 // at the head of an index, in bytes: an index is read whole, so no one
@@ -97,8 +104,8 @@ func llmsTxt(l links) []byte {
 	p := l.cfg.Site.Profile
 	var b bytes.Buffer
 	b.Grow(maxLLMsTxt)
-	name := clip(oneLine(p.Name), maxItemTitle)
-	fmt.Fprintf(&b, "# %s\n\n> %s\n\n", name, clip(oneLine(p.Tagline), maxHeadLine))
+	name := clip(mdLine(p.Name), maxItemTitle)
+	fmt.Fprintf(&b, "# %s\n\n> %s\n\n", name, clip(mdLine(p.Tagline), maxHeadLine))
 	fmt.Fprintf(&b, "Public, read-only facts about %s and their published insights, for agents and people. No API key is needed. "+
 		"Use the JSON API under %s for structured facts; the MCP server at %s when your agent speaks MCP; "+
 		"the command-line client at %s from a terminal or script; and %s to read everything as plain text in one request.\n",
@@ -246,12 +253,12 @@ func llmsFullTxt(l links) []byte {
 	p := site.Profile
 	var b bytes.Buffer
 	b.Grow(l.cfg.bodiesSize + 512*len(site.Insights) + 16<<10)
-	fmt.Fprintf(&b, "# %s\n\n> %s\n\nSource: %s\nLast updated: %s\n", p.Name, oneLine(p.Tagline), l.base+pathProfile, p.LastUpdated)
+	fmt.Fprintf(&b, "# %s\n\n> %s\n\nSource: %s\nLast updated: %s\n", mdLine(p.Name), mdLine(p.Tagline), l.base+pathProfile, p.LastUpdated)
 	profileSections(l, &b, true)
 	for i, in := range site.Insights {
 		fmt.Fprintf(&b, "\n---\n\n## %s\n\nURL: %s\nPublished: %s (%s)\nUpdated: %s\nTopic: %s\nRead time: %s\n\n%s\n\n",
-			oneLine(in.Title), l.insight(in.Slug), in.Date, in.DateISO, in.DateModifiedISO, in.Topic, in.ReadTime,
-			oneLine(in.Description))
+			mdLine(in.Title), l.insight(in.Slug), in.Date, in.DateISO, in.DateModifiedISO, mdLine(in.Topic), in.ReadTime,
+			mdLine(in.Description))
 		b.WriteString(convert.AbsoluteLinks(l.cfg.fullBodies[i], l.insight(in.Slug), l.base, l.postURL))
 		b.WriteByte('\n')
 	}
@@ -272,7 +279,7 @@ func profileSections(l links, b *bytes.Buffer, withCompany bool) {
 		fmt.Fprintf(b, "\n## %s\n", title)
 		for _, it := range items {
 			if bullets {
-				fmt.Fprintf(b, "\n- %s", oneLine(it))
+				fmt.Fprintf(b, "\n- %s", mdLine(it))
 			} else {
 				fmt.Fprintf(b, "\n%s\n", strings.TrimSpace(it))
 			}

@@ -72,7 +72,7 @@ type twinFacts struct {
 func twinHead(l links, b *bytes.Buffer, f twinFacts) {
 	writeFrontMatter(b, f)
 	fmt.Fprintf(b, "# %s\n\n> The Markdown version of [%s](%s), for agents. Everything this site publishes for agents is indexed at [llms.txt](%s).\n\n",
-		oneLine(f.title), llmsTitle.Replace(f.url), llmsURL.Replace(f.url), l.base+pathLLMs)
+		mdLine(f.title), llmsTitle.Replace(f.url), llmsURL.Replace(f.url), l.base+pathLLMs)
 }
 
 // writeFrontMatter writes the YAML front matter of a Markdown answer: its
@@ -138,7 +138,7 @@ func homeMarkdown(l links) []byte {
 		// facts follow.
 		b.WriteString(strings.TrimSpace(text) + "\n\n")
 	} else {
-		b.WriteString(oneLine(p.Tagline) + "\n\n")
+		b.WriteString(mdLine(p.Tagline) + "\n\n")
 		if len(p.About) > 0 {
 			b.WriteString(strings.TrimSpace(p.About[0]) + "\n\n")
 		}
@@ -188,12 +188,12 @@ func aboutMarkdown(l links) []byte {
 		if contact := contactChannels(l); len(contact) > 0 {
 			b.WriteString("\n## Contact\n")
 			for _, ch := range contact {
-				b.WriteString("\n- " + oneLine(ch))
+				b.WriteString("\n- " + mdLine(ch))
 			}
 			b.WriteByte('\n')
 		}
 	} else {
-		b.WriteString(oneLine(site.Profile.Tagline) + "\n")
+		b.WriteString(mdLine(site.Profile.Tagline) + "\n")
 		profileSections(l, &b, false)
 	}
 	fmt.Fprintf(&b, "\nLast updated: %s. The same facts as JSON: %s\n", site.Profile.LastUpdated, l.base+pathProfile)
@@ -208,10 +208,10 @@ func contactMarkdown(l links) []byte {
 	form := l.abs(site.Profile.Contact.Form)
 	description := pageDescription(l, form, "How to reach "+site.Profile.Name+".")
 	twinHead(l, &b, twinFacts{"Contact " + site.Profile.Name, description, form, site.Profile.LastUpdated})
-	b.WriteString(oneLine(description) + "\n\n")
-	b.WriteString("## How to reach " + oneLine(site.Profile.Name) + "\n\n")
+	b.WriteString(mdLine(description) + "\n\n")
+	b.WriteString("## How to reach " + mdLine(site.Profile.Name) + "\n\n")
 	for _, ch := range contactChannels(l) {
-		b.WriteString("- " + oneLine(ch) + "\n")
+		b.WriteString("- " + mdLine(ch) + "\n")
 	}
 	fmt.Fprintf(&b, "\nThe same details as JSON, under contact: %s\n", l.base+pathProfile)
 	return b.Bytes()
@@ -229,7 +229,7 @@ func insightsMarkdown(l links) []byte {
 		cmp.Or(description, "Every insight by "+site.Profile.Name+", newest first."), list, newestUpdate(l)})
 	if description != "" {
 		// What the site's own page says of itself, as the page says it.
-		b.WriteString(oneLine(description) + "\n\n")
+		b.WriteString(mdLine(description) + "\n\n")
 	}
 	if len(site.Insights) == 0 {
 		b.WriteString("No insights are published yet.\n")
@@ -253,7 +253,7 @@ func insightMarkdown(l links, slug string) ([]byte, error) {
 	b.Grow(len(in.Body) + 1024)
 	twinHead(l, &b, twinFacts{in.Title, in.Description, l.insight(slug), in.DateModifiedISO})
 	fmt.Fprintf(&b, "%s\n\n- Author: %s\n- Published: %s (%s)\n- Updated: %s\n- Topic: %s\n- Read time: %s\n- JSON: %s\n\n",
-		oneLine(in.Description), oneLine(l.cfg.Site.Profile.Name), in.Date, in.DateISO, in.DateModifiedISO, in.Topic,
+		mdLine(in.Description), mdLine(l.cfg.Site.Profile.Name), in.Date, in.DateISO, in.DateModifiedISO, mdLine(in.Topic),
 		in.ReadTime, l.base+insightPath(slug))
 	b.WriteString(convert.AbsoluteLinks(strings.TrimSpace(in.Body), l.insight(slug), l.base, l.postURL))
 	b.WriteByte('\n')

@@ -573,5 +573,5 @@ func markdownFence(language, code string) string {
 
 // markdownCell makes text safe in a Markdown table cell.
 func markdownCell(s string) string {
-	return strings.ReplaceAll(oneLine(s), "|", `\|`)
+	return strings.ReplaceAll(mdLine(s), "|", `\|`)
 }

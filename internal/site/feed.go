@@ -192,6 +192,9 @@ type feedScan struct {
 // per open element: it checks the bounds gofeed does not keep, cuts the
 // document after MaxFeedItems items (closing the elements left open), and
 // notes what gofeed does not keep (fh:complete, the xml:base of entries).
+// ErrEntities is a feed whose document type declares XML entities.
+var ErrEntities = errors.New("the feed declares XML entities (an entity bomb or an external entity): it is not read")
+
 func scanFeedXML(data []byte, base *url.URL) (*feedScan, error) {
 	type openElement struct {
 		name  string // as written, prefix and all
@@ -219,6 +222,14 @@ func scanFeedXML(data []byte, base *url.URL) (*feedScan, error) {
 			return nil, fmt.Errorf("reading the feed's XML: %w", err)
 		}
 		switch t := tok.(type) {
+		case xml.Directive:
+			// A document type that declares entities: an entity bomb or
+			// an external entity, never a feed a generator writes.
+			// Entities are never expanded; the feed is refused whole,
+			// so that none of it is published as written.
+			if bytes.Contains(bytes.ToUpper(t), []byte("<!ENTITY")) || bytes.Contains(bytes.ToUpper(t), []byte("ENTITY ")) {
+				return nil, ErrEntities
+			}
 		case xml.StartElement:
 			if len(stack) >= MaxFeedDepth {
 				return nil, fmt.Errorf("the feed's elements nest deeper than %d", MaxFeedDepth)

@@ -269,6 +269,9 @@ func (r *Reader) readSitemaps(ctx context.Context, full bool) (added, removed []
 	var readRoots []string
 	queue := slices.Clone(roots)
 	seen := make(map[string]bool)
+	// children are the addresses an index listed: one already read is a
+	// loop, worth a word to the owner.
+	children := make(map[string]bool)
 	complete := true
 	for len(queue) > 0 && len(seen) < r.b.Sitemaps {
 		if ctx.Err() != nil {
@@ -285,10 +288,17 @@ func (r *Reader) readSitemaps(ctx context.Context, full bool) (added, removed []
 		link := queue[0]
 		queue = queue[1:]
 		u, ok := r.c.anyHost(r.c.site, link)
-		if !ok || seen[key(u)] || u.Path == ownSitemap {
+		if !ok || u.Path == ownSitemap {
 			continue
 		}
 		k := key(u)
+		if seen[k] {
+			if children[link] {
+				r.warnOnce("sitemap-loop:"+k, "a sitemap index of the site lists a sitemap already read (a loop): it is read once",
+					zap.String("sitemap", u.String()))
+			}
+			continue
+		}
 		seen[k] = true
 		prev := r.sitemapFiles[k]
 		var v *validators
@@ -296,6 +306,9 @@ func (r *Reader) readSitemaps(ctx context.Context, full bool) (added, removed []
 			v = &prev.v
 		}
 		a := r.c.get(ctx, u, kindSitemap, v)
+		if a.url != nil && key(a.url) != k && seen[key(a.url)] {
+			continue // redirected to a file already read (WordPress's /sitemap.xml)
+		}
 		var sm *sitemapRead
 		switch {
 		case a.same && prev != nil:
@@ -327,6 +340,7 @@ func (r *Reader) readSitemaps(ctx context.Context, full bool) (added, removed []
 			continue
 		}
 		files[k] = sm
+		seen[key(a.url)] = true // after a redirect on the site, the file it is
 		if slices.Contains(roots, link) {
 			readRoots = append(readRoots, link)
 		}
@@ -337,6 +351,9 @@ func (r *Reader) readSitemaps(ctx context.Context, full bool) (added, removed []
 				break
 			}
 			locs[p] = lastmod
+		}
+		for _, c := range sm.children {
+			children[c] = true
 		}
 		queue = append(slices.Clone(sm.children), queue...)
 	}
