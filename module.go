@@ -495,6 +495,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	h.service = new(atomic.Pointer[handlers.Service])
 	h.service.Store(service)
+	h.metrics.ContentLoad(true, len(cfg.Site.Insights))
 	h.site = newSiteReading(h, owner)
 	if limited {
 		if err := h.provisionRateLimit(ctx, limit); err != nil {
@@ -738,7 +739,8 @@ func (h *Handler) reloadContent() {
 		h.logger.Warn("content changed but does not load; the previous content keeps serving", zap.Error(err))
 		return
 	}
-	h.site.ownerChanged(owner)
+	h.metrics.ContentLoad(true, len(owner.Insights))
+	h.site.ownerChanged(owner) // sets the insights published, the catalog's
 	h.logger.Info("content reloaded", zap.String("content", h.Content), zap.Int("insights", len(owner.Insights)))
 }
 

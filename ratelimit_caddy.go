@@ -151,7 +151,13 @@ func (h *Handler) provisionRateLimit(ctx caddy.Context, limit ratelimit.Policy) 
 	if setsClient {
 		zone += fmt.Sprintf(" ipv6/%d", ipv6Prefix)
 	}
-	zone += " " + h.BaseURL
+	// Each site its own zone: its base URL, else the site it is in, so
+	// that two sites of one server count their clients apart.
+	if h.BaseURL != "" {
+		zone += " " + h.BaseURL
+	} else {
+		zone += " site " + h.siteLabel(ctx)
+	}
 	decider := &caddyrl.Handler{
 		RateLimits: map[string]*caddyrl.RateLimit{
 			zone: {Key: key, MaxEvents: limit.Events, Window: caddy.Duration(limit.Window)},

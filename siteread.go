@@ -243,6 +243,7 @@ func (s *siteReading) ownerChanged(owner *content.Site) {
 // rebuild builds the catalog and the service; s.mu is held.
 func (s *siteReading) rebuild() {
 	cat := site.Build(s.owner, s.owner.PostsFolder, s.snapshot)
+	s.config.Metrics.Published(len(cat.Site.Insights))
 	if current := s.service.Load(); current != nil && reflect.DeepEqual(current.Site(), cat.Site) {
 		s.report(cat) // the same catalog: the documents rendered and kept stand
 		return
@@ -255,7 +256,6 @@ func (s *siteReading) rebuild() {
 		return
 	}
 	s.service.Store(service)
-	s.config.Metrics.ContentLoad(true, len(cat.Site.Insights))
 	s.report(cat)
 }
 

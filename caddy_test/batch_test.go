@@ -204,7 +204,6 @@ func TestMCPBatchCountsAcrossTheCluster(t *testing.T) {
 	}
 }
 
-
 // BenchmarkMCPBatch posts batches of 32 messages through Caddy: search
 // calls over 2 000 insights (what one request can cost), and pings with
 // and without the rate limit (what counting each message costs).

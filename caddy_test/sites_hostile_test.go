@@ -286,7 +286,6 @@ func warned(t *testing.T, p *process, want string) {
 	t.Errorf("no WARN with %q in the log", want)
 }
 
-
 // TestBadInputFromTheSite (issue 35 §5): each kind of hostile answer,
 // from a site behind reverse_proxy, gets a WARN and is skipped; the rest
 // of the site is read and served, nothing panics, the module answers no

@@ -335,8 +335,8 @@ func (s *Site) TokenIssued(grant string) {
 	tokensIssued.WithLabelValues(s.label, grant).Inc()
 }
 
-// ContentLoad counts a load of the content and, when it succeeded, sets
-// the number of insights published.
+// ContentLoad counts a load of the content (the owner's files) and, when
+// it succeeded, sets the number of insights published.
 func (s *Site) ContentLoad(ok bool, published int) {
 	if s == nil {
 		return
@@ -346,5 +346,14 @@ func (s *Site) ContentLoad(ok bool, published int) {
 		return
 	}
 	contentLoads.WithLabelValues(s.label, "ok").Inc()
-	insights.WithLabelValues(s.label).Set(float64(published))
+	s.Published(published)
+}
+
+// Published sets the number of insights published: a catalog's, as the
+// owner's files and the site's own pages make it.
+func (s *Site) Published(n int) {
+	if s == nil {
+		return
+	}
+	insights.WithLabelValues(s.label).Set(float64(n))
 }

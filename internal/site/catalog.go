@@ -281,8 +281,14 @@ func insight(p Post, d *derived, siteWide map[string]bool) (content.Insight, str
 	if body == "" {
 		body = description
 	}
+	// A section named like a folder of the post's address (Hugo's
+	// "posts") is where the post is kept, not what it is about.
+	section := a.Section
+	if section != "" && strings.Contains(strings.ToLower(p.Path), "/"+strings.ToLower(section)+"/") {
+		section = ""
+	}
 	topic := ""
-	for _, candidates := range [][]string{item.Categories, {a.Section}, a.Keywords} {
+	for _, candidates := range [][]string{item.Categories, {section}, a.Keywords} {
 		for _, t := range candidates {
 			if t = strings.TrimSpace(t); t != "" && !strings.EqualFold(t, "uncategorized") && topic == "" {
 				topic = t

@@ -274,6 +274,14 @@ func (r *Reader) full(ctx context.Context) {
 			}
 		}
 	}
+	// The home page's links come before the sitemaps' addresses: a site
+	// whose sitemaps list more pages than one read reads still has the
+	// posts its home page shows read.
+	if r.expands(r.home) {
+		for _, l := range r.links(r.home) {
+			q.add(l, 1)
+		}
+	}
 	r.readSitemaps(ctx, true)
 	if r.opts.Posts {
 		for _, k := range slices.Sorted(maps.Keys(r.locs)) {
@@ -285,11 +293,6 @@ func (r *Reader) full(ctx context.Context) {
 			if p := r.pages[k]; r.isPost(p) {
 				q.add(p.u, p.depth)
 			}
-		}
-	}
-	if r.expands(r.home) {
-		for _, l := range r.links(r.home) {
-			q.add(l, 1)
 		}
 	}
 	r.crawl(ctx, &q)

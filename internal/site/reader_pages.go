@@ -149,7 +149,8 @@ func (r *Reader) readSitePages(ctx context.Context) {
 		case contact == nil && (contactText.MatchString(l.Text) || path.Base(strings.TrimSuffix(u.Path, "/")) == "contact" && l.InNav):
 			contact = u
 		}
-		if l.InNav && len(nav) < maxNav && !slices.ContainsFunc(nav, func(n *url.URL) bool { return key(n) == key(u) }) {
+		if l.InNav && len(nav) < maxNav && !listPath(u.Path) && !strings.Contains(l.Rel, "next") && !strings.Contains(l.Rel, "prev") &&
+			!slices.ContainsFunc(nav, func(n *url.URL) bool { return key(n) == key(u) }) {
 			nav = append(nav, u)
 		}
 	}
@@ -220,12 +221,14 @@ func (r *Reader) readSiteFiles(ctx context.Context) {
 	if len(paths) == 0 {
 		return
 	}
+	// A site that answers an address it has no file at with 200 (an app,
+	// a single-page app's fallback) answers each document's address too:
+	// what it answers there is its own file only when it is another kind
+	// of answer than the fallback (a text file where the fallback is an
+	// HTML page), never the same kind, let alone the same bytes.
 	probe := r.c.get(ctx, r.site(noSuchPage), kindRobots, nil)
-	var catchAll [32]byte
 	hasCatchAll := probe.ok()
-	if hasCatchAll {
-		catchAll = probe.v.sum
-	}
+	fallbackType, _, _ := mime.ParseMediaType(probe.header.Get("Content-Type"))
 	var files []string
 	for _, p := range paths {
 		if ctx.Err() != nil {
@@ -236,10 +239,13 @@ func (r *Reader) readSiteFiles(ctx context.Context) {
 			continue
 		}
 		a := r.c.get(ctx, u, kindRobots, nil)
-		if !a.ok() || key(a.url) != p || hasCatchAll && a.v.sum == catchAll {
+		if !a.ok() || key(a.url) != p {
 			continue
 		}
 		mediaType, _, _ := mime.ParseMediaType(a.header.Get("Content-Type"))
+		if hasCatchAll && (a.v.sum == probe.v.sum || mediaType == fallbackType) {
+			continue
+		}
 		if mediaType == "text/html" && !strings.HasSuffix(p, "/developers") {
 			continue // a page where a document is asked for: an app's fallback
 		}
