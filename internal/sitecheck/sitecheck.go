@@ -129,8 +129,8 @@ func Pages(site *content.Site, pages []string) Match {
 			continue
 		}
 		p := u.EscapedPath()
-		if p == "" || p == "/" {
-			continue
+		if p == "" || p == "/" || paths[p] {
+			continue // an address two sitemaps list is one candidate
 		}
 		paths[p] = true
 		segments := strings.Split(strings.Trim(u.Path, "/"), "/")

@@ -106,6 +106,12 @@ func TestPages(t *testing.T) {
 	if m := Pages(site, nil); m.Site != site || m.Changed != 0 {
 		t.Errorf("an empty sitemap changed the site: %+v", m)
 	}
+	// The same address in two sitemaps is one candidate, not two.
+	twice := Pages(&content.Site{Insights: []content.Insight{insight("once", "2024-01-01", "/insights/once", false)}},
+		[]string{"https://blog.example/2024/once/", "https://blog.example/2024/once/"})
+	if got := twice.Site.Insights[0].Page; got != "/2024/once/" {
+		t.Errorf("an address listed by two sitemaps: %q, want it matched", got)
+	}
 }
 
 func TestShutOut(t *testing.T) {
