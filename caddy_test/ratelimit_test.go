@@ -358,7 +358,7 @@ func TestRateLimitRefusalsDoNotFloodTheLog(t *testing.T) {
 	if len(refusals) != 1 || len(log) > 16<<10 {
 		t.Fatalf("%d lines about rate limits, log of %d bytes; want 1 line, a few KB:\n%s", len(refusals), len(log), log)
 	}
-	for _, want := range []string{`"level":"info"`, `"msg":"rate limit exceeded"`, `"zone":"discovery 20/1m0s {http.vars.discovery_client} ipv6/64 "`, `"key":"127.0.0.1"`, `"suppressed":0`} {
+	for _, want := range []string{`"level":"info"`, `"msg":"rate limit exceeded"`, `"zone":"discovery 20/1m0s {http.vars.discovery_client} ipv6/64 site localhost"`, `"key":"127.0.0.1"`, `"suppressed":0`} {
 		if !strings.Contains(refusals[0], want) {
 			t.Errorf("the refusal line lacks %s: %s", want, refusals[0])
 		}
