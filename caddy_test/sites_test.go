@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"golang.org/x/net/html"
 	"html/template"
 	"io"
 	"net"
@@ -19,6 +20,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -334,7 +336,83 @@ func (c *siteClient) checkPostPages(want siteWant) {
 		if resp.StatusCode != status || !bytes.Equal(body, original) {
 			t.Errorf("%s for a browser: %s with %d bytes; the site answers %d with %d bytes", path, resp.Status, len(body), status, len(original))
 		}
+		// Parity: what an AI crawler gets at the address says what the
+		// page a browser gets says (scanners compare the two).
+		_, md := c.ask(path, "User-Agent", "Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)")
+		if missing, total := missingWords(body, md); total > 0 && len(missing)*10 > total {
+			t.Errorf("%s: the Markdown an AI crawler gets lacks %d of the %d words of the page's content, such as %q", path, len(missing), total, missing[:min(8, len(missing))])
+		}
 	}
+}
+
+// missingWords are the words of page's main content (its <main>, else its
+// one <article>, else its <body>, but scripts, styles and navigation)
+// that md does not hold, and how many distinct words the content has.
+// Words are runs of four letters or more, case aside.
+func missingWords(page, md []byte) (missing []string, total int) {
+	doc, err := html.Parse(bytes.NewReader(page))
+	if err != nil {
+		return nil, 0
+	}
+	var main, article, body *html.Node
+	articles := 0
+	var find func(n *html.Node)
+	find = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			switch n.Data {
+			case "main":
+				if main == nil {
+					main = n
+				}
+			case "article":
+				articles++
+				article = n
+			case "body":
+				body = n
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			find(c)
+		}
+	}
+	find(doc)
+	root := body
+	switch {
+	case main != nil:
+		root = main
+	case articles == 1:
+		root = article
+	}
+	if root == nil {
+		return nil, 0
+	}
+	var text strings.Builder
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode && (n.Data == "script" || n.Data == "style" || n.Data == "nav" || n.Data == "form" || n.Data == "svg") {
+			return
+		}
+		if n.Type == html.TextNode {
+			text.WriteString(n.Data + " ")
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(root)
+	have := strings.ToLower(string(md))
+	seen := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(text.String()), func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if len([]rune(w)) < 4 || seen[w] {
+			continue
+		}
+		seen[w] = true
+		total++
+		if !strings.Contains(have, w) {
+			missing = append(missing, w)
+		}
+	}
+	return missing, total
 }
 
 func pathsOf(posts []sitePost) []string {

@@ -1,6 +1,7 @@
 package site
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"maps"
@@ -671,21 +672,25 @@ func (r *Reader) logSkip(a answer) {
 }
 
 // text is the Markdown of a post's body, or of a page's main content: the
-// element the page marks as the post's body, else the feed's full
-// content, else the page's main content. Its first heading is dropped
+// element the page marks as the post's body, else the page's main
+// content, else the feed's full content. Its first heading is dropped
 // when it is the title, which the module writes itself.
 func (r *Reader) text(ctx context.Context, a answer, facts *Page, item *FeedItem) []byte {
 	ctx, cancel := context.WithTimeout(ctx, convert.Timeout)
 	defer cancel()
 	var c *convert.Converted
 	var err error
-	switch {
-	case facts.Article.BodyHTML != "":
+	// What the page shows, as the browser shows it: an agent reading a
+	// post's Markdown must get what its page says (scanners compare the
+	// two). The feed's copy, often shorter, serves only a page with no
+	// text of its own to convert.
+	if facts.Article.BodyHTML != "" {
 		c, err = convert.Page(ctx, []byte(facts.Article.BodyHTML), "text/html; charset=utf-8", a.url.String())
-	case item != nil && item.ContentHTML != "":
-		c, err = convert.Page(ctx, []byte(item.ContentHTML), "text/html; charset=utf-8", a.url.String())
-	default:
+	} else {
 		c, err = convert.Page(ctx, a.body, a.header.Get("Content-Type"), a.url.String())
+	}
+	if (err != nil || len(bytes.TrimSpace(c.Markdown)) == 0) && item != nil && item.ContentHTML != "" {
+		c, err = convert.Page(ctx, []byte(item.ContentHTML), "text/html; charset=utf-8", a.url.String())
 	}
 	if err != nil {
 		if !errors.Is(err, convert.ErrNoText) && !errors.Is(err, convert.ErrNoIndex) {
