@@ -3,10 +3,11 @@
 // else <body>) without what a reader of the text has no use for (scripts,
 // navigation, forms), with links made absolute; and it keeps what it made,
 // within a budget, for the site's validators to say when it is stale. It
-// owns the bounds of a conversion and imports no other package of the
-// module.
+// owns the bounds of a conversion. It also makes the links of a post's
+// Markdown body absolute for the documents that carry it off its page,
+// code left as written (links.go).
 //
-// Imports from the module: none.
+// Imports from the module: internal/markdown.
 package convert
 
 import (

@@ -6,6 +6,7 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/cimd"
+	"github.com/caddy-discovery/caddy-discovery/internal/convert"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
 	"github.com/caddy-discovery/caddy-discovery/internal/search"
@@ -103,6 +104,10 @@ type Config struct {
 	// do not depend on the base URL, so they are made once.
 	fullBodies []string
 	bodiesSize int
+	// fullLinks are the fullBodies read for their links, once, on the
+	// first llms-full.txt: reading is most of the cost of making the links
+	// absolute, which each base URL does again.
+	fullLinks func() []*convert.Body
 	// searchIndex is the search tool's index of Site.Insights.
 	searchIndex *search.Index
 	// pages are the site's pages the content names, by path, and twins

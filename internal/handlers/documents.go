@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
-	"github.com/caddy-discovery/caddy-discovery/internal/convert"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
@@ -213,7 +212,7 @@ func sitePages(l links) []content.SiteLink {
 
 // llmsFullTxt renders /llms-full.txt: the profile in prose and lists, then
 // every insight in full under its own heading, separated by "---", its
-// links made absolute (see convert.AbsoluteLinks).
+// links made absolute (see convert.AbsoluteLinks), the bodies read once.
 func llmsFullTxt(l links) []byte {
 	site := l.cfg.Site
 	p := site.Profile
@@ -221,11 +220,12 @@ func llmsFullTxt(l links) []byte {
 	b.Grow(l.cfg.bodiesSize + 512*len(site.Insights) + 16<<10)
 	fmt.Fprintf(&b, "# %s\n\n> %s\n\nSource: %s\nLast updated: %s\n", p.Name, oneLine(p.Tagline), l.base+pathProfile, p.LastUpdated)
 	profileSections(l, &b, true)
+	bodies := l.cfg.fullLinks()
 	for i, in := range site.Insights {
 		fmt.Fprintf(&b, "\n---\n\n## %s\n\nURL: %s\nPublished: %s (%s)\nUpdated: %s\nTopic: %s\nRead time: %s\n\n%s\n\n",
 			oneLine(in.Title), l.insight(in.Slug), in.Date, in.DateISO, in.DateModifiedISO, in.Topic, in.ReadTime,
 			oneLine(in.Description))
-		b.WriteString(convert.AbsoluteLinks(l.cfg.fullBodies[i], l.insight(in.Slug), l.base, l.postURL))
+		b.WriteString(bodies[i].Absolute(l.insight(in.Slug), l.base, l.postURL))
 		b.WriteByte('\n')
 	}
 	return b.Bytes()
