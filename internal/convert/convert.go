@@ -258,8 +258,9 @@ func (p *parsedPage) content() *html.Node {
 }
 
 // strip removes from root what a reader of the page's text has no use
-// for: scripts, styles, templates, forms, navigation and inline SVG (icons,
-// whose titles would read as stray words), and, when root is the body, the
+// for: scripts, styles, templates, forms, navigation, inline SVG (icons,
+// whose titles would read as stray words) and the line numbers of code (see
+// lineNumbers), and, when root is the body, the
 // site's header and footer (those of the body itself; an article's own
 // header and footer are content).
 func strip(root *html.Node, isBody bool) {
@@ -284,6 +285,7 @@ func strip(root *html.Node, isBody bool) {
 		}
 	}
 	walk(root)
+	drop = append(drop, lineNumbers(root)...)
 	for _, n := range drop {
 		n.Parent.RemoveChild(n)
 	}
