@@ -62,6 +62,13 @@ func TestSummarize(t *testing.T) {
 		{"nothing but a heading before a more divider", "# Title\n<!--more-->\n\nThe first paragraph.\n\nThe second.\n",
 			"The first paragraph."},
 		{"a more divider only in code", "The first paragraph.\n\n```html\n<!--more-->\n```\n\nSecond.\n", "The first paragraph."},
+		{"a code span holding a backtick", "Use ``a ` b`` in the text.", "Use a ` b in the text."},
+		{"an escaped bracket in a link's text", "See [a \\] b](/x) in the text.", "See a ] b in the text."},
+		{"a more divider in a code span", "Intro `<!--more-->` in the text.\n\nMore.", "Intro <!--more--> in the text."},
+		{"a hashtag is no heading", "#hashtag at the start of a line is a word.", "#hashtag at the start of a line is a word."},
+		{"a pipe is no table", "|x| is the absolute value of x, as the text says.", "|x| is the absolute value of x, as the text says."},
+		{"an image tag opens no HTML block", "<img src=\"a.png\" alt=\"\"> The text goes on.", "The text goes on."},
+		{"a heading underlined after two lines", "Two lines\nof title\n---\n\nThe text of the post.", "The text of the post."},
 		{"no paragraph at all", "# Only a heading\n\n```\ncode\n```\n", ""},
 		{"empty body", "", ""},
 	}
