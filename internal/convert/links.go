@@ -56,7 +56,18 @@ func ReadBody(md string) *Body {
 	if !strings.ContainsAny(md, "]<") {
 		return &Body{src: md} // nothing to rewrite: the common case of plain prose
 	}
-	return &Body{src: md, edits: readBody([]byte(md)).edits}
+	return &Body{src: md, edits: readBody([]byte(md), false).edits}
+}
+
+// ReadBodyDemoted reads md for AbsoluteLinks, its ATX headings written one
+// level lower (but the sixth): for a document that sets the body under a
+// heading of its own, as llms-full.txt sets each insight under its title.
+// A "#" that is no heading (in code, or a hashtag) is left as written.
+func ReadBodyDemoted(md string) *Body {
+	if !strings.ContainsAny(md, "]<#") {
+		return &Body{src: md}
+	}
+	return &Body{src: md, edits: readBody([]byte(md), true).edits}
 }
 
 // Absolute is AbsoluteLinks of the body read.
@@ -64,17 +75,16 @@ func (b *Body) Absolute(page, base string, post func(name string) (string, bool)
 	if len(b.edits) == 0 {
 		return b.src
 	}
-	pageURL, err := url.Parse(page)
-	if err != nil || !pageURL.IsAbs() {
-		return b.src
+	lr := linkResolver{base: base, post: post}
+	if pageURL, err := url.Parse(page); err == nil && pageURL.IsAbs() {
+		lr.page = pageURL
 	}
-	lr := linkResolver{page: pageURL, base: base, post: post}
 	return lr.write(b.src, b.edits)
 }
 
 // linkResolver makes a body's references absolute.
 type linkResolver struct {
-	page *url.URL
+	page *url.URL // nil when the page's address is not absolute: references are left as written
 	base string
 	post func(name string) (string, bool)
 }
@@ -83,7 +93,7 @@ type linkResolver struct {
 // parse, is returned as it is.
 func (lr linkResolver) resolve(ref string) string {
 	switch {
-	case ref == "":
+	case ref == "" || lr.page == nil:
 		return ref
 	case strings.HasPrefix(ref, "/") && !strings.HasPrefix(ref, "//"):
 		return lr.base + ref
@@ -112,6 +122,7 @@ const (
 	dropped   editKind = iota // a script or a style: nothing
 	reference                 // a link's destination: made absolute
 	postTag                   // a Jekyll tag naming a post: the post's address, if the content has it
+	demoted                   // an ATX heading's marker: one "#" more, before it
 )
 
 // body is what readBody found in a body: its code, in order, and what to
@@ -133,8 +144,8 @@ var bodyParser = parser.NewParser(
 
 // readBody reads src as its generator would: the template blocks of code
 // first, then the Markdown, in which it finds the code, the references
-// and the scripts and styles.
-func readBody(src []byte) body {
+// and the scripts and styles, and, to demote them, the ATX headings.
+func readBody(src []byte, demote bool) body {
 	blocks := markdown.TemplateBlocks(src)
 	masked := markdown.Mask(src, blocks, markdown.Code)
 	var b body
@@ -190,6 +201,10 @@ func readBody(src []byte) body {
 			}
 		case *ast.LinkReferenceDefinition:
 			b.reference(masked, n.Destination)
+		case *ast.Heading:
+			if at := n.Pos(); demote && n.Level < 6 && at >= 0 && at < len(masked) && masked[at] == '#' {
+				b.edits = append(b.edits, edit{span: span{at, at}, kind: demoted})
+			}
 		}
 		return ast.WalkContinue, nil
 	})
@@ -485,6 +500,8 @@ func (lr linkResolver) write(src string, edits []edit) string {
 		switch e.kind {
 		case reference:
 			out.WriteString(lr.resolve(src[e.start:e.end]))
+		case demoted:
+			out.WriteByte('#')
 		case postTag:
 			address, ok := "", false
 			if lr.post != nil {

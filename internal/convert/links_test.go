@@ -121,3 +121,22 @@ func TestPostTags(t *testing.T) {
 	}
 
 }
+
+// TestReadBodyDemoted: the body's ATX headings are one level lower, and
+// nothing else that begins with "#" is.
+func TestReadBodyDemoted(t *testing.T) {
+	for _, tt := range []struct{ name, md, want string }{
+		{"headings", "# One\n\n## Two [a](b)\n\n###### Six\n", "## One\n\n### Two [a](https://example.com/insights/b)\n\n###### Six\n"},
+		{"indented, quoted and closed", "  # A #\n> # B\n", "  ## A #\n> ## B\n"},
+		{"a setext heading as written", "Title\n=====\n", "Title\n=====\n"},
+		{"a hashtag", "#hashtag and #1\n", "#hashtag and #1\n"},
+		{"code", "```sh\n# comment\n```\n\n    # indented\n\n{% highlight sh %}\n# comment\n{% endhighlight %}\n\n<pre>\n# pre\n</pre>\n",
+			"```sh\n# comment\n```\n\n    # indented\n\n{% highlight sh %}\n# comment\n{% endhighlight %}\n\n<pre>\n# pre\n</pre>\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ReadBodyDemoted(tt.md).Absolute("https://example.com/insights/post", "https://example.com", nil); got != tt.want {
+				t.Errorf("\n got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -282,23 +282,6 @@ func contactChannels(l links) []string {
 	return contact
 }
 
-// demoteHeadings moves every ATX heading of a Markdown body one level down,
-// outside fenced code, so that it nests under the insight's own heading.
-func demoteHeadings(md string) string {
-	lines := strings.Split(md, "\n")
-	fenced := false
-	for i, line := range lines {
-		trimmed := strings.TrimSpace(line)
-		switch {
-		case strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"):
-			fenced = !fenced
-		case !fenced && strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "######"):
-			lines[i] = "#" + line
-		}
-	}
-	return strings.Join(lines, "\n")
-}
-
 // cliScript is the CLI with this base URL and version built in.
 func cliScript(l links) []byte {
 	return []byte(strings.NewReplacer(

@@ -81,14 +81,14 @@ func New(cfg Config) (*Service, error) {
 	for i, in := range cfg.Site.Insights {
 		cfg.bySlug[in.Slug] = i
 		cfg.slugOfPage[in.Page] = in.Slug
-		cfg.fullBodies[i] = strings.TrimSpace(demoteHeadings(in.Body))
+		cfg.fullBodies[i] = strings.TrimSpace(in.Body)
 		cfg.bodiesSize += len(cfg.fullBodies[i])
 	}
 	fullBodies := cfg.fullBodies
 	cfg.fullLinks = sync.OnceValue(func() []*convert.Body {
 		read := make([]*convert.Body, len(fullBodies))
 		for i, body := range fullBodies {
-			read[i] = convert.ReadBody(body)
+			read[i] = convert.ReadBodyDemoted(body)
 		}
 		return read
 	})
