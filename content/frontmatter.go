@@ -355,45 +355,6 @@ func (d day) String() string {
 	return d.key + " " + strconv.Quote(d.raw)
 }
 
-// isoDatePrefix matches a value written as an ISO 8601 date, with or
-// without a time.
-var isoDatePrefix = regexp.MustCompile(`^\d{4}-\d{1,2}-\d{1,2}`)
-
-// isoLayouts are the ways sites write an ISO date: YAML timestamps, RFC
-// 3339, and Jekyll's "2006-01-02 15:04:05 -0700". Fractional seconds are
-// accepted wherever seconds are.
-var isoLayouts = []string{
-	time.DateOnly, "2006-1-2",
-	time.RFC3339, "2006-01-02T15:04:05Z0700", "2006-01-02T15:04:05", "2006-01-02T15:04Z07:00", "2006-01-02T15:04",
-	"2006-01-02 15:04:05Z07:00", "2006-01-02 15:04:05 Z07:00", "2006-01-02 15:04:05 -0700", "2006-01-02 15:04:05 MST",
-	"2006-01-02 15:04:05", "2006-01-02 15:04 -0700", "2006-01-02 15:04",
-}
-
-// textLayouts are the written-out dates that sites put in a date key, such
-// as the Astro blog template's pubDate: 'Jul 08 2022'.
-var textLayouts = []string{
-	displayDateLayout, "January 2 2006", "Jan 2, 2006", "Jan 2 2006", "2 January 2006", "2 Jan 2006",
-	"Monday, January 2, 2006", "Mon, Jan 2, 2006", "Mon Jan 2 2006",
-}
-
-// parseDay reads a date as sites write it. The day is the one written,
-// whatever the time zone. iso reports whether s is written as an ISO date,
-// even a wrong one.
-func parseDay(s string) (t time.Time, iso, ok bool) {
-	s = strings.TrimSpace(s)
-	iso = isoDatePrefix.MatchString(s)
-	layouts := textLayouts
-	if iso {
-		layouts = isoLayouts
-	}
-	for _, layout := range layouts {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, iso, true
-		}
-	}
-	return time.Time{}, iso, false
-}
-
 // jekyllName splits a Jekyll post's file name: 2024-01-15-my-post.
 var jekyllName = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2})-(.+)$`)
 
