@@ -32,8 +32,8 @@ const displayDateLayout = "January 2, 2006"
 //     dateModified, last_modified_at (Jekyll), else the publication date;
 //     a modification key left blank, as AstroPaper leaves modDatetime
 //     until a post changes, counts as absent;
-//   - description: description, summary (Hugo), excerpt (Jekyll), else the
-//     body's first paragraph;
+//   - description: the owner's own, in the keys generators and themes
+//     give it (see descriptionKeys), else the body's first paragraph;
 //   - topic: topic, categories, category (Jekyll), tags, else DefaultTopic;
 //     a single text in tags or categories, rather than a list, is split as
 //     described at splitTerms;
@@ -51,7 +51,8 @@ const displayDateLayout = "January 2, 2006"
 //
 // Every other key (taxonomies, layout, aliases, a theme's keys) is ignored.
 var frontMatterKeys = []string{
-	"title", "description", "summary", "excerpt",
+	"title", "description", "summary", "excerpt", "meta", "meta_description", "metaDescription", "seo", "abstract",
+	"share-description", "subtitle",
 	"date", "dateISO", "pubDate", "pubDatetime", "publishDate", "published",
 	"dateModifiedISO", "lastmod", "modified", "updated", "updatedDate", "modDatetime", "dateModified", "last_modified_at",
 	"topic", "categories", "category", "tags",
@@ -60,7 +61,23 @@ var frontMatterKeys = []string{
 }
 
 // mappingKeys may hold a mapping as well as a value.
-var mappingKeys = map[string]bool{"sitemap": true}
+var mappingKeys = map[string]bool{"sitemap": true, "meta": true, "seo": true}
+
+// themeKeys are keys themes define as they please: a value of a kind the
+// loader does not read in them is passed over, never an error.
+var themeKeys = map[string]bool{"meta": true, "meta_description": true, "metaDescription": true, "seo": true,
+	"abstract": true, "share-description": true, "subtitle": true}
+
+// descriptionKeys give the owner's own description of a post, in order of
+// precedence, each a text or, for meta and seo, a mapping's description
+// (see mappingKeys): description (every generator, jekyll-seo-tag, Hugo
+// and Astro themes), summary (Hugo), excerpt (Jekyll), meta (themes that
+// put it in the page's <meta name="description">), meta_description and
+// metaDescription (SEO front matter), seo.description, abstract (Hugo's
+// academic themes), share-description and subtitle (Beautiful Jekyll,
+// whose page description is the first of them).
+var descriptionKeys = []string{"description", "summary", "excerpt", "meta", "meta_description", "metaDescription",
+	"seo", "abstract", "share-description", "subtitle"}
 
 // modifiedKeys name the modification date, in order of precedence;
 // dateModifiedISO, first, must be YYYY-MM-DD.
@@ -278,6 +295,8 @@ func decodeFrontMatter(doc *yamlDoc, format fmFormat, ps *problems) frontMatter 
 				}
 			}
 		case mappingKeys[key] && value.Kind == yaml.MappingNode:
+		case themeKeys[key] && value.Kind != yaml.ScalarNode:
+			continue
 		case value.Kind != yaml.ScalarNode:
 			ps.add(doc.file, line, k.Value, "must be text, not %s", describe(value))
 			f.invalid = true
@@ -646,11 +665,24 @@ func (b *insightBuilder) publishDay() (day, bool) {
 	return day{}, false
 }
 
-// description is the front matter's, as written but for the blanks around
-// it, else derived from the body, else the title.
+// description is the front matter's (see descriptionKeys), as written but
+// for the blanks around it, else derived from the body, else the title.
 func (b *insightBuilder) description(body, title string) string {
-	for _, key := range []string{"description", "summary", "excerpt"} {
-		if s := strings.TrimSpace(b.fm.valid(key).textOr("")); s != "" {
+	for _, key := range descriptionKeys {
+		f := b.fm.valid(key)
+		if f == nil {
+			continue
+		}
+		if f.node.Kind == yaml.MappingNode {
+			if s := strings.TrimSpace(mappingText(f.node, "description")); s != "" {
+				return s
+			}
+			continue
+		}
+		if _, isBool := parseBool(f.node); isBool && themeKeys[key] {
+			continue // meta: true, a theme's switch for the post's metadata line
+		}
+		if s := strings.TrimSpace(f.textOr("")); s != "" {
 			return s
 		}
 	}
@@ -658,6 +690,16 @@ func (b *insightBuilder) description(body, title string) string {
 		return desc
 	}
 	return title
+}
+
+// mappingText is the text of a mapping's key, matched ignoring case, or "".
+func mappingText(n *yaml.Node, key string) string {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k, v := deref(n.Content[i]), deref(n.Content[i+1]); strings.EqualFold(k.Value, key) && v.Kind == yaml.ScalarNode && !isNull(v) {
+			return v.Value
+		}
+	}
+	return ""
 }
 
 // unreleased returns why a post whose publication day is published is not

@@ -174,6 +174,70 @@ func TestFrontMatterDerived(t *testing.T) {
 			},
 		},
 		{
+			name: "meta, which a theme puts in the page's meta description",
+			file: "x.md",
+			data: post("title: T", "date: 2024-05-01", "meta: The owner's words."),
+			check: func(t *testing.T, in Insight) {
+				expect(t, "Description", in.Description, "The owner's words.")
+			},
+		},
+		{
+			name: "meta's description",
+			file: "x.md",
+			data: post("title: T", "date: 2024-05-01", "meta:\n  keywords: [a]\n  description: The owner's words."),
+			check: func(t *testing.T, in Insight) {
+				expect(t, "Description", in.Description, "The owner's words.")
+			},
+		},
+		{
+			name: "meta as a theme's switch is no description",
+			file: "x.md",
+			data: post("title: T", "date: 2024-05-01", "meta: false", "subtitle: [not, text]"),
+			check: func(t *testing.T, in Insight) {
+				expect(t, "Description", in.Description, "The body of the article.")
+			},
+		},
+		{
+			name: "an SEO description",
+			file: "x.md",
+			data: post("title: T", "date: 2024-05-01", "seo:\n  description: For search.", "abstract: An abstract."),
+			check: func(t *testing.T, in Insight) {
+				expect(t, "Description", in.Description, "For search.")
+			},
+		},
+		{
+			name: "metaDescription before an abstract",
+			file: "x.md",
+			data: post("title: T", "date: 2024-05-01", "abstract: An abstract.", "metaDescription: For search."),
+			check: func(t *testing.T, in Insight) {
+				expect(t, "Description", in.Description, "For search.")
+			},
+		},
+		{
+			name: "Beautiful Jekyll's share-description before its subtitle",
+			file: "x.md",
+			data: post("title: T", "date: 2024-05-01", "subtitle: A subtitle.", "share-description: Shared."),
+			check: func(t *testing.T, in Insight) {
+				expect(t, "Description", in.Description, "Shared.")
+			},
+		},
+		{
+			name: "a subtitle before the body's words",
+			file: "x.md",
+			data: post("title: T", "date: 2024-05-01", "subtitle: A subtitle."),
+			check: func(t *testing.T, in Insight) {
+				expect(t, "Description", in.Description, "A subtitle.")
+			},
+		},
+		{
+			name: "excerpt before meta",
+			file: "x.md",
+			data: post("title: T", "date: 2024-05-01", "meta: Meta.", "excerpt: An excerpt."),
+			check: func(t *testing.T, in Insight) {
+				expect(t, "Description", in.Description, "An excerpt.")
+			},
+		},
+		{
 			name: "description from the first paragraph, cut at a sentence",
 			file: "x.md",
 			data: "---\ntitle: T\ndate: 2024-05-01\n---\n# Heading\n\n" + long + "\n\nSecond paragraph.\n",
