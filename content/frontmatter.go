@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -89,21 +90,22 @@ var listKeys = map[string]bool{"categories": true, "category": true, "tags": tru
 // splitTerms makes a list of the single text s given to a list key:
 //   - with a comma, it is split at the commas ("go, caddy"): no generator
 //     means a tag with a comma in it, and none splits at commas itself;
-//   - in YAML, the tags and categories are the words of s, as Jekyll makes
-//     them ("tags: go caddy web" is three tags);
+//   - in a Hugo or an Eleventy site's folder (whole), s is one term, as
+//     they take it ("categories: Machine Learning");
+//   - else, in YAML, the tags and categories are the words of s, as Jekyll
+//     makes them ("tags: go caddy web" is three tags);
 //   - category, Jekyll's key for one category, is kept whole, as Jekyll
-//     keeps it; so is a text in TOML or JSON, which only Hugo reads, and
-//     Hugo takes it as one term.
+//     keeps it; so is a text in TOML or JSON, which only Hugo reads.
 //
-// A Hugo site's YAML "tags: machine learning" is thus two tags, and its
-// topic "machine": Jekyll's "tags: go web" taken whole, as the topic
-// "go web", would be the worse mistake, and the more common.
-func splitTerms(key, s string, format fmFormat) []string {
+// A folder that says nothing of its generator is read as Jekyll's: its
+// "tags: go web" taken whole, as the topic "go web", would be the worse
+// mistake, and the more common.
+func splitTerms(key, s string, format fmFormat, whole bool) []string {
 	var terms []string
 	switch {
 	case strings.Contains(s, ","):
 		terms = strings.Split(s, ",")
-	case key != "category" && format == fmYAML:
+	case key != "category" && format == fmYAML && !whole:
 		return strings.Fields(s)
 	default:
 		terms = []string{s}
@@ -116,11 +118,6 @@ func splitTerms(key, s string, format fmFormat) []string {
 	}
 	return list
 }
-
-// collectionTags are tags that Eleventy sites use to put a page in the
-// posts collection; they say nothing about the topic, so the topic is never
-// taken from them.
-var collectionTags = map[string]bool{"post": true, "posts": true, "blog": true, "article": true, "articles": true}
 
 var knownKey = lowerIndex(frontMatterKeys)
 
@@ -259,7 +256,7 @@ func parseFrontMatter(file string, format fmFormat, header []byte, ps *problems)
 // decodeFrontMatter reads the keys of a front-matter mapping written in
 // format. A key it does not read is ignored: generators and themes define
 // keys of their own, and a Hugo taxonomy named topics is no typo of topic.
-func decodeFrontMatter(doc *yamlDoc, format fmFormat, ps *problems) frontMatter {
+func decodeFrontMatter(doc *yamlDoc, format fmFormat, wholeTerms bool, ps *problems) frontMatter {
 	fm := make(frontMatter)
 	n := doc.root
 	seen := make(map[string]int)
@@ -301,7 +298,7 @@ func decodeFrontMatter(doc *yamlDoc, format fmFormat, ps *problems) frontMatter 
 			ps.add(doc.file, line, k.Value, "must be text, not %s", describe(value))
 			f.invalid = true
 		case listKeys[key]:
-			f.list = splitTerms(key, value.Value, format)
+			f.list = splitTerms(key, value.Value, format, wholeTerms)
 		default:
 			f.text = value.Value
 		}
@@ -399,7 +396,7 @@ func parseInsight(pf postFile, data []byte, ps *problems) (in Insight, skip stri
 		*ps = append(*ps, keyProblems...)
 		return Insight{}, ""
 	}
-	fm := decodeFrontMatter(doc, format, &keyProblems)
+	fm := decodeFrontMatter(doc, format, pf.wholeTerms, &keyProblems)
 	if reason := unpublished(fm, &keyProblems, file); reason != "" {
 		// A draft is work in progress: only its YAML has to be readable.
 		if strings.HasPrefix(reason, reasonPrivate) {
@@ -415,7 +412,7 @@ func parseInsight(pf postFile, data []byte, ps *problems) (in Insight, skip stri
 	}
 	*ps = append(*ps, keyProblems...)
 
-	b := insightBuilder{file: file, fm: fm, ps: ps}
+	b := insightBuilder{file: file, fm: fm, ps: ps, groups: pf.groups}
 	in = Insight{
 		Slug:     b.slug(pf),
 		Title:    b.title(),
@@ -445,6 +442,8 @@ type insightBuilder struct {
 	// publish is the day Hugo publishes the post from, when the front
 	// matter sets one; read by dates.
 	publish *day
+	// groups are the tags that only group files: never the topic.
+	groups []string
 }
 
 func (b *insightBuilder) errorf(f *fmValue, format string, args ...any) {
@@ -732,7 +731,7 @@ func (b *insightBuilder) topic() string {
 	}
 	if f := b.fm["tags"]; f != nil {
 		for _, tag := range f.list {
-			if !collectionTags[strings.ToLower(tag)] {
+			if !collectionTags[strings.ToLower(tag)] && !slices.ContainsFunc(b.groups, func(g string) bool { return strings.EqualFold(g, tag) }) {
 				return tag
 			}
 		}
