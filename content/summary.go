@@ -67,6 +67,37 @@ func (c anyReference) Reference(label string) (parser.Reference, bool) {
 func leadText(body string) string {
 	src := []byte(body)
 	src = markdown.Mask(src, markdown.TemplateBlocks(src), markdown.Code, markdown.Comment, markdown.Raw)
+	// With no divider possible, the lead is at the start: its blocks read
+	// the same in a prefix that ends at a blank line, which a paragraph,
+	// a heading or a table never spans. A block that does (code, a loose
+	// list) only ends sooner, and the whole body is read when the prefix
+	// did not give the lead.
+	if cut := leadPrefix(src); cut < len(src) && !bytes.Contains(src, []byte("<!--")) {
+		if lead := leadOf(src[:cut]); len(lead) >= minLeadText {
+			return lead
+		}
+	}
+	return leadOf(src)
+}
+
+// leadPrefixSize is how much of a body leadText reads first, up to the
+// next blank line.
+const leadPrefixSize = 2048
+
+// leadPrefix is the end of the first blank line after leadPrefixSize
+// bytes of src, or len(src).
+func leadPrefix(src []byte) int {
+	if len(src) <= leadPrefixSize {
+		return len(src)
+	}
+	if i := bytes.Index(src[leadPrefixSize:], []byte("\n\n")); i >= 0 {
+		return leadPrefixSize + i + 1
+	}
+	return len(src)
+}
+
+// leadOf is leadText of src, a masked body.
+func leadOf(src []byte) string {
 	doc := summaryParser.Parse(text.NewReader(src), parser.WithContext(anyReference{parser.NewContext()}))
 	divider := hasDivider(doc, src)
 	var paras []string
