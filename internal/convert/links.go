@@ -130,6 +130,10 @@ const (
 type body struct {
 	code  []span
 	edits []edit
+	// droppedTo is the end of the last element dropped: the HTML before it
+	// is not read again, so that a post of many unclosed scripts is read
+	// in one pass.
+	droppedTo int
 }
 
 // bodyParser reads CommonMark, and footnote definitions apart (kramdown,
@@ -209,7 +213,9 @@ func readBody(src []byte, demote bool) body {
 		return ast.WalkContinue, nil
 	})
 	for _, h := range htmls {
-		b.readHTML(src, h)
+		if h.start >= b.droppedTo {
+			b.readHTML(src, h)
+		}
 	}
 	b.code = merge(b.code)
 	// A destination holding a post tag is written as the tag says.
@@ -354,6 +360,7 @@ func (b *body) readHTML(src []byte, s span) {
 				}
 				end := elementEnd(src, at, b.nextCode(at, len(src)), string(name))
 				b.edits = append(b.edits, edit{span: span{tagStart, end}, kind: dropped})
+				b.droppedTo = max(b.droppedTo, end)
 				restart = end
 			default:
 				b.attributes(tagStart, raw)

@@ -10,7 +10,10 @@
 // Imports from the module: none.
 package markdown
 
-import "bytes"
+import (
+	"bytes"
+	"slices"
+)
 
 // Kind is what a template block holds.
 type Kind int
@@ -49,6 +52,20 @@ var codeShortcodes = map[string]bool{"highlight": true, "code": true, "codeblock
 // generators find them: their template language runs before Markdown.
 func TemplateBlocks(src []byte) []Block {
 	var blocks []Block
+	// unclosed is, for a closing tag's name, where a search for it found
+	// none to the end: no later search can, so none is made again, and a
+	// post of many unclosed tags is read in one pass.
+	unclosed := map[string]int{}
+	closing := func(from int, read func([]byte) (string, []byte, int), name string) int {
+		if at, ok := unclosed[name]; ok && from >= at {
+			return -1
+		}
+		e := findTag(src, from, read, name)
+		if e < 0 {
+			unclosed[name] = from
+		}
+		return e
+	}
 	for i := 0; i < len(src); {
 		j := bytes.IndexByte(src[i:], '{')
 		if j < 0 {
@@ -64,7 +81,7 @@ func TemplateBlocks(src []byte) []Block {
 			switch name {
 			case "raw":
 				// Liquid reads nothing up to {% endraw %}.
-				if e := findTag(src, i+n, LiquidTag, "endraw"); e > 0 {
+				if e := closing(i+n, LiquidTag, "endraw"); e > 0 {
 					i = e
 					continue
 				}
@@ -74,7 +91,7 @@ func TemplateBlocks(src []byte) []Block {
 				end, kind = "endcomment", Comment
 			}
 			if end != "" {
-				if e := findTag(src, i+n, LiquidTag, end); e > 0 {
+				if e := closing(i+n, LiquidTag, end); e > 0 {
 					blocks = append(blocks, Block{i, e, kind})
 					i = e
 					continue
@@ -84,7 +101,7 @@ func TemplateBlocks(src []byte) []Block {
 		case bytes.HasPrefix(rest, []byte("{{<")), bytes.HasPrefix(rest, []byte("{{%")):
 			name, _, n := Shortcode(rest)
 			if codeShortcodes[name] {
-				if e := findTag(src, i+n, Shortcode, "/"+name); e > 0 {
+				if e := closing(i+n, Shortcode, "/"+name); e > 0 {
 					blocks = append(blocks, Block{i, e, Code})
 					i = e
 					continue
@@ -96,10 +113,13 @@ func TemplateBlocks(src []byte) []Block {
 			if rest[3] == 'n' {
 				kind, name = Raw, "nomarkdown"
 			}
-			if e := kramdownEnd(src, i+len("{::"+name+"}"), name); e > 0 {
-				blocks = append(blocks, Block{i, e, kind})
-				i = e
-				continue
+			if at, ok := unclosed["{:/"+name]; !ok || i < at {
+				if e := kramdownEnd(src, i+len("{::"+name+"}"), name); e > 0 {
+					blocks = append(blocks, Block{i, e, kind})
+					i = e
+					continue
+				}
+				unclosed["{:/"+name] = i
 			}
 			i++
 		default:
@@ -237,7 +257,7 @@ func isBlank(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\
 func Mask(src []byte, blocks []Block, kinds ...Kind) []byte {
 	var masked []byte
 	for _, b := range blocks {
-		if !hasKind(kinds, b.Kind) {
+		if !slices.Contains(kinds, b.Kind) {
 			continue
 		}
 		if masked == nil {
@@ -253,13 +273,4 @@ func Mask(src []byte, blocks []Block, kinds ...Kind) []byte {
 		return src
 	}
 	return masked
-}
-
-func hasKind(kinds []Kind, k Kind) bool {
-	for _, kind := range kinds {
-		if kind == k {
-			return true
-		}
-	}
-	return false
 }
