@@ -134,6 +134,10 @@ type body struct {
 	// is not read again, so that a post of many unclosed scripts is read
 	// in one pass.
 	droppedTo int
+	// merged is how many spans of code, from the first, are merged and in
+	// order; those after it are the <pre> elements found in HTML, in order
+	// too, as the HTML is read in order.
+	merged int
 }
 
 // bodyParser reads CommonMark, and footnote definitions apart (kramdown,
@@ -212,6 +216,8 @@ func readBody(src []byte, demote bool) body {
 		}
 		return ast.WalkContinue, nil
 	})
+	b.code = merge(b.code)
+	b.merged = len(b.code)
 	for _, h := range htmls {
 		if h.start >= b.droppedTo {
 			b.readHTML(src, h)
@@ -220,7 +226,13 @@ func readBody(src []byte, demote bool) body {
 	b.code = merge(b.code)
 	// A destination holding a post tag is written as the tag says.
 	b.edits = slices.DeleteFunc(b.edits, func(e edit) bool {
-		return e.kind == reference && slices.ContainsFunc(tags, func(t edit) bool { return t.start < e.end && e.start < t.end })
+		if e.kind != reference {
+			return false
+		}
+		// The tags are in order: the last one starting before the
+		// destination ends is the one that may be in it.
+		k, _ := slices.BinarySearchFunc(tags, e.end, func(t edit, end int) int { return t.start - end })
+		return k > 0 && tags[k-1].end > e.start
 	})
 	b.edits = append(b.edits, tags...)
 	// Nothing inside code changes: a link or a tag CommonMark read after
@@ -268,16 +280,13 @@ func codeSpanExtent(n *ast.CodeSpan, src []byte) span {
 	return span{start, min(end, len(src))}
 }
 
-// blockExtent is the span of a block, from its first marker (a fence) to
-// the end of its last line.
+// blockExtent is the span of a code block, from its first marker (a
+// fence) to the end of its last line.
 func blockExtent(n ast.Node, src []byte) span {
 	start, end := n.Pos(), n.Pos()
 	if lines := n.Lines(); lines.Len() > 0 {
 		end = lines.At(lines.Len() - 1).Stop
 		start = min(max(start, 0), lines.At(0).Start)
-	}
-	if h, ok := n.(*ast.HTMLBlock); ok && h.HasClosure() {
-		end = h.ClosureLine.Stop
 	}
 	return span{max(start, 0), min(max(end, start), len(src))}
 }
@@ -319,9 +328,10 @@ func (b *body) inCode(i int) bool {
 
 // nextCode is the start of the first code at or after offset i, or limit.
 func (b *body) nextCode(i, limit int) int {
-	for _, c := range b.code {
-		if c.start >= i {
-			limit = min(c.start, limit)
+	for _, code := range [][]span{b.code[:b.merged], b.code[b.merged:]} {
+		k, _ := slices.BinarySearchFunc(code, i, func(s span, i int) int { return s.start - i })
+		if k < len(code) {
+			limit = min(code[k].start, limit)
 		}
 	}
 	return limit
