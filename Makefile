@@ -92,7 +92,8 @@ bench-go: ## Go benchmarks of the request hot path
 
 FUZZTIME ?= 30s
 FUZZ_TARGETS := \
-	./content:FuzzFrontMatter ./content:FuzzValidSlug .:FuzzCaddyfile \
+	./content:FuzzFrontMatter ./content:FuzzParseDay ./content:FuzzSummarize ./content:FuzzValidSlug .:FuzzCaddyfile \
+	./internal/markdown:FuzzTemplateBlocks ./internal/convert:FuzzAbsoluteLinks \
 	./internal/handlers:FuzzRouter ./internal/handlers:FuzzMCPPreCheck ./internal/handlers:FuzzMCPAnswers \
 	./internal/token:FuzzVerifyAccessToken ./internal/token:FuzzParseAuthorization ./internal/token:FuzzVerifyAssertion \
 	./internal/cimd:FuzzDocument ./internal/mcpcall:FuzzEachMember \

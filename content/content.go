@@ -6,7 +6,7 @@
 // loaded Site is never modified afterwards, so it can be shared by every
 // request without locking.
 //
-// Imports from the module: none.
+// Imports from the module: internal/markdown.
 package content
 
 // Site is everything a content directory holds.

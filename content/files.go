@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -186,6 +187,12 @@ type postFile struct {
 	// extension, or a page bundle's folder.
 	base   string
 	bundle bool
+	// groups are the tags the directory data files of its folders set,
+	// which only group files (see collections.go).
+	groups []string
+	// wholeTerms: a single text given to tags or categories is one term,
+	// as Hugo and Eleventy take it (see splitTerms).
+	wholeTerms bool
 }
 
 // isMarkdown reports whether a file name has a Markdown extension the
@@ -204,7 +211,14 @@ type walker struct {
 	skipped []Skip
 	visited map[string]string // resolved folder -> name it was read as
 	ps      *problems
+	// hugo and eleventy are set when the folder holds what only that
+	// generator writes: a section page (_index.md), a directory data file.
+	hugo, eleventy bool
 }
+
+// wholeTerms reports whether the folder is a Hugo or an Eleventy site's,
+// whose single text given to tags or categories is one term.
+func (w *walker) wholeTerms() bool { return w.hugo || w.eleventy }
 
 func (w *walker) skip(name, reason string) {
 	w.skipped = append(w.skipped, Skip{Path: w.display(name), Reason: reason})
@@ -216,10 +230,11 @@ type entry struct {
 	mode       fs.FileMode
 }
 
-// walk reads the folder found as name, resolved to dir. A folder below the
-// insights folder that holds an index.md is a page bundle, as in Hugo: the
-// index is the post, and everything else in it belongs to the post.
-func (w *walker) walk(name, dir string, depth int) {
+// walk reads the folder found as name, resolved to dir, whose folders'
+// data files set groups. A folder below the insights folder that holds an
+// index.md is a page bundle, as in Hugo: the index is the post, and
+// everything else in it belongs to the post.
+func (w *walker) walk(name, dir string, depth int, groups []string) {
 	w.visited[dir] = name
 	list, err := fs.ReadDir(w.fsys, dir)
 	if err != nil {
@@ -261,11 +276,23 @@ func (w *walker) walk(name, dir string, depth int) {
 		// files are not posts.
 		bundleIndex = excludedIndex
 	}
+	folder := path.Base(name)
+	if depth == 0 {
+		folder = filepath.Base(w.display(name)) // the posts folder's own name
+	}
+	for _, en := range entries {
+		if en.mode.IsRegular() && isDataFile(folder, path.Base(en.name)) {
+			if data, _, err := readRegular(w.fsys, en.path); err == nil {
+				groups = append(slices.Clip(groups), dataFileTags(en.name, data)...)
+				w.eleventy = true
+			}
+		}
+	}
 	for _, en := range entries {
 		base := path.Base(en.name)
 		switch {
 		case bundleIndex == en.name:
-			w.files = append(w.files, postFile{path: en.path, name: w.display(en.name), base: path.Base(name), bundle: true})
+			w.files = append(w.files, postFile{path: en.path, name: w.display(en.name), base: path.Base(name), bundle: true, groups: groups})
 		case bundleIndex != "":
 			w.skip(en.name, "belongs to the page bundle "+w.display(bundleIndex))
 		case en.mode.IsDir():
@@ -273,7 +300,7 @@ func (w *walker) walk(name, dir string, depth int) {
 				w.skip(en.name, "same folder as "+w.display(seen))
 				continue
 			}
-			w.walk(en.name, en.path, depth+1)
+			w.walk(en.name, en.path, depth+1, groups)
 		case !en.mode.IsRegular():
 			w.skip(en.name, irregular(en.mode))
 		case !isMarkdown(base):
@@ -285,7 +312,7 @@ func (w *walker) walk(name, dir string, depth int) {
 		case depth == 0 && strings.EqualFold(strings.TrimSuffix(base, path.Ext(base)), "index"):
 			w.skip(en.name, "index page of the insights folder, not a post")
 		default:
-			w.files = append(w.files, postFile{path: en.path, name: w.display(en.name), base: strings.TrimSuffix(base, path.Ext(base))})
+			w.files = append(w.files, postFile{path: en.path, name: w.display(en.name), base: strings.TrimSuffix(base, path.Ext(base)), groups: groups})
 		}
 	}
 }
@@ -315,6 +342,7 @@ func (w *walker) entry(dirName, dir string, e fs.DirEntry) (entry, bool) {
 		return entry{}, false
 	case strings.EqualFold(base, "_index.md"), strings.EqualFold(base, "_index.markdown"):
 		w.skip(name, "section page (_index), not a post")
+		w.hugo = true
 		return entry{}, false
 	case strings.HasPrefix(base, "_"):
 		w.skip(name, "name begins with _")

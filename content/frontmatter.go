@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,8 +33,8 @@ const displayDateLayout = "January 2, 2006"
 //     dateModified, last_modified_at (Jekyll), else the publication date;
 //     a modification key left blank, as AstroPaper leaves modDatetime
 //     until a post changes, counts as absent;
-//   - description: description, summary (Hugo), excerpt (Jekyll), else the
-//     body's first paragraph;
+//   - description: the owner's own, in the keys generators and themes
+//     give it (see descriptionKeys), else the body's first paragraph;
 //   - topic: topic, categories, category (Jekyll), tags, else DefaultTopic;
 //     a single text in tags or categories, rather than a list, is split as
 //     described at splitTerms;
@@ -51,7 +52,8 @@ const displayDateLayout = "January 2, 2006"
 //
 // Every other key (taxonomies, layout, aliases, a theme's keys) is ignored.
 var frontMatterKeys = []string{
-	"title", "description", "summary", "excerpt",
+	"title", "description", "summary", "excerpt", "meta", "meta_description", "metaDescription", "seo", "abstract",
+	"share-description", "subtitle",
 	"date", "dateISO", "pubDate", "pubDatetime", "publishDate", "published",
 	"dateModifiedISO", "lastmod", "modified", "updated", "updatedDate", "modDatetime", "dateModified", "last_modified_at",
 	"topic", "categories", "category", "tags",
@@ -60,7 +62,23 @@ var frontMatterKeys = []string{
 }
 
 // mappingKeys may hold a mapping as well as a value.
-var mappingKeys = map[string]bool{"sitemap": true}
+var mappingKeys = map[string]bool{"sitemap": true, "meta": true, "seo": true}
+
+// themeKeys are keys themes define as they please: a value of a kind the
+// loader does not read in them is passed over, never an error.
+var themeKeys = map[string]bool{"meta": true, "meta_description": true, "metaDescription": true, "seo": true,
+	"abstract": true, "share-description": true, "subtitle": true}
+
+// descriptionKeys give the owner's own description of a post, in order of
+// precedence, each a text or, for meta and seo, a mapping's description
+// (see mappingKeys): description (every generator, jekyll-seo-tag, Hugo
+// and Astro themes), summary (Hugo), excerpt (Jekyll), meta (themes that
+// put it in the page's <meta name="description">), meta_description and
+// metaDescription (SEO front matter), seo.description, abstract (Hugo's
+// academic themes), share-description and subtitle (Beautiful Jekyll,
+// whose page description is the first of them).
+var descriptionKeys = []string{"description", "summary", "excerpt", "meta", "meta_description", "metaDescription",
+	"seo", "abstract", "share-description", "subtitle"}
 
 // modifiedKeys name the modification date, in order of precedence;
 // dateModifiedISO, first, must be YYYY-MM-DD.
@@ -72,21 +90,22 @@ var listKeys = map[string]bool{"categories": true, "category": true, "tags": tru
 // splitTerms makes a list of the single text s given to a list key:
 //   - with a comma, it is split at the commas ("go, caddy"): no generator
 //     means a tag with a comma in it, and none splits at commas itself;
-//   - in YAML, the tags and categories are the words of s, as Jekyll makes
-//     them ("tags: go caddy web" is three tags);
+//   - in a Hugo or an Eleventy site's folder (whole), s is one term, as
+//     they take it ("categories: Machine Learning");
+//   - else, in YAML, the tags and categories are the words of s, as Jekyll
+//     makes them ("tags: go caddy web" is three tags);
 //   - category, Jekyll's key for one category, is kept whole, as Jekyll
-//     keeps it; so is a text in TOML or JSON, which only Hugo reads, and
-//     Hugo takes it as one term.
+//     keeps it; so is a text in TOML or JSON, which only Hugo reads.
 //
-// A Hugo site's YAML "tags: machine learning" is thus two tags, and its
-// topic "machine": Jekyll's "tags: go web" taken whole, as the topic
-// "go web", would be the worse mistake, and the more common.
-func splitTerms(key, s string, format fmFormat) []string {
+// A folder that says nothing of its generator is read as Jekyll's: its
+// "tags: go web" taken whole, as the topic "go web", would be the worse
+// mistake, and the more common.
+func splitTerms(key, s string, format fmFormat, whole bool) []string {
 	var terms []string
 	switch {
 	case strings.Contains(s, ","):
 		terms = strings.Split(s, ",")
-	case key != "category" && format == fmYAML:
+	case key != "category" && format == fmYAML && !whole:
 		return strings.Fields(s)
 	default:
 		terms = []string{s}
@@ -99,11 +118,6 @@ func splitTerms(key, s string, format fmFormat) []string {
 	}
 	return list
 }
-
-// collectionTags are tags that Eleventy sites use to put a page in the
-// posts collection; they say nothing about the topic, so the topic is never
-// taken from them.
-var collectionTags = map[string]bool{"post": true, "posts": true, "blog": true, "article": true, "articles": true}
 
 var knownKey = lowerIndex(frontMatterKeys)
 
@@ -242,7 +256,7 @@ func parseFrontMatter(file string, format fmFormat, header []byte, ps *problems)
 // decodeFrontMatter reads the keys of a front-matter mapping written in
 // format. A key it does not read is ignored: generators and themes define
 // keys of their own, and a Hugo taxonomy named topics is no typo of topic.
-func decodeFrontMatter(doc *yamlDoc, format fmFormat, ps *problems) frontMatter {
+func decodeFrontMatter(doc *yamlDoc, format fmFormat, wholeTerms bool, ps *problems) frontMatter {
 	fm := make(frontMatter)
 	n := doc.root
 	seen := make(map[string]int)
@@ -278,11 +292,13 @@ func decodeFrontMatter(doc *yamlDoc, format fmFormat, ps *problems) frontMatter 
 				}
 			}
 		case mappingKeys[key] && value.Kind == yaml.MappingNode:
+		case themeKeys[key] && value.Kind != yaml.ScalarNode:
+			continue
 		case value.Kind != yaml.ScalarNode:
 			ps.add(doc.file, line, k.Value, "must be text, not %s", describe(value))
 			f.invalid = true
 		case listKeys[key]:
-			f.list = splitTerms(key, value.Value, format)
+			f.list = splitTerms(key, value.Value, format, wholeTerms)
 		default:
 			f.text = value.Value
 		}
@@ -355,45 +371,6 @@ func (d day) String() string {
 	return d.key + " " + strconv.Quote(d.raw)
 }
 
-// isoDatePrefix matches a value written as an ISO 8601 date, with or
-// without a time.
-var isoDatePrefix = regexp.MustCompile(`^\d{4}-\d{1,2}-\d{1,2}`)
-
-// isoLayouts are the ways sites write an ISO date: YAML timestamps, RFC
-// 3339, and Jekyll's "2006-01-02 15:04:05 -0700". Fractional seconds are
-// accepted wherever seconds are.
-var isoLayouts = []string{
-	time.DateOnly, "2006-1-2",
-	time.RFC3339, "2006-01-02T15:04:05Z0700", "2006-01-02T15:04:05", "2006-01-02T15:04Z07:00", "2006-01-02T15:04",
-	"2006-01-02 15:04:05Z07:00", "2006-01-02 15:04:05 Z07:00", "2006-01-02 15:04:05 -0700", "2006-01-02 15:04:05 MST",
-	"2006-01-02 15:04:05", "2006-01-02 15:04 -0700", "2006-01-02 15:04",
-}
-
-// textLayouts are the written-out dates that sites put in a date key, such
-// as the Astro blog template's pubDate: 'Jul 08 2022'.
-var textLayouts = []string{
-	displayDateLayout, "January 2 2006", "Jan 2, 2006", "Jan 2 2006", "2 January 2006", "2 Jan 2006",
-	"Monday, January 2, 2006", "Mon, Jan 2, 2006", "Mon Jan 2 2006",
-}
-
-// parseDay reads a date as sites write it. The day is the one written,
-// whatever the time zone. iso reports whether s is written as an ISO date,
-// even a wrong one.
-func parseDay(s string) (t time.Time, iso, ok bool) {
-	s = strings.TrimSpace(s)
-	iso = isoDatePrefix.MatchString(s)
-	layouts := textLayouts
-	if iso {
-		layouts = isoLayouts
-	}
-	for _, layout := range layouts {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, iso, true
-		}
-	}
-	return time.Time{}, iso, false
-}
-
 // jekyllName splits a Jekyll post's file name: 2024-01-15-my-post.
 var jekyllName = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2})-(.+)$`)
 
@@ -419,7 +396,7 @@ func parseInsight(pf postFile, data []byte, ps *problems) (in Insight, skip stri
 		*ps = append(*ps, keyProblems...)
 		return Insight{}, ""
 	}
-	fm := decodeFrontMatter(doc, format, &keyProblems)
+	fm := decodeFrontMatter(doc, format, pf.wholeTerms, &keyProblems)
 	if reason := unpublished(fm, &keyProblems, file); reason != "" {
 		// A draft is work in progress: only its YAML has to be readable.
 		if strings.HasPrefix(reason, reasonPrivate) {
@@ -435,7 +412,7 @@ func parseInsight(pf postFile, data []byte, ps *problems) (in Insight, skip stri
 	}
 	*ps = append(*ps, keyProblems...)
 
-	b := insightBuilder{file: file, fm: fm, ps: ps}
+	b := insightBuilder{file: file, fm: fm, ps: ps, groups: pf.groups}
 	in = Insight{
 		Slug:     b.slug(pf),
 		Title:    b.title(),
@@ -465,6 +442,8 @@ type insightBuilder struct {
 	// publish is the day Hugo publishes the post from, when the front
 	// matter sets one; read by dates.
 	publish *day
+	// groups are the tags that only group files: never the topic.
+	groups []string
 }
 
 func (b *insightBuilder) errorf(f *fmValue, format string, args ...any) {
@@ -685,11 +664,24 @@ func (b *insightBuilder) publishDay() (day, bool) {
 	return day{}, false
 }
 
-// description is the front matter's, as written but for the blanks around
-// it, else derived from the body, else the title.
+// description is the front matter's (see descriptionKeys), as written but
+// for the blanks around it, else derived from the body, else the title.
 func (b *insightBuilder) description(body, title string) string {
-	for _, key := range []string{"description", "summary", "excerpt"} {
-		if s := strings.TrimSpace(b.fm.valid(key).textOr("")); s != "" {
+	for _, key := range descriptionKeys {
+		f := b.fm.valid(key)
+		if f == nil {
+			continue
+		}
+		if f.node.Kind == yaml.MappingNode {
+			if s := strings.TrimSpace(mappingText(f.node, "description")); s != "" {
+				return s
+			}
+			continue
+		}
+		if _, isBool := parseBool(f.node); isBool && themeKeys[key] {
+			continue // meta: true, a theme's switch for the post's metadata line
+		}
+		if s := strings.TrimSpace(f.textOr("")); s != "" {
 			return s
 		}
 	}
@@ -697,6 +689,16 @@ func (b *insightBuilder) description(body, title string) string {
 		return desc
 	}
 	return title
+}
+
+// mappingText is the text of a mapping's key, matched ignoring case, or "".
+func mappingText(n *yaml.Node, key string) string {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k, v := deref(n.Content[i]), deref(n.Content[i+1]); strings.EqualFold(k.Value, key) && v.Kind == yaml.ScalarNode && !isNull(v) {
+			return v.Value
+		}
+	}
+	return ""
 }
 
 // unreleased returns why a post whose publication day is published is not
@@ -729,7 +731,7 @@ func (b *insightBuilder) topic() string {
 	}
 	if f := b.fm["tags"]; f != nil {
 		for _, tag := range f.list {
-			if !collectionTags[strings.ToLower(tag)] {
+			if !collectionTags[strings.ToLower(tag)] && !slices.ContainsFunc(b.groups, func(g string) bool { return strings.EqualFold(g, tag) }) {
 				return tag
 			}
 		}

@@ -88,6 +88,32 @@ func TestFrontMatterDates(t *testing.T) {
 			"March 1, 2024", "2024-03-01", "2024-03-01"},
 		{"date before publishDate", "x.md", []string{"title: T", "date: 2024-03-01", "publishDate: 2024-03-05"},
 			"March 1, 2024", "2024-03-01", "2024-03-01"},
+		{"a time with a field too many, as Jekyll reads it", "x.md", []string{"title: T", "date: 2024-11-18 15:04:11:57"},
+			"November 18, 2024", "2024-11-18", "2024-11-18"},
+		{"Ruby's slashes", "x.md", []string{"title: T", "date: 2024/11/18 15:04"},
+			"November 18, 2024", "2024-11-18", "2024-11-18"},
+		{"Ruby's day first", "x.md", []string{"title: T", "date: 18.11.2024"},
+			"November 18, 2024", "2024-11-18", "2024-11-18"},
+		{"Ruby's afternoon", "x.md", []string{"title: T", "date: 2024-11-18 3:04 pm"},
+			"November 18, 2024", "2024-11-18", "2024-11-18"},
+		{"ISO 8601's basic form", "x.md", []string{"title: T", "date: 20241118"},
+			"November 18, 2024", "2024-11-18", "2024-11-18"},
+		{"luxon's hour alone and short offset", "x.md", []string{"title: T", "date: 2024-11-18T15", "lastmod: 2024-11-19T15:04:11+01"},
+			"November 18, 2024", "2024-11-18", "2024-11-19"},
+		{"a YAML timestamp with a one-digit offset", "x.md", []string{"title: T", "date: 2024-11-18 15:04:11.5 -5"},
+			"November 18, 2024", "2024-11-18", "2024-11-18"},
+		{"a zone's abbreviation", "x.md", []string{"title: T", "date: 2024-11-18 15:04:11 +0100 CET"},
+			"November 18, 2024", "2024-11-18", "2024-11-18"},
+		{"RFC 1123, as Hugo and Ruby read it", "x.md", []string{"title: T", "date: Mon, 18 Nov 2024 15:04:11 +0100"},
+			"November 18, 2024", "2024-11-18", "2024-11-18"},
+		{"RFC 822, as Hugo reads it", "x.md", []string{"title: T", "date: 18 Nov 24 15:04 +0100"},
+			"November 18, 2024", "2024-11-18", "2024-11-18"},
+		{"ANSI C, as Hugo and Ruby read it", "x.md", []string{"title: T", "date: Mon Nov 18 15:04:11 2024"},
+			"November 18, 2024", "2024-11-18", "2024-11-18"},
+		{"a written-out date with a time", "x.md", []string{"title: T", "date: June 21, 2023 10:00"},
+			"June 21, 2023", "2023-06-21", "2023-06-21"},
+		{"24:00 is the next day", "x.md", []string{"title: T", "date: 2024-11-18 24:00"},
+			"November 19, 2024", "2024-11-19", "2024-11-19"},
 		{"Jekyll file name date", "2024-01-15-x.md", []string{"title: T"},
 			"January 15, 2024", "2024-01-15", "2024-01-15"},
 		{"front matter date before the file name's", "2024-01-15-x.md", []string{"title: T", "date: 2024-01-16 09:00:00 +0000"},
@@ -143,6 +169,70 @@ func TestFrontMatterDerived(t *testing.T) {
 			name: "Jekyll excerpt as the description",
 			file: "x.md",
 			data: post("title: T", "date: 2024-05-01", "excerpt: An excerpt."),
+			check: func(t *testing.T, in Insight) {
+				expect(t, "Description", in.Description, "An excerpt.")
+			},
+		},
+		{
+			name: "meta, which a theme puts in the page's meta description",
+			file: "x.md",
+			data: post("title: T", "date: 2024-05-01", "meta: The owner's words."),
+			check: func(t *testing.T, in Insight) {
+				expect(t, "Description", in.Description, "The owner's words.")
+			},
+		},
+		{
+			name: "meta's description",
+			file: "x.md",
+			data: post("title: T", "date: 2024-05-01", "meta:\n  keywords: [a]\n  description: The owner's words."),
+			check: func(t *testing.T, in Insight) {
+				expect(t, "Description", in.Description, "The owner's words.")
+			},
+		},
+		{
+			name: "meta as a theme's switch is no description",
+			file: "x.md",
+			data: post("title: T", "date: 2024-05-01", "meta: false", "subtitle: [not, text]"),
+			check: func(t *testing.T, in Insight) {
+				expect(t, "Description", in.Description, "The body of the article.")
+			},
+		},
+		{
+			name: "an SEO description",
+			file: "x.md",
+			data: post("title: T", "date: 2024-05-01", "seo:\n  description: For search.", "abstract: An abstract."),
+			check: func(t *testing.T, in Insight) {
+				expect(t, "Description", in.Description, "For search.")
+			},
+		},
+		{
+			name: "metaDescription before an abstract",
+			file: "x.md",
+			data: post("title: T", "date: 2024-05-01", "abstract: An abstract.", "metaDescription: For search."),
+			check: func(t *testing.T, in Insight) {
+				expect(t, "Description", in.Description, "For search.")
+			},
+		},
+		{
+			name: "Beautiful Jekyll's share-description before its subtitle",
+			file: "x.md",
+			data: post("title: T", "date: 2024-05-01", "subtitle: A subtitle.", "share-description: Shared."),
+			check: func(t *testing.T, in Insight) {
+				expect(t, "Description", in.Description, "Shared.")
+			},
+		},
+		{
+			name: "a subtitle before the body's words",
+			file: "x.md",
+			data: post("title: T", "date: 2024-05-01", "subtitle: A subtitle."),
+			check: func(t *testing.T, in Insight) {
+				expect(t, "Description", in.Description, "A subtitle.")
+			},
+		},
+		{
+			name: "excerpt before meta",
+			file: "x.md",
+			data: post("title: T", "date: 2024-05-01", "meta: Meta.", "excerpt: An excerpt."),
 			check: func(t *testing.T, in Insight) {
 				expect(t, "Description", in.Description, "An excerpt.")
 			},
@@ -365,6 +455,14 @@ func TestFrontMatterErrors(t *testing.T) {
 			"insights/x.md: date: is required (or dateISO, pubDate, or a file name beginning with YYYY-MM-DD-)"},
 		{"date that is not a date", "x.md", post("title: T", "date: 2024-05-01 sometime"),
 			`insights/x.md:3: date: "2024-05-01 sometime" is not a date (YYYY-MM-DD, or with a time as in 2024-05-01T10:00:00Z)`},
+		{"a month-first date, which Ruby refuses too", "x.md", post("title: T", "date: 11/18/2024"),
+			`insights/x.md:3: date: "11/18/2024" is not a date (YYYY-MM-DD, or with a time as in 2024-05-01T10:00:00Z)`},
+		{"words after a time", "x.md", post("title: T", "date: 2024-11-18T15:04:11Z junk"),
+			`insights/x.md:3: date: "2024-11-18T15:04:11Z junk" is not a date (YYYY-MM-DD, or with a time as in 2024-05-01T10:00:00Z)`},
+		{"a minute past the hour's end", "x.md", post("title: T", "date: 2024-11-18 15:60"),
+			`insights/x.md:3: date: "2024-11-18 15:60" is not a date (YYYY-MM-DD, or with a time as in 2024-05-01T10:00:00Z)`},
+		{"a written-out date with words after it", "x.md", post("title: T", "date: June 21, 2023 or so"),
+			`insights/x.md:3: date: "June 21, 2023 or so" is not a date (YYYY-MM-DD, or with a time as in 2024-05-01T10:00:00Z)`},
 		{"date that is not a calendar date", "x.md", post("title: T", "date: 2024-02-30"),
 			`insights/x.md:3: date: "2024-02-30" is not a date (YYYY-MM-DD, or with a time as in 2024-05-01T10:00:00Z)`},
 		{"free-text date alone", "x.md", post("title: T", "date: Spring 2024"),
@@ -415,4 +513,18 @@ func TestFrontMatterErrors(t *testing.T) {
 			checkNoGoTypes(t, err)
 		})
 	}
+}
+
+// FuzzParseDay: any text is read without a panic, and a date read is a
+// day of the calendar between years 0 and 9999.
+func FuzzParseDay(f *testing.F) {
+	for _, seed := range []string{"2024-11-18 15:04:11:57", "18.11.2024", "June 21, 2023 3:04 pm", "Mon, 18 Nov 2024 15:04:11 +0100",
+		"2024-11-18T15+01", "20241118", "2024-11-18 24:00", "Spring 2024", "2024-02-30"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if d, _, ok := parseDay(s); ok && (d.Year() < 0 || d.Year() > 10000) {
+			t.Errorf("%q is read as %v", s, d)
+		}
+	})
 }

@@ -468,7 +468,10 @@ func loadInsights(t tree, dir string, required bool, exclude []string, ps *probl
 		return insights, nil, nil
 	}
 	w := walker{tree: t, root: dir, exclude: exclude, visited: make(map[string]string), ps: ps}
-	w.walk(dir, resolved, 0)
+	w.walk(dir, resolved, 0, nil)
+	for i := range w.files {
+		w.files[i].wholeTerms = w.wholeTerms()
+	}
 
 	// Parsing dominates loading a large directory: spread it over the CPUs.
 	type result struct {

@@ -1,11 +1,18 @@
 package content
 
 import (
+	"bytes"
 	"html"
-	"regexp"
-	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/markdown"
 )
 
 // DescriptionLength is the most characters of a description derived from
@@ -29,138 +36,96 @@ func summarize(body string) string {
 	return cutAtSentence(leadText(body), DescriptionLength)
 }
 
-// htmlBlockTags open an HTML block rather than a paragraph.
-var htmlBlockTags = map[string]bool{
-	"address": true, "article": true, "aside": true, "audio": true, "blockquote": true, "details": true,
-	"div": true, "dl": true, "figure": true, "footer": true, "form": true, "h1": true, "h2": true, "h3": true,
-	"h4": true, "h5": true, "h6": true, "header": true, "hr": true, "iframe": true, "img": true, "nav": true,
-	"ol": true, "p": true, "picture": true, "pre": true, "script": true, "section": true, "style": true,
-	"table": true, "ul": true, "video": true,
-}
-
-var (
-	listItem      = regexp.MustCompile(`^([-*+]|[0-9]{1,9}[.)])(\s|$)`)
-	thematicBreak = regexp.MustCompile(`^([-*_])(\s*[-*_]){2,}\s*$`)
-	setextLine    = regexp.MustCompile(`^(=+|-+)\s*$`)
-	imageOnly     = regexp.MustCompile(`^(\[?!\[[^\]]*\]\([^)]*\)(\]\([^)]*\))?\s*)+$`)
-	htmlTagName   = regexp.MustCompile(`^</?([A-Za-z][A-Za-z0-9]*)`)
-	// moreDivider ends the summary of a Hugo post, and the excerpt of a
-	// Jekyll post whose site sets it as its excerpt_separator.
-	moreDivider = regexp.MustCompile(`(?i)<!--\s*more\s*-->`)
-	// tocMarker stands for a table of contents: markdown-it's [[toc]],
-	// Python-Markdown's [TOC], GitLab's [[_TOC_]].
-	tocMarker = regexp.MustCompile(`(?i)^\[\[?_?toc_?\]\]?$`)
-	// templateBlockStart opens a block of code or a comment in a template
-	// language: Liquid's {% highlight %} and {% comment %}, Hugo's
-	// {{< highlight >}}; templateBlockEnd closes it.
-	templateBlockStart = regexp.MustCompile(`^\{(%-?|\{[<%])\s*(highlight|comment)\b`)
-	templateBlockEnd   = regexp.MustCompile(`\{(%-?|\{[<%])\s*(/\s*|end)(highlight|comment)\b`)
+// summaryParser reads a body as CommonMark with GitHub's tables and
+// strikethrough, which the generators' Markdown readers all know.
+var summaryParser = parser.NewParser(
+	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+	parser.WithInlineParsers(append(parser.DefaultInlineParsers(),
+		util.Prioritized(extension.NewStrikethroughParser(), 500))...),
+	parser.WithParagraphTransformers(append(parser.DefaultParagraphTransformers(),
+		util.Prioritized(extension.NewTableParagraphTransformer(), 200))...),
 )
+
+// anyReference reads a reference link as a link whatever its label: a
+// description is text, and the definition may be outside the body (a
+// kramdown site's shared abbreviations, an include).
+type anyReference struct{ parser.Context }
+
+func (c anyReference) Reference(label string) (parser.Reference, bool) {
+	if r, ok := c.Context.Reference(label); ok {
+		return r, true
+	}
+	return parser.NewReference([]byte(label), nil, nil), true
+}
 
 // leadText returns the plain text of the body's first paragraph that has
 // any (with the next ones while it is shorter than minLeadText), or of
-// every paragraph before a more divider when the body has one
-// outside code and comments and there is text before it.
+// every paragraph before a more divider when the body has one outside
+// code and comments and there is text before it. The body is read as its
+// generator reads it: the template blocks of code and comment first
+// (markdown.TemplateBlocks), then the Markdown, by goldmark.
 func leadText(body string) string {
-	divider := moreDivider.MatchString(body)
-	var paras, para []string
-	// endPara ends the paragraph being read, and reports whether the text
-	// wanted is complete.
-	endPara := func() bool {
-		if text := plainText(strings.Join(para, " ")); text != "" {
-			paras = append(paras, text)
+	src := []byte(body)
+	src = markdown.Mask(src, markdown.TemplateBlocks(src), markdown.Code, markdown.Comment, markdown.Raw)
+	// With no divider possible, the lead is at the start: its blocks read
+	// the same in a prefix that ends at a blank line, which a paragraph,
+	// a heading or a table never spans. A block that does (code, a loose
+	// list) only ends sooner, and the whole body is read when the prefix
+	// did not give the lead.
+	if cut := leadPrefix(src); cut < len(src) && !bytes.Contains(src, []byte("<!--")) {
+		if lead := leadOf(src[:cut]); len(lead) >= minLeadText {
+			return lead
 		}
-		para = nil
-		return len(paras) > 0 && !divider && len(strings.Join(paras, " ")) >= minLeadText
 	}
-	fence, inComment, skipBlock, inTemplate, inKramdown := "", false, false, false, false
-	for _, line := range strings.Split(body, "\n") {
-		trimmed := strings.TrimSpace(line)
-		switch {
-		case fence != "":
-			if strings.HasPrefix(trimmed, fence) {
-				fence = ""
+	return leadOf(src)
+}
+
+// leadPrefixSize is how much of a body leadText reads first, up to the
+// next blank line.
+const leadPrefixSize = 2048
+
+// leadPrefix is the end of the first blank line after leadPrefixSize
+// bytes of src, or len(src).
+func leadPrefix(src []byte) int {
+	if len(src) <= leadPrefixSize {
+		return len(src)
+	}
+	if i := bytes.Index(src[leadPrefixSize:], []byte("\n\n")); i >= 0 {
+		return leadPrefixSize + i + 1
+	}
+	return len(src)
+}
+
+// leadOf is leadText of src, a masked body.
+func leadOf(src []byte) string {
+	doc := summaryParser.Parse(text.NewReader(src), parser.WithContext(anyReference{parser.NewContext()}))
+	divider := hasDivider(doc, src)
+	var paras []string
+	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		if n.Kind() != ast.KindParagraph {
+			if divider && hasDivider(n, src) {
+				if len(paras) > 0 {
+					return strings.Join(paras, " ")
+				}
+				divider = false // nothing before it: read on
 			}
-			continue
-		case inComment:
-			inComment = !strings.Contains(line, "-->")
-			continue
-		case inTemplate:
-			inTemplate = !templateBlockEnd.MatchString(line)
-			continue
-		case inKramdown:
-			inKramdown = !strings.Contains(line, "{:/")
 			continue
 		}
-		if loc := moreDivider.FindStringIndex(line); divider && loc != nil {
-			if before := strings.TrimSpace(line[:loc[0]]); before != "" && !skipBlock {
-				para = append(para, before)
-			}
-			endPara()
+		if isTOCMarker(n, src) {
+			continue
+		}
+		t, atDivider := paragraphText(n, src)
+		if t != "" {
+			paras = append(paras, t)
+		}
+		if atDivider && divider {
 			if len(paras) > 0 {
 				return strings.Join(paras, " ")
 			}
-			divider, skipBlock = false, false // nothing before it: read on
-			continue
+			divider = false
 		}
-		if skipBlock {
-			skipBlock = trimmed != ""
-			continue
-		}
-		if len(para) > 0 {
-			switch {
-			case trimmed == "":
-				if endPara() {
-					return strings.Join(paras, " ")
-				}
-				continue
-			case setextLine.MatchString(trimmed):
-				para = nil // the lines were a heading
-				continue
-			case strings.HasPrefix(trimmed, "{:"):
-				continue // an attribute list of the paragraph
-			case strings.HasPrefix(trimmed, "#"), strings.HasPrefix(trimmed, "```"), strings.HasPrefix(trimmed, "~~~"):
-				if endPara() {
-					return strings.Join(paras, " ")
-				}
-			default:
-				para = append(para, trimmed)
-				continue
-			}
-		}
-		switch {
-		case trimmed == "":
-		case strings.HasPrefix(trimmed, "```"), strings.HasPrefix(trimmed, "~~~"):
-			fence = trimmed[:3]
-		case strings.HasPrefix(trimmed, "<!--"):
-			inComment = !strings.Contains(trimmed, "-->")
-		case strings.HasPrefix(trimmed, "#"):
-			// an ATX heading
-		case strings.HasPrefix(line, "    "), strings.HasPrefix(line, "\t"):
-			// indented code
-		case templateBlockStart.MatchString(trimmed):
-			inTemplate = !templateBlockEnd.MatchString(trimmed)
-		case strings.HasPrefix(trimmed, "{{"), strings.HasPrefix(trimmed, "{%"):
-			// a shortcode or template tag on its own line
-		case strings.HasPrefix(trimmed, "{::comment"), strings.HasPrefix(trimmed, "{::nomarkdown"):
-			// a kramdown extension block, closed by {:/comment},
-			// {:/nomarkdown} or {:/}, unless it closes itself (… /})
-			inKramdown = !strings.Contains(trimmed, "{:/") && !strings.HasSuffix(trimmed, "/}")
-		case strings.HasPrefix(trimmed, "{:"):
-			// a kramdown attribute list, {:toc}, or {::options … /}
-		case tocMarker.MatchString(trimmed), imageOnly.MatchString(trimmed):
-		case isHTMLBlock(trimmed), listItem.MatchString(trimmed), thematicBreak.MatchString(trimmed),
-			strings.HasPrefix(trimmed, ">"), strings.HasPrefix(trimmed, "|"):
-			skipBlock = true
-		default:
-			para = append(para, trimmed)
-		}
-	}
-	endPara()
-	// A divider only in code: the lead, as without one.
-	for i := range paras {
-		if lead := strings.Join(paras[:i+1], " "); len(lead) >= minLeadText {
-			return lead
+		if !divider && len(paras) > 0 && len(strings.Join(paras, " ")) >= minLeadText {
+			return strings.Join(paras, " ")
 		}
 	}
 	return strings.Join(paras, " ")
@@ -170,55 +135,150 @@ func leadText(body string) string {
 // next paragraph: a first paragraph such as "Hi!" describes nothing.
 const minLeadText = 20
 
-func isHTMLBlock(line string) bool {
-	m := htmlTagName.FindStringSubmatch(line)
-	return m != nil && htmlBlockTags[strings.ToLower(m[1])]
-}
-
-// codeSpan is inline code, whose text is kept as written.
-var codeSpan = regexp.MustCompile("(`+)([^`]+)(`+)")
-
-// inlineMarkup is Markdown inline syntax, with what to keep of it.
-var inlineMarkup = []struct {
-	pattern *regexp.Regexp
-	keep    string
-}{
-	{regexp.MustCompile(`\{\{[<%].*?[%>]\}\}|\{%.*?%\}|\{\{.*?\}\}`), ""},
-	{regexp.MustCompile(`<!--.*?(-->|$)`), ""},
-	{regexp.MustCompile(`\{:[^{}]*\}`), ""},
-	{regexp.MustCompile(`!\[[^\]]*\](\((?:[^()]|\([^()]*\))*\)|\[[^\]]*\])`), ""},
-	{regexp.MustCompile(`\[\^[^\]]*\]`), ""},
-	{regexp.MustCompile(`\[([^\]]*)\](\((?:[^()]|\([^()]*\))*\)|\[[^\]]*\])`), "$1"},
-	{regexp.MustCompile(`<((?:https?|mailto):[^>\s]+)>`), "$1"},
-	{regexp.MustCompile(`</?[A-Za-z][^>]*>`), ""},
-	{regexp.MustCompile(`\*\*|__`), ""},
-	{regexp.MustCompile(`\*([^*\s](?:[^*]*[^*\s])?)\*`), "$1"},
-	{regexp.MustCompile(`(^|[\s(])_([^_\s](?:[^_]*[^_\s])?)_([\s).,;:!?]|$)`), "$1$2$3"},
-	{regexp.MustCompile(`~~`), ""},
-	{regexp.MustCompile(`\\([\\\x60*_{}\[\]()#+\-.!<>~|])`), "$1"},
-}
-
-// plainText strips Markdown inline syntax and HTML from a paragraph. Code
-// spans are set aside first, so that `<label>` stays as written.
-func plainText(s string) string {
-	var code []string
-	s = strings.ReplaceAll(s, "\x00", "")
-	s = codeSpan.ReplaceAllStringFunc(s, func(span string) string {
-		code = append(code, strings.TrimSpace(strings.Trim(span, "`")))
-		return "\x00" + strconv.Itoa(len(code)-1) + "\x00"
-	})
-	for _, m := range inlineMarkup {
-		s = m.pattern.ReplaceAllString(s, m.keep)
+// isDivider reports whether n is a more divider, <!--more-->: the end of
+// the summary of a Hugo post, and of the excerpt of a Jekyll post whose
+// site sets it as its excerpt_separator.
+func isDivider(n ast.Node, src []byte) bool {
+	var raw []byte
+	switch n := n.(type) {
+	case *ast.RawHTML:
+		for i := range n.Segments.Len() {
+			seg := n.Segments.At(i)
+			raw = append(raw, seg.Value(src)...)
+		}
+	case *ast.HTMLBlock:
+		if n.HTMLBlockType != ast.HTMLBlockType2 {
+			return false
+		}
+		for i := range n.Lines().Len() {
+			line := n.Lines().At(i)
+			raw = append(raw, line.Value(src)...)
+		}
+	default:
+		return false
 	}
-	s = html.UnescapeString(s)
-	s = codePlaceholder.ReplaceAllStringFunc(s, func(p string) string {
-		i, _ := strconv.Atoi(strings.Trim(p, "\x00"))
-		return code[i]
-	})
-	return strings.Join(strings.Fields(s), " ")
+	inner, ok := bytes.CutPrefix(bytes.TrimSpace(raw), []byte("<!--"))
+	inner, closed := bytes.CutSuffix(inner, []byte("-->"))
+	return ok && closed && strings.EqualFold(string(bytes.TrimSpace(inner)), "more")
 }
 
-var codePlaceholder = regexp.MustCompile("\x00[0-9]+\x00")
+// hasDivider reports whether n holds a more divider.
+func hasDivider(n ast.Node, src []byte) bool {
+	found := false
+	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if entering && isDivider(c, src) {
+			found = true
+			return ast.WalkStop, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	return found
+}
+
+// isTOCMarker reports whether a paragraph stands for a table of contents:
+// markdown-it's [[toc]], Python-Markdown's [TOC], GitLab's [[_TOC_]].
+func isTOCMarker(p ast.Node, src []byte) bool {
+	if p.Lines().Len() != 1 {
+		return false
+	}
+	line := p.Lines().At(0)
+	switch strings.ToLower(string(bytes.TrimSpace(line.Value(src)))) {
+	case "[[toc]]", "[toc]", "[[_toc_]]", "[_toc_]":
+		return true
+	}
+	return false
+}
+
+// paragraphText is the plain text of a paragraph: its words, a link's
+// text, a code span's code as written, an autolink's address; images,
+// footnote markers, HTML tags and comments, template tags and kramdown
+// attribute lists are left out, escapes and HTML entities decoded. It
+// stops at a more divider, and reports whether it met one.
+func paragraphText(p ast.Node, src []byte) (text string, atDivider bool) {
+	var b, prose strings.Builder
+	flush := func() {
+		b.WriteString(plainProse(prose.String()))
+		prose.Reset()
+	}
+	_ = ast.Walk(p, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.Text:
+			prose.Write(n.Segment.Value(src))
+			if n.SoftLineBreak() || n.HardLineBreak() {
+				prose.WriteByte(' ')
+			}
+		case *ast.String:
+			prose.Write(n.Value)
+		case *ast.CodeSpan:
+			flush()
+			for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+				if t, ok := c.(*ast.Text); ok {
+					b.Write(t.Segment.Value(src))
+				}
+			}
+			return ast.WalkSkipChildren, nil
+		case *ast.AutoLink:
+			prose.Write(n.Label(src))
+			return ast.WalkSkipChildren, nil
+		case *ast.Image:
+			return ast.WalkSkipChildren, nil
+		case *ast.Link:
+			if r := n.Reference; r != nil && r.Type == ast.ReferenceLinkShortcut && bytes.HasPrefix(r.Value, []byte("^")) {
+				return ast.WalkSkipChildren, nil // a footnote marker, [^1]
+			}
+		case *ast.RawHTML:
+			if isDivider(n, src) {
+				atDivider = true
+				return ast.WalkStop, nil
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	flush()
+	return strings.Join(strings.Fields(b.String()), " "), atDivider
+}
+
+// plainProse is prose as text: template tags (Liquid's, Nunjucks', Hugo's
+// shortcodes), kramdown attribute lists and HTML comments left out (one
+// left open runs to the end), escapes and HTML entities decoded.
+func plainProse(s string) string {
+	if !strings.ContainsAny(s, "{<\\&") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		rest := []byte(s[i:])
+		n := 0
+		switch {
+		case bytes.HasPrefix(rest, []byte("{{<")), bytes.HasPrefix(rest, []byte("{{%")):
+			_, _, n = markdown.Shortcode(rest)
+		case bytes.HasPrefix(rest, []byte("{{")):
+			_, n = markdown.OutputTag(rest)
+		case bytes.HasPrefix(rest, []byte("{%")):
+			_, _, n = markdown.LiquidTag(rest)
+		case bytes.HasPrefix(rest, []byte("{:")):
+			// a kramdown attribute list or extension: {: .lead}, {::options … /}
+			if end := bytes.IndexAny(rest[1:], "{}"); end >= 0 && rest[1+end] == '}' {
+				n = end + 2
+			}
+		case bytes.HasPrefix(rest, []byte("<!--")):
+			n = len(rest)
+			if end := bytes.Index(rest, []byte("-->")); end >= 0 {
+				n = end + len("-->")
+			}
+		}
+		if n > 0 {
+			i += n
+			continue
+		}
+		b.WriteByte(s[i])
+		i++
+	}
+	return html.UnescapeString(string(util.UnescapePunctuations([]byte(b.String()))))
+}
 
 // cutAtSentence shortens s to at most limit characters, after the last
 // sentence that ends in time; when none does, at the last space, marking

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/markdown"
 )
 
 func TestSummarize(t *testing.T) {
@@ -62,6 +64,15 @@ func TestSummarize(t *testing.T) {
 		{"nothing but a heading before a more divider", "# Title\n<!--more-->\n\nThe first paragraph.\n\nThe second.\n",
 			"The first paragraph."},
 		{"a more divider only in code", "The first paragraph.\n\n```html\n<!--more-->\n```\n\nSecond.\n", "The first paragraph."},
+		{"a code span holding a backtick", "Use ``a ` b`` in the text.", "Use a ` b in the text."},
+		{"an escaped bracket in a link's text", "See [a \\] b](/x) in the text.", "See a ] b in the text."},
+		{"a more divider in a code span", "Intro `<!--more-->` in the text.\n\nMore.", "Intro <!--more--> in the text."},
+		{"a hashtag is no heading", "#hashtag at the start of a line is a word.", "#hashtag at the start of a line is a word."},
+		{"a pipe is no table", "|x| is the absolute value of x, as the text says.", "|x| is the absolute value of x, as the text says."},
+		{"an image tag opens no HTML block", "<img src=\"a.png\" alt=\"\"> The text goes on.", "The text goes on."},
+		{"a heading underlined after two lines", "Two lines\nof title\n---\n\nThe text of the post.", "The text of the post."},
+		{"a long code block with blank lines before the text", "```\n" + strings.Repeat("code\n\n", 500) + "```\n\nThe text after the code.\n", "The text after the code."},
+		{"a long loose list before the text", strings.Repeat("- item\n\n", 400) + "The text after the list.\n", "The text after the list."},
 		{"no paragraph at all", "# Only a heading\n\n```\ncode\n```\n", ""},
 		{"empty body", "", ""},
 	}
@@ -80,13 +91,20 @@ func TestSummarize(t *testing.T) {
 
 func FuzzSummarize(f *testing.F) {
 	for _, seed := range []string{"A paragraph.", "`a` **b** [c](d) <e>", "x\x00y", strings.Repeat("é ", 300), "```\n",
-		"a\n<!--more-->\nb", "{::comment}\n{:/}", "{% highlight %}\n"} {
+		"a\n<!--more-->\nb", "{::comment}\n{:/}", "{% highlight %}\n",
+		"```\n" + strings.Repeat("a\n\n", 1100) + "```\n\nThe text after a long block.", strings.Repeat("> q\n\n- i\n\n", 300) + "Hi.\n\nThe text."} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
 		got := summarize(body)
 		if n := utf8.RuneCountInString(got); n > DescriptionLength {
 			t.Errorf("summarize(%q) is %d characters", body, n)
+		}
+		// Reading a prefix first gives what reading the whole body gives.
+		src := []byte(body)
+		src = markdown.Mask(src, markdown.TemplateBlocks(src), markdown.Code, markdown.Comment, markdown.Raw)
+		if whole := leadOf(src); leadText(body) != whole {
+			t.Errorf("%q: %q from a prefix, %q from the whole", body, leadText(body), whole)
 		}
 	})
 }

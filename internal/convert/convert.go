@@ -3,10 +3,11 @@
 // else <body>) without what a reader of the text has no use for (scripts,
 // navigation, forms), with links made absolute; and it keeps what it made,
 // within a budget, for the site's validators to say when it is stale. It
-// owns the bounds of a conversion and imports no other package of the
-// module.
+// owns the bounds of a conversion. It also makes the links of a post's
+// Markdown body absolute for the documents that carry it off its page,
+// code left as written (links.go).
 //
-// Imports from the module: none.
+// Imports from the module: internal/markdown.
 package convert
 
 import (
@@ -280,8 +281,9 @@ func (p *parsedPage) content() *html.Node {
 }
 
 // strip removes from root what a reader of the page's text has no use
-// for: scripts, styles, templates, forms, navigation and inline SVG (icons,
-// whose titles would read as stray words), and, when root is the body, the
+// for: scripts, styles, templates, forms, navigation, inline SVG (icons,
+// whose titles would read as stray words) and the line numbers of code (see
+// lineNumbers), and, when root is the body, the
 // site's header and footer (those of the body itself; an article's own
 // header and footer are content).
 func strip(root *html.Node, isBody bool) {
@@ -306,6 +308,7 @@ func strip(root *html.Node, isBody bool) {
 		}
 	}
 	walk(root)
+	drop = append(drop, lineNumbers(root)...)
 	for _, n := range drop {
 		n.Parent.RemoveChild(n)
 	}

@@ -36,12 +36,38 @@ func TestAbsoluteLinks(t *testing.T) {
 		{"code span", "Use `[x](y)` or ``a ` [b](c)`` then [d](e)", "Use `[x](y)` or ``a ` [b](c)`` then [d](https://example.com/insights/e)"},
 		{"code span with a script", "`<script>x</script>`", "`<script>x</script>`"},
 		{"unclosed backticks", "``` not a fence` [a](b)", "``` not a fence` [a](https://example.com/insights/b)"},
-		{"escaped bracket", `\[not](a-link)`, `\[not](https://example.com/insights/a-link)`},
+		{"an escaped bracket is text", `\[not](a-link)`, `\[not](a-link)`},
 		{"fenced code", "[a](b)\n\n```md\n[x](y)\n<script>s</script>\n```\n[c](d)\n",
 			"[a](https://example.com/insights/b)\n\n```md\n[x](y)\n<script>s</script>\n```\n[c](https://example.com/insights/d)\n"},
 		{"a longer fence and tildes", "````\n```\n[x](y)\n````\n~~~\n[z](w)\n~~~\n[c](d)",
 			"````\n```\n[x](y)\n````\n~~~\n[z](w)\n~~~\n[c](https://example.com/insights/d)"},
 		{"an unclosed fence runs to the end", "```\n[x](y)\n", "```\n[x](y)\n"},
+		{"indented code", "[a](b)\n\n    <script>s()</script>\n    <a href=\"/x\">x</a> [c](d)\n\n[e](f)\n",
+			"[a](https://example.com/insights/b)\n\n    <script>s()</script>\n    <a href=\"/x\">x</a> [c](d)\n\n[e](https://example.com/insights/f)\n"},
+		{"a code span with a link", "`<a href=\"/x\">` [a](/b)", "`<a href=\"/x\">` [a](https://example.com/b)"},
+		{"a pre block", "<pre><code>&lt;p&gt;\n<script>s()</script>\n<a href=\"/x\">x</a> [c](d)\n</code></pre>\n\n[e](f)",
+			"<pre><code>&lt;p&gt;\n<script>s()</script>\n<a href=\"/x\">x</a> [c](d)\n</code></pre>\n\n[e](https://example.com/insights/f)"},
+		{"a pre element in HTML", "<div class=\"x\"><a href=\"/a\">a</a>\n<pre><a href=\"/b\">b</a><script>s()</script></pre>\n<img src=c.png>\n</div>\n",
+			"<div class=\"x\"><a href=\"https://example.com/a\">a</a>\n<pre><a href=\"/b\">b</a><script>s()</script></pre>\n<img src=https://example.com/insights/c.png>\n</div>\n"},
+		{"Liquid highlight", "[a](b)\n\n{% highlight html %}\n<script src=\"/s.js\"></script>\n<style>p { color: red }</style>\n<a href=\"/x\">[y](z)</a>\n{% endhighlight %}\n\n[c](d)\n",
+			"[a](https://example.com/insights/b)\n\n{% highlight html %}\n<script src=\"/s.js\"></script>\n<style>p { color: red }</style>\n<a href=\"/x\">[y](z)</a>\n{% endhighlight %}\n\n[c](https://example.com/insights/d)\n"},
+		{"Liquid highlight with whitespace control, in a paragraph", "Text\n{%- highlight js linenos -%}\ndocument.write(\"<script>x()</script>\")\n{%- endhighlight -%}\nmore [c](d)",
+			"Text\n{%- highlight js linenos -%}\ndocument.write(\"<script>x()</script>\")\n{%- endhighlight -%}\nmore [c](https://example.com/insights/d)"},
+		{"Hugo highlight", "{{< highlight html \"linenos=table\" >}}\n<a href=\"/x\">x</a>\n<script>s()</script>\n{{< /highlight >}}\n<a href=\"/y\">y</a>",
+			"{{< highlight html \"linenos=table\" >}}\n<a href=\"/x\">x</a>\n<script>s()</script>\n{{< /highlight >}}\n<a href=\"https://example.com/y\">y</a>"},
+		{"a theme's code shortcode", "{{% code lang=\"html\" %}}\n<style>p{}</style> [x](y)\n{{% / code %}}\n[c](d)",
+			"{{% code lang=\"html\" %}}\n<style>p{}</style> [x](y)\n{{% / code %}}\n[c](https://example.com/insights/d)"},
+		{"a highlight tag never closed is no block", "{% highlight html %}\n[a](b)\n", "{% highlight html %}\n[a](https://example.com/insights/b)\n"},
+		{"no tag inside raw", "{% raw %}{% highlight html %}{% endraw %} [a](b) {% endhighlight %}",
+			"{% raw %}{% highlight html %}{% endraw %} [a](https://example.com/insights/b) {% endhighlight %}"},
+		{"an escaped shortcode is text", "{{</* highlight html */>}}\n[a](b)\n{{</* /highlight */>}}",
+			"{{</* highlight html */>}}\n[a](https://example.com/insights/b)\n{{</* /highlight */>}}"},
+		{"an unclosed script stops at code", "Text <script>var a;\n\nMore `<b>` after [a](b).\n", "Text `<b>` after [a](https://example.com/insights/b).\n"},
+		{"a footnote is no reference definition", "Text[^1].\n\n[^1]: notes.html\n", "Text[^1].\n\n[^1]: notes.html\n"},
+		{"a link inside a footnote", "Text[^1].\n\n[^1]: See [the notes](notes.html).\n", "Text[^1].\n\n[^1]: See [the notes](https://example.com/insights/notes.html).\n"},
+		{"a reference definition in a list", "- item\n\n  [r]: /r\n", "- item\n\n  [r]: https://example.com/r\n"},
+		{"a link across lines", "[a\nb](\n/c)", "[a\nb](\nhttps://example.com/c)"},
+		{"a link in a quote", "> [a](b) <a href=c>c</a>", "> [a](https://example.com/insights/b) <a href=https://example.com/insights/c>c</a>"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := AbsoluteLinks(tt.md, page, base, nil); got != tt.want {
@@ -54,13 +80,20 @@ func TestAbsoluteLinks(t *testing.T) {
 // FuzzAbsoluteLinks: any body is rewritten without a panic, and a body
 // with nothing to rewrite is left as it is.
 func FuzzAbsoluteLinks(f *testing.F) {
-	for _, seed := range []string{"[a](b)", "``` x\n[a](b)\n```", "<img src=x>", "<script>", "<!--", "[x]: <y", "`` ` ``", "](", "\\"} {
+	for _, seed := range []string{"[a](b)", "``` x\n[a](b)\n```", "<img src=x>", "<script>", "<!--", "[x]: <y", "`` ` ``", "](", "\\",
+		"{% highlight html %}\n<a href=x>\n{% endhighlight %}", "<pre>[a](b)\n\n[c](d)</pre>", "[a]({% post_url x %})", "[^1]: a\n", "<div>\n<script>"} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, md string) {
 		got := AbsoluteLinks(md, "https://example.com/a/b", "https://example.com", nil)
 		if !strings.ContainsAny(md, "]<") && got != md {
 			t.Errorf("%q became %q", md, got)
+		}
+		// What a fenced block holds is as written, the block put anywhere.
+		const code = "\n\n```\n<script>s()</script> [x](y) <a href=\"/z\">\n```\n"
+		if fenced := AbsoluteLinks(md+code, "https://example.com/a/b", "https://example.com", nil); !strings.HasSuffix(fenced, code) &&
+			!strings.Contains(md, "```") && !strings.Contains(md, "~~~") && !strings.Contains(md, "<") && !strings.Contains(md, "{") && !strings.Contains(md, "    ") && !strings.Contains(md, "\t") {
+			t.Errorf("the code after %q became %q", md, fenced)
 		}
 	})
 }
@@ -87,4 +120,23 @@ func TestPostTags(t *testing.T) {
 		}
 	}
 
+}
+
+// TestReadBodyDemoted: the body's ATX headings are one level lower, and
+// nothing else that begins with "#" is.
+func TestReadBodyDemoted(t *testing.T) {
+	for _, tt := range []struct{ name, md, want string }{
+		{"headings", "# One\n\n## Two [a](b)\n\n###### Six\n", "## One\n\n### Two [a](https://example.com/insights/b)\n\n###### Six\n"},
+		{"indented, quoted and closed", "  # A #\n> # B\n", "  ## A #\n> ## B\n"},
+		{"a setext heading as written", "Title\n=====\n", "Title\n=====\n"},
+		{"a hashtag", "#hashtag and #1\n", "#hashtag and #1\n"},
+		{"code", "```sh\n# comment\n```\n\n    # indented\n\n{% highlight sh %}\n# comment\n{% endhighlight %}\n\n<pre>\n# pre\n</pre>\n",
+			"```sh\n# comment\n```\n\n    # indented\n\n{% highlight sh %}\n# comment\n{% endhighlight %}\n\n<pre>\n# pre\n</pre>\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ReadBodyDemoted(tt.md).Absolute("https://example.com/insights/post", "https://example.com", nil); got != tt.want {
+				t.Errorf("\n got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/cimd"
+	"github.com/caddy-discovery/caddy-discovery/internal/convert"
 	"github.com/caddy-discovery/caddy-discovery/internal/metrics"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
@@ -113,10 +114,15 @@ type Config struct {
 	bySlug map[string]int
 	topics []string
 	// fullBodies are the insights' bodies as llms-full.txt prints them
-	// (headings demoted, trimmed), and bodiesSize their total length: they
-	// do not depend on the base URL, so they are made once.
+	// (trimmed), and bodiesSize their total length: they do not depend on
+	// the base URL, so they are made once.
 	fullBodies []string
 	bodiesSize int
+	// fullLinks are the fullBodies read for their links and headings, once,
+	// on the first llms-full.txt: reading is most of the cost of writing
+	// them with their links absolute and their headings demoted, which each
+	// base URL does again.
+	fullLinks func() []*convert.Body
 	// searchIndex is the search tool's index of Site.Insights.
 	searchIndex *search.Index
 	// pages are the site's pages the content names, by path, and twins

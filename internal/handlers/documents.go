@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
-	"github.com/caddy-discovery/caddy-discovery/internal/convert"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
@@ -247,7 +246,7 @@ func sitePages(l links) []content.SiteLink {
 
 // llmsFullTxt renders /llms-full.txt: the profile in prose and lists, then
 // every insight in full under its own heading, separated by "---", its
-// links made absolute (see convert.AbsoluteLinks).
+// links made absolute (see convert.AbsoluteLinks), the bodies read once.
 func llmsFullTxt(l links) []byte {
 	site := l.cfg.Site
 	p := site.Profile
@@ -255,11 +254,12 @@ func llmsFullTxt(l links) []byte {
 	b.Grow(l.cfg.bodiesSize + 512*len(site.Insights) + 16<<10)
 	fmt.Fprintf(&b, "# %s\n\n> %s\n\nSource: %s\nLast updated: %s\n", mdLine(p.Name), mdLine(p.Tagline), l.base+pathProfile, p.LastUpdated)
 	profileSections(l, &b, true)
+	bodies := l.cfg.fullLinks()
 	for i, in := range site.Insights {
 		fmt.Fprintf(&b, "\n---\n\n## %s\n\nURL: %s\nPublished: %s (%s)\nUpdated: %s\nTopic: %s\nRead time: %s\n\n%s\n\n",
 			mdLine(in.Title), l.insight(in.Slug), in.Date, in.DateISO, in.DateModifiedISO, mdLine(in.Topic), in.ReadTime,
 			mdLine(in.Description))
-		b.WriteString(convert.AbsoluteLinks(l.cfg.fullBodies[i], l.insight(in.Slug), l.base, l.postURL))
+		b.WriteString(bodies[i].Absolute(l.insight(in.Slug), l.base, l.postURL))
 		b.WriteByte('\n')
 	}
 	return b.Bytes()
@@ -314,23 +314,6 @@ func contactChannels(l links) []string {
 		}
 	}
 	return contact
-}
-
-// demoteHeadings moves every ATX heading of a Markdown body one level down,
-// outside fenced code, so that it nests under the insight's own heading.
-func demoteHeadings(md string) string {
-	lines := strings.Split(md, "\n")
-	fenced := false
-	for i, line := range lines {
-		trimmed := strings.TrimSpace(line)
-		switch {
-		case strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"):
-			fenced = !fenced
-		case !fenced && strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "######"):
-			lines[i] = "#" + line
-		}
-	}
-	return strings.Join(lines, "\n")
 }
 
 // cliScript is the CLI with this base URL and version built in.

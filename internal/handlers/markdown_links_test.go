@@ -70,3 +70,38 @@ func TestPostURL(t *testing.T) {
 		t.Error("a post the content lacks was found")
 	}
 }
+
+// TestInsightDocumentsKeepCode: the twin and llms-full.txt carry the
+// body's code as written, a <script> example, a shell comment and a
+// relative link in it too, while its own headings nest under the
+// insight's in llms-full.txt.
+func TestInsightDocumentsKeepCode(t *testing.T) {
+	site, err := content.Sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &site.Insights[0]
+	blocks := []string{
+		"{% highlight html %}\n<script src=\"/app.js\"></script>\n<style>p { color: red }</style>\n<a href=\"/x\">x</a>\n{% endhighlight %}",
+		"{{< highlight sh >}}\n# install it\ncurl -O /tool.sh\n{{< /highlight >}}",
+		"```html\n<script>go()</script> [a](b)\n```",
+		"    <a href=\"notes.html\">notes</a>",
+		"<pre><code>&lt;b&gt;\n<script>x()</script>\n</code></pre>",
+	}
+	in.Body += "\n\n## Examples\n\n" + strings.Join(blocks, "\n\n") + "\n"
+	s, err := New(agentConfig(Config{BaseURL: "https://example.com", Site: site, TokenSecret: []byte(strings.Repeat("s", 32))}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, heading := range map[string]string{"/insights/" + in.Slug + ".md": "\n## Examples\n", "/llms-full.txt": "\n### Examples\n"} {
+		body := getBody(t, s, path)
+		for _, block := range blocks {
+			if !strings.Contains(body, block) {
+				t.Errorf("%s lacks, as written:\n%s", path, block)
+			}
+		}
+		if !strings.Contains(body, heading) {
+			t.Errorf("%s lacks the heading %q", path, heading)
+		}
+	}
+}

@@ -20,10 +20,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/body"
+	"github.com/caddy-discovery/caddy-discovery/internal/convert"
 	"github.com/caddy-discovery/caddy-discovery/internal/mcphttp"
 	"github.com/caddy-discovery/caddy-discovery/internal/negotiate"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
@@ -82,9 +84,17 @@ func New(cfg Config) (*Service, error) {
 	for i, in := range cfg.Site.Insights {
 		cfg.bySlug[in.Slug] = i
 		cfg.slugOfPage[in.Page] = in.Slug
-		cfg.fullBodies[i] = strings.TrimSpace(demoteHeadings(in.Body))
+		cfg.fullBodies[i] = strings.TrimSpace(in.Body)
 		cfg.bodiesSize += len(cfg.fullBodies[i])
 	}
+	fullBodies := cfg.fullBodies
+	cfg.fullLinks = sync.OnceValue(func() []*convert.Body {
+		read := make([]*convert.Body, len(fullBodies))
+		for i, body := range fullBodies {
+			read[i] = convert.ReadBodyDemoted(body)
+		}
+		return read
+	})
 	cfg.guardedPages, cfg.guardedNames = make(map[string]bool), make(map[string]bool)
 	for _, skip := range cfg.Site.Skipped {
 		if !skip.Guarded() {
