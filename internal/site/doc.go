@@ -27,5 +27,5 @@
 // failed read never replaces what an earlier one found: a post is dropped
 // only when the site answers its address with 404 or 410.
 //
-// Imports from the module: content, internal/convert, internal/sitecheck.
+// Imports from the module: content, internal/convert, internal/markdown, internal/sitecheck.
 package site

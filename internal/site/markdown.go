@@ -10,6 +10,8 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
+
+	mdsrc "github.com/caddy-discovery/caddy-discovery/internal/markdown"
 )
 
 // markdownParser reads CommonMark, as the converter writes it.
@@ -105,50 +107,66 @@ func markdownText(n ast.Node, src []byte) string {
 	return b.String()
 }
 
-// templateMarks open the template syntax a generator renders and a post's
-// source keeps: Liquid and Nunjucks tags and outputs ({% … %}, {{ … }}),
-// Hugo's shortcodes ({{< … >}}, {{% … %}}), markdown-it's [[toc]].
-var templateMarks = []string{"{%", "{{", "[[toc]]", "[[TOC]]"}
-
 // templated reports whether md, a post's Markdown source, holds template
-// syntax outside its code: its generator renders it into the page, so the
-// page says what the source does not.
+// syntax the generator renders into the page (an include, a shortcode, a
+// Liquid output, a table of contents marker) outside its code: the page
+// then says what the source does not. The blocks a generator shows as
+// written (highlighted code, comments) are not such syntax: the module
+// reads them itself.
 func templated(md string) bool {
-	if !strings.Contains(md, "{%") && !strings.Contains(md, "{{") && !strings.Contains(md, "[[") {
+	src := []byte(md)
+	if !bytes.Contains(src, []byte("{%")) && !bytes.Contains(src, []byte("{{")) && !bytes.Contains(src, []byte("[[")) {
 		return false
 	}
-	src := []byte(md)
+	src = mdsrc.Mask(src, mdsrc.TemplateBlocks(src), mdsrc.Code, mdsrc.Comment, mdsrc.Raw)
+	// The code's bytes blanked too, the rest read as written: a tag may
+	// span what the parser reads as several pieces of text.
 	doc := markdownParser.Parse(text.NewReader(src))
-	found := false
+	blank := func(seg text.Segment) {
+		if src == nil || seg.Stop > len(src) {
+			return
+		}
+		for i := seg.Start; i < seg.Stop; i++ {
+			if src[i] != '\n' {
+				src[i] = ' '
+			}
+		}
+	}
+	src = bytes.Clone(src)
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if !entering || found {
+		if !entering {
 			return ast.WalkContinue, nil
 		}
 		switch n := n.(type) {
-		case *ast.FencedCodeBlock, *ast.CodeBlock, *ast.CodeSpan:
-			return ast.WalkSkipChildren, nil
-		case *ast.Text:
-			found = hasMark(n.Value(src))
-		case *ast.RawHTML:
-			for i := 0; i < n.Segments.Len(); i++ {
-				seg := n.Segments.At(i)
-				found = found || hasMark(seg.Value(src))
-			}
-		case *ast.HTMLBlock:
+		case *ast.FencedCodeBlock, *ast.CodeBlock:
 			for i := 0; i < n.Lines().Len(); i++ {
-				seg := n.Lines().At(i)
-				found = found || hasMark(seg.Value(src))
+				blank(n.Lines().At(i))
 			}
+			return ast.WalkSkipChildren, nil
+		case *ast.CodeSpan:
+			for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+				if t, ok := c.(*ast.Text); ok {
+					blank(t.Segment)
+				}
+			}
+			return ast.WalkSkipChildren, nil
 		}
 		return ast.WalkContinue, nil
 	})
-	return found
-}
-
-func hasMark(b []byte) bool {
-	for _, m := range templateMarks {
-		if bytes.Contains(b, []byte(m)) {
-			return true
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '[':
+			lower := bytes.ToLower(src[i:min(len(src), i+9)])
+			if bytes.HasPrefix(lower, []byte("[[toc]]")) || bytes.HasPrefix(lower, []byte("[[_toc_]]")) {
+				return true
+			}
+		case '{':
+			_, _, liquid := mdsrc.LiquidTag(src[i:])
+			_, _, shortcode := mdsrc.Shortcode(src[i:])
+			_, output := mdsrc.OutputTag(src[i:])
+			if liquid > 0 || shortcode > 0 || output > 0 {
+				return true
+			}
 		}
 	}
 	return false
