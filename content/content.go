@@ -178,6 +178,10 @@ type Insight struct {
 	Slug            string
 	Title           string
 	Description     string // from the front matter, else the body's first paragraph
+	// DescriptionGiven reports that the front matter gives the
+	// description: a derived one gives way to the description the post's
+	// page carries (its <meta name="description">).
+	DescriptionGiven bool
 	Date            string // display date: free text, or derived ("July 15, 2025")
 	DateISO         string // YYYY-MM-DD
 	DateModifiedISO string // YYYY-MM-DD, not before DateISO

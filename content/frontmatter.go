@@ -425,7 +425,7 @@ func parseInsight(pf postFile, data []byte, ps *problems) (in Insight, skip stri
 		return Insight{}, reason
 	}
 	in.Page, in.PageGiven = b.page(in.Slug, in.DateISO)
-	in.Description = b.description(body, in.Title)
+	in.Description, in.DescriptionGiven = b.description(body, in.Title)
 	if strings.TrimSpace(body) == "" {
 		ps.add(file, 0, "body", "is empty")
 	} else if !utf8.ValidString(body) {
@@ -666,7 +666,7 @@ func (b *insightBuilder) publishDay() (day, bool) {
 
 // description is the front matter's (see descriptionKeys), as written but
 // for the blanks around it, else derived from the body, else the title.
-func (b *insightBuilder) description(body, title string) string {
+func (b *insightBuilder) description(body, title string) (description string, given bool) {
 	for _, key := range descriptionKeys {
 		f := b.fm.valid(key)
 		if f == nil {
@@ -674,7 +674,7 @@ func (b *insightBuilder) description(body, title string) string {
 		}
 		if f.node.Kind == yaml.MappingNode {
 			if s := strings.TrimSpace(mappingText(f.node, "description")); s != "" {
-				return s
+				return s, true
 			}
 			continue
 		}
@@ -682,13 +682,13 @@ func (b *insightBuilder) description(body, title string) string {
 			continue // meta: true, a theme's switch for the post's metadata line
 		}
 		if s := strings.TrimSpace(f.textOr("")); s != "" {
-			return s
+			return s, true
 		}
 	}
 	if desc := summarize(body); desc != "" {
-		return desc
+		return desc, false
 	}
-	return title
+	return title, false
 }
 
 // mappingText is the text of a mapping's key, matched ignoring case, or "".

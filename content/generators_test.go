@@ -192,6 +192,7 @@ func TestGenerators(t *testing.T) {
 					t.Errorf("%s: want.ReadTime %q is not the computed %q", got.Slug, want.ReadTime, ReadTime(got.Body))
 				}
 				got.Body, want.Body = "", ""
+				got.DescriptionGiven = false // TestDescriptionGiven holds it
 				if want.Page == "" {
 					want.Page = "/insights/" + want.Slug // the default pattern, filled in
 				}
@@ -208,6 +209,29 @@ func TestGenerators(t *testing.T) {
 			}
 			if !reflect.DeepEqual(site.Skipped, want) {
 				t.Errorf("Skipped =\n%q\nwant\n%q", site.Skipped, want)
+			}
+		})
+	}
+}
+
+// TestDescriptionGiven: an insight says whether its front matter gives its
+// description, which then stands before the one its page carries.
+func TestDescriptionGiven(t *testing.T) {
+	for _, tc := range []struct {
+		name, post string
+		want       bool
+	}{
+		{"given", post("title: T", "date: 2024-05-01", "description: Mine."), true},
+		{"in a theme's meta", post("title: T", "date: 2024-05-01", "meta: Mine."), true},
+		{"derived", post("title: T", "date: 2024-05-01"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			site, err := Load(contentFS(map[string]string{"profile.yaml": validProfile, "insights/a.md": tc.post}))
+			if err != nil || len(site.Insights) != 1 {
+				t.Fatalf("Load: %v", err)
+			}
+			if got := site.Insights[0].DescriptionGiven; got != tc.want {
+				t.Errorf("DescriptionGiven = %v, want %v", got, tc.want)
 			}
 		})
 	}

@@ -439,10 +439,12 @@ func pattern(insights []content.Insight, fallback string) string {
 	return best
 }
 
-// rendered are the owner's posts, each whose source holds template syntax
-// (an include, a shortcode) given the body its page shows: what the
-// generator rendered, read from the site, in place of the syntax an agent
-// could not read. A post whose page was not read keeps its source.
+// rendered are the owner's posts as their pages show them: each whose
+// source holds template syntax (an include, a shortcode) given the body
+// its page shows, what the generator rendered, in place of the syntax an
+// agent could not read; each whose front matter gives no description the
+// one its page carries, before one derived from its text. A post whose
+// page was not read keeps its source's.
 func rendered(insights []content.Insight, snap *Snapshot) []content.Insight {
 	var out []content.Insight
 	for i, in := range insights {
@@ -455,6 +457,18 @@ func rendered(insights []content.Insight, snap *Snapshot) []content.Insight {
 		}
 		out[i].Body = string(text)
 		out[i].ReadTime = content.ReadTime(out[i].Body)
+	}
+	for i, in := range insights {
+		// The description the page carries, the owner's own words the
+		// theme put there, before one derived from the source's text.
+		d := snap.Descriptions[escapedPath(in.Page)]
+		if in.DescriptionGiven || d == "" || d == in.Description {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(insights)
+		}
+		out[i].Description = d
 	}
 	if out == nil {
 		return insights

@@ -317,7 +317,15 @@ func (r *Reader) snapshot(complete bool) *Snapshot {
 		s.About = &PageText{Path: p.key, Facts: p.facts, Markdown: p.markdown}
 	}
 	s.Texts = make(map[string][]byte)
+	s.Descriptions = make(map[string]string)
+	var siteWide [2]string
+	if r.home != nil && r.home.facts != nil {
+		siteWide = [2]string{r.home.facts.Description, r.home.facts.Site.Description}
+	}
 	for k, p := range r.pages {
+		if p.facts != nil && p.facts.Description != "" && k != "/" && p.facts.Description != siteWide[0] && p.facts.Description != siteWide[1] {
+			s.Descriptions[k] = p.facts.Description
+		}
 		if len(p.markdown) > 0 && (!r.opts.Posts || !r.isPost(p)) && p.status == http.StatusOK {
 			s.Texts[k] = p.markdown
 		}

@@ -31,6 +31,10 @@ type Snapshot struct {
 	// that are not posts (the home page, the About page, the owner's posts
 	// whose sources hold template syntax), by path.
 	Texts map[string][]byte
+	// Descriptions are the descriptions the pages read carry of
+	// themselves (their <meta name="description">, but the site's own,
+	// which a theme repeats on every page), by path.
+	Descriptions map[string]string
 	// Nav are the pages the home page's navigation names that answer 200,
 	// in its order.
 	Nav []NavPage
