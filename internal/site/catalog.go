@@ -307,7 +307,7 @@ func insight(p Post, d *derived, siteWide map[string]bool) (content.Insight, str
 func firstNonZero(ts ...time.Time) time.Time {
 	for _, t := range ts {
 		if !t.IsZero() {
-			return t.UTC()
+			return t // in the offset written: its day is the day the site says
 		}
 	}
 	return time.Time{}

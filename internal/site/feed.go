@@ -491,7 +491,7 @@ func textHTML(text string) string {
 // feedTime is the time gofeed parsed, else the text read leniently.
 func feedTime(parsed *time.Time, text string) time.Time {
 	if parsed != nil && !parsed.IsZero() {
-		if t := parsed.UTC(); validYear(t) {
+		if t := *parsed; validYear(t) {
 			return t
 		}
 	}
@@ -769,10 +769,11 @@ func isLetters(s string) bool {
 	return s != ""
 }
 
-// validTime is t in UTC when its year is one a site's page may carry,
-// else the zero time.
+// validTime is t, in the offset the site wrote it in (its day is the
+// day written, whatever the time zone), when its year is one a site's
+// page may carry, else the zero time.
 func validTime(t time.Time) time.Time {
-	if t = t.UTC(); validYear(t) {
+	if validYear(t) {
 		return t
 	}
 	return time.Time{}

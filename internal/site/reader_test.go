@@ -549,3 +549,22 @@ func TestDisallowedAddressesAreNoPagesRead(t *testing.T) {
 		t.Error("a disallowed address has a status, as if it had been asked")
 	}
 }
+
+// TestPostDayIsTheDayWritten: a post dated at midnight east of UTC, or late
+// in the evening west of it, is published on the day its page says.
+func TestPostDayIsTheDayWritten(t *testing.T) {
+	for written, day := range map[string]string{
+		"2024-05-01T00:00:00+02:00": "2024-05-01",
+		"2024-05-01T23:30:00-05:00": "2024-05-01",
+	} {
+		published, err := time.Parse(time.RFC3339, written)
+		if err != nil {
+			t.Fatal(err)
+		}
+		facts := &Page{Article: Article{IsArticle: true, Headline: "A post", Published: published}}
+		in, why := insight(Post{Path: "/a-post/", Facts: facts, Markdown: []byte("Text.")}, &derived{}, nil)
+		if why != "" || in.DateISO != day || in.DateModifiedISO != day {
+			t.Errorf("%s: published %s, modified %s (%s), want %s", written, in.DateISO, in.DateModifiedISO, why, day)
+		}
+	}
+}
