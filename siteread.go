@@ -71,8 +71,9 @@ type siteReading struct {
 	published bool
 	// said are the notes logged once per handler.
 	said map[string]bool
-	// last are the counts last logged.
-	last catalogCounts
+	// last are the counts last logged, logged whether any were.
+	last   catalogCounts
+	logged bool
 }
 
 type catalogCounts struct{ insights, skipped int }
@@ -313,9 +314,17 @@ func (s *siteReading) report(cat *site.Catalog) {
 		})
 	}
 	s.reportDeadPages(snap)
+	if !cat.Site.PostsFolder && len(cat.Site.Insights) == 0 && s.read {
+		once("no-posts", func() {
+			s.logger.Warn("the site has no posts the module could find: no feed, sitemap or page of it says a page is a post; "+
+				"link a feed (RSS, Atom or JSON Feed) from the home page with <link rel=\"alternate\">, or mark each post's page "+
+				"(JSON-LD BlogPosting, og:type article, an h-entry), or keep the posts' sources for the module (insights /path/to/posts)",
+				zap.Int("feeds_read", len(snap.Feeds)), zap.Int("sitemap_addresses", len(snap.SitemapPaths)), zap.Int("skipped", len(cat.Skipped)))
+		})
+	}
 	counts := catalogCounts{len(cat.Site.Insights), len(cat.Skipped)}
-	if counts != s.last {
-		s.last = counts
+	if counts != s.last || !s.logged {
+		s.last, s.logged = counts, true
 		fields := []zap.Field{zap.String("site", snap.Site.String()), zap.Int("insights", counts.insights),
 			zap.Int("skipped", counts.skipped), zap.String("name", cat.Site.Profile.Name)}
 		for _, f := range []string{"name", "tagline", "about"} {

@@ -33,6 +33,11 @@ type Site struct {
 	// Insights are the published articles, newest first (by dateISO, then slug).
 	Insights []Insight
 
+	// Anonymous reports that no one is named: the site says no person,
+	// and the owner's files name none either; Profile.Name is then the
+	// site's own name, which no document gives as an author's.
+	Anonymous bool
+
 	// PageTexts are the main content of the site's own pages the catalog
 	// names (home, About), as Markdown, by their link in Pages: their
 	// Markdown twins say what the pages say, the module's facts after it.
@@ -175,19 +180,19 @@ type ContentSignals struct {
 type Insight struct {
 	// Slug comes from the front matter's slug, else from the file name
 	// (without a Jekyll date prefix), or from the folder of a page bundle.
-	Slug            string
-	Title           string
-	Description     string // from the front matter, else the body's first paragraph
+	Slug        string
+	Title       string
+	Description string // from the front matter, else the body's first paragraph
 	// DescriptionGiven reports that the front matter gives the
 	// description: a derived one gives way to the description the post's
 	// page carries (its <meta name="description">).
 	DescriptionGiven bool
-	Date            string // display date: free text, or derived ("July 15, 2025")
-	DateISO         string // YYYY-MM-DD
-	DateModifiedISO string // YYYY-MM-DD, not before DateISO
-	Topic           string // from topic, else the first category or tag, else DefaultTopic
-	ReadTime        string // from front matter, or computed from the word count
-	Body            string // Markdown
+	Date             string // display date: free text, or derived ("July 15, 2025")
+	DateISO          string // YYYY-MM-DD
+	DateModifiedISO  string // YYYY-MM-DD, not before DateISO
+	Topic            string // from topic, else the first category or tag, else DefaultTopic
+	ReadTime         string // from front matter, or computed from the word count
+	Body             string // Markdown
 
 	// Page is the address of the insight's page on the site: a path
 	// beginning with "/", percent-encoded as in a URL, or an absolute

@@ -76,7 +76,7 @@ func (l links) published(slug string) (content.Insight, bool) {
 // and whether it has one.
 func (l links) twinURL(link string) (string, bool) {
 	path, ok := l.cfg.onSite(link)
-	if !ok {
+	if !ok || link == "" { // no page, not the home page
 		return "", false
 	}
 	p := l.cfg.pages[path]

@@ -122,7 +122,10 @@ func newestUpdate(l links) string {
 // insightItem writes the list item of one insight, linked to its twin.
 func insightItem(l links, b *bytes.Buffer, i int) {
 	in := l.cfg.Site.Insights[i]
-	llmsLink(b, in.Title, l.pageLink(l.insightLink(in.Slug)), in.Description+" ("+in.Topic+", "+in.Date+")")
+	// The description cut to leave room for the topic and date, which an
+	// agent choosing what to read needs whole.
+	when := " (" + oneLine(in.Topic) + ", " + in.Date + ")"
+	llmsLink(b, in.Title, l.pageLink(l.insightLink(in.Slug)), clip(oneLine(in.Description), max(1, maxItemNote-len(when)))+when)
 }
 
 // homeMarkdown renders the home page's twin: who the subject is, the
@@ -252,9 +255,17 @@ func insightMarkdown(l links, slug string) ([]byte, error) {
 	var b bytes.Buffer
 	b.Grow(len(in.Body) + 1024)
 	twinHead(l, &b, twinFacts{in.Title, in.Description, l.insight(slug), in.DateModifiedISO})
-	fmt.Fprintf(&b, "%s\n\n- Author: %s\n- Published: %s (%s)\n- Updated: %s\n- Topic: %s\n- Read time: %s\n- JSON: %s\n\n",
-		mdLine(in.Description), mdLine(l.cfg.Site.Profile.Name), in.Date, in.DateISO, in.DateModifiedISO, mdLine(in.Topic),
-		in.ReadTime, l.base+insightPath(slug))
+	body := strings.TrimSpace(in.Body)
+	if !strings.HasPrefix(body, strings.TrimSuffix(in.Description, "…")) {
+		// The description, unless the body begins with it, as a derived
+		// one does.
+		b.WriteString(mdLine(in.Description) + "\n\n")
+	}
+	if !l.cfg.Site.Anonymous {
+		b.WriteString("- Author: " + mdLine(l.cfg.Site.Profile.Name) + "\n")
+	}
+	fmt.Fprintf(&b, "- Published: %s (%s)\n- Updated: %s\n- Topic: %s\n- Read time: %s\n- JSON: %s\n\n",
+		in.Date, in.DateISO, in.DateModifiedISO, mdLine(in.Topic), in.ReadTime, l.base+insightPath(slug))
 	b.WriteString(convert.AbsoluteLinks(strings.TrimSpace(in.Body), l.insight(slug), l.base, l.postURL))
 	b.WriteByte('\n')
 	return b.Bytes(), nil

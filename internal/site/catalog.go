@@ -57,6 +57,7 @@ func Build(owner *content.Site, ownerPosts bool, snap *Snapshot) *Catalog {
 	p := &site.Profile
 	c.field("name", &p.Name, d.name)
 	c.NoPerson = owner.Profile.Name == "" && !d.person
+	site.Anonymous = c.NoPerson
 	c.field("tagline", &p.Tagline, d.tagline)
 	if len(p.About) == 0 && len(d.about.value) > 0 {
 		p.About, c.Sources["about"] = d.about.value, d.about.source
@@ -164,10 +165,15 @@ func (c *Catalog) pages(site, owner *content.Site, snap *Snapshot) {
 	if pages.Home == "" {
 		pages.Home = "/"
 	}
+	if pages.Home == "/" && snap.HomePath != "" && snap.HomePath != "/" {
+		pages.Home = snap.HomePath // the site sends its home elsewhere (a blog under /blog/)
+	}
 	settle := func(name string, have *string, given bool, found string) {
 		if *have != "" && !given {
 			if status, ok := snap.StatusOf(escapedPath(*have)); !ok || status != 200 {
-				c.Dropped = append(c.Dropped, name+" "+*have)
+				if found == "" {
+					c.Dropped = append(c.Dropped, name+" "+*have)
+				}
 				*have = ""
 			}
 		}
@@ -232,10 +238,39 @@ func posts(snap *Snapshot, d *derived) ([]content.Insight, []string) {
 		in.Slug = uniqueSlug(slugOf(p.Path), in.DateISO, slugs)
 		insights = append(insights, in)
 	}
+	trimCommonSuffix(insights)
 	slices.SortStableFunc(insights, func(a, b content.Insight) int {
 		return cmp.Or(cmp.Compare(b.DateISO, a.DateISO), cmp.Compare(a.Slug, b.Slug))
 	})
 	return insights, skipped
+}
+
+// trimCommonSuffix takes off the posts' titles the suffix most of them
+// end with after a separator (" | Maya's blog"): a theme's, the site's
+// name under another spelling, not a word of any one post's title.
+func trimCommonSuffix(insights []content.Insight) {
+	if len(insights) < 3 {
+		return
+	}
+	counts := make(map[string]int)
+	for _, in := range insights {
+		for _, sep := range titleSeparators {
+			if i := strings.LastIndex(in.Title, sep); i > 0 {
+				counts[in.Title[i:]]++
+				break
+			}
+		}
+	}
+	for suffix, n := range counts {
+		if n*5 < len(insights)*4 {
+			continue // not four posts in five: words of the titles
+		}
+		for i := range insights {
+			if t, ok := strings.CutSuffix(insights[i].Title, suffix); ok && strings.TrimSpace(t) != "" {
+				insights[i].Title = strings.TrimSpace(t)
+			}
+		}
+	}
 }
 
 // insight is the insight of post p, or why it cannot be one.
@@ -272,11 +307,17 @@ func insight(p Post, d *derived, siteWide map[string]bool) (content.Insight, str
 	if description == "" && !siteWide[facts.Description] {
 		description = facts.Description
 	}
-	if description == "" && item.Summary != "" {
+	if description == "" && item.Summary != "" && !startsLike(body, item.Summary) {
+		// An excerpt the owner wrote; one that is the body's first
+		// words (Hugo's automatic summary, WordPress's automatic
+		// excerpt) is derived better from the body itself.
 		description = cutText(item.Summary, content.DescriptionLength)
 	}
 	if description == "" {
 		description = content.Summarize(body)
+	}
+	if description == "" {
+		description = cutText(item.Summary, content.DescriptionLength)
 	}
 	if body == "" {
 		body = description
@@ -288,7 +329,7 @@ func insight(p Post, d *derived, siteWide map[string]bool) (content.Insight, str
 		section = ""
 	}
 	topic := ""
-	for _, candidates := range [][]string{item.Categories, {section}, a.Keywords} {
+	for _, candidates := range [][]string{item.Categories, {section}, a.Keywords, p.Tags} {
 		for _, t := range candidates {
 			if t = strings.TrimSpace(t); t != "" && !strings.EqualFold(t, "uncategorized") && topic == "" {
 				topic = t
@@ -486,4 +527,23 @@ func Templated(insights []content.Insight) []string {
 		}
 	}
 	return pages
+}
+
+// startsLike reports whether summary's first words are the first words of
+// body's text: an automatic summary of it, not an excerpt of the owner's.
+func startsLike(body, summary string) bool {
+	words := func(s string, n int) []string {
+		var out []string
+		for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			if out = append(out, w); len(out) == n {
+				break
+			}
+		}
+		return out
+	}
+	want := words(summary, 8)
+	if len(want) < 3 {
+		return false
+	}
+	return strings.Contains(strings.Join(words(content.Summarize(body)+" "+body, 400), " "), strings.Join(want, " "))
 }

@@ -40,6 +40,9 @@ type mfItem struct {
 
 	textProps, urlProps bool // it has p-* or e-*, u-* properties
 	nested              bool // it has items inside it
+	// classic: the item is read from microformats 1 classes (hentry,
+	// vcard), whose properties have classic names too.
+	classic bool
 }
 
 // mfValue is one value of a property: its text (a URL for u-*, a date for
@@ -83,10 +86,19 @@ func (r *mfReader) walk(n *html.Node, item *mfItem) {
 		case atom.Script, atom.Style, atom.Template, atom.Svg, atom.Math:
 			continue
 		}
-		roots, props := mfClasses(attr(c, "class"))
+		class := attr(c, "class")
+		roots, props := mfClasses(class)
+		classic := false
+		if len(roots) == 0 {
+			roots = classicRoots(class)
+			classic = len(roots) > 0
+		}
+		if item != nil && item.classic {
+			props = append(props, classicProps(class, c)...)
+		}
 		if len(roots) > 0 && r.items < MaxMF2Items {
 			r.items++
-			child := &mfItem{types: roots, props: make(map[string][]mfValue), node: c}
+			child := &mfItem{types: roots, props: make(map[string][]mfValue), node: c, classic: classic}
 			r.walk(c, child)
 			r.imply(child)
 			r.note(child)
@@ -152,9 +164,53 @@ func mfClasses(class string) (roots, props []string) {
 	return roots, props
 }
 
+// The microformats 1 classes a site's theme still writes (WordPress's
+// hentry, a vcard), read as the microformats2 parsing specification's
+// backward compatible parsing reads them: roots, then the properties
+// inside a classic root.
+var (
+	classicRoot = map[string]string{"hentry": "h-entry", "vcard": "h-card", "hfeed": "h-feed"}
+	classicProp = map[string]string{
+		"entry-title": "p-name", "entry-summary": "p-summary", "entry-content": "e-content",
+		"published": "dt-published", "updated": "dt-updated", "author": "p-author",
+		"fn": "p-name", "url": "u-url", "email": "u-email", "tel": "p-tel", "note": "p-note",
+		"photo": "u-photo", "title": "p-job-title", "category": "p-category",
+	}
+)
+
+// classicRoots are the microformats2 types of an element's microformats 1
+// root classes.
+func classicRoots(class string) []string {
+	var roots []string
+	for c := range strings.FieldsSeq(class) {
+		if t, ok := classicRoot[c]; ok {
+			roots = append(roots, t)
+		}
+	}
+	return roots
+}
+
+// classicProps are the microformats2 properties of an element's
+// microformats 1 property classes, and of its rel="tag" (a category).
+func classicProps(class string, n *html.Node) []string {
+	var props []string
+	for c := range strings.FieldsSeq(class) {
+		if p, ok := classicProp[c]; ok {
+			props = append(props, p)
+		}
+	}
+	if n.DataAtom == atom.A && strings.Contains(" "+strings.ToLower(attr(n, "rel"))+" ", " tag ") {
+		props = append(props, "p-category")
+	}
+	return props
+}
+
 // isItem reports whether a class attribute makes its element an item (an
-// h-* class).
+// h-* class, or a microformats 1 root).
 func isItem(class string) bool {
+	if len(classicRoots(class)) > 0 {
+		return true
+	}
 	if !strings.Contains(class, "h-") {
 		return false
 	}

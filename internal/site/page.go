@@ -460,6 +460,11 @@ func (r *pageReader) finish(doc *html.Node) {
 	if strings.EqualFold(r.metaValue("og:type", MaxNameRunes), "article") {
 		a.IsArticle = true
 	}
+	if r.body != nil && hasClass(attr(r.body, "class"), "single-post") {
+		// WordPress's template class of a post's own page: its themes
+		// may say nothing else of it.
+		a.IsArticle = true
+	}
 	if a.Headline == "" {
 		a.Headline = r.metaValue("og:title", MaxTitleRunes)
 	}
@@ -791,4 +796,14 @@ func appendUnique(list []string, s string, max int) []string {
 		}
 	}
 	return append(list, s)
+}
+
+// hasClass reports whether a class attribute names class.
+func hasClass(attribute, class string) bool {
+	for c := range strings.FieldsSeq(attribute) {
+		if c == class {
+			return true
+		}
+	}
+	return false
 }

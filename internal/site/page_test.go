@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -150,6 +151,9 @@ func TestReadPageGenerators(t *testing.T) {
 					{URL: "https://wordpress.org", Text: "WordPress", Rel: "nofollow"},
 				},
 				Times: []time.Time{date("2024-05-14T08:12:36Z")},
+				// Its body's class, single-post, is WordPress's word that
+				// the page is a post.
+				Article: Article{IsArticle: true},
 			},
 		},
 		{
@@ -561,5 +565,29 @@ func TestTextBounded(t *testing.T) {
 	}
 	if got := textOf(&html.Node{Type: html.TextNode, Data: strings.Repeat("x", 1<<20)}); len(got) > maxTextWalk {
 		t.Errorf("%d bytes of text read, bound %d", len(got), maxTextWalk)
+	}
+}
+
+// TestReadPageClassicMicroformats: a theme's microformats 1 classes (an
+// hentry with its entry-title, published and author vcard, as WordPress
+// themes write them) are read as their microformats2 equivalents.
+func TestReadPageClassicMicroformats(t *testing.T) {
+	page := `<!doctype html><html><head><title>Tides | Harbour Notes</title></head><body class="blog">
+<main><article class="post type-post hentry">
+<h1 class="entry-title">Tides and the old pier</h1>
+<abbr class="published" title="2021-03-04T10:00:00+00:00">March 4, 2021</abbr>
+<span class="author vcard"><a class="url fn" href="/about/">Jo Pier</a></span>
+<div class="entry-content"><p>The tide was low.</p></div>
+<a rel="tag" href="/tag/tides/">tides</a>
+</article></main></body></html>`
+	p, err := ReadPage([]byte(page), "text/html", "https://harbour.example/2021/03/tides/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := p.Article
+	if !a.IsArticle || a.Headline != "Tides and the old pier" || !a.Published.Equal(date("2021-03-04T10:00:00Z")) ||
+		len(a.Authors) != 1 || a.Authors[0].Name != "Jo Pier" || !strings.Contains(a.BodyHTML, "The tide was low.") ||
+		!slices.Contains(a.Keywords, "tides") {
+		t.Errorf("article %+v", a)
 	}
 }

@@ -43,27 +43,28 @@ func derive(snap *Snapshot) *derived {
 		feedAuthors = append(feedAuthors, f.Authors...)
 	}
 	if home != nil {
-		d.siteName = cmp.Or(home.SiteName, home.Site.Name)
+		d.siteName = cmp.Or(aName(home.SiteName), aName(home.Site.Name))
 	}
-	d.siteName = cmp.Or(d.siteName, feedTitle)
+	d.siteName = cmp.Or(d.siteName, aName(feedTitle))
 	if home != nil && d.siteName == "" {
-		d.siteName = home.Title
+		d.siteName = aName(home.Title)
 	}
 
 	// Who: the person the site's pages state, in order of how plainly
 	// they say it is the site's own.
 	var person *Person
 	var from string
+	named := func(p *Person) bool { return p != nil && aName(p.Name) != "" }
 	switch {
-	case home != nil && home.Person != nil && home.Person.Name != "":
+	case home != nil && named(home.Person):
 		person, from = home.Person, "the home page's Person (JSON-LD or h-card)"
-	case about != nil && about.Person != nil && about.Person.Name != "":
+	case about != nil && named(about.Person):
 		person, from = about.Person, "the About page's Person (JSON-LD or h-card)"
-	case home != nil && home.Site.Publisher != nil && home.Site.Publisher.Name != "":
+	case home != nil && named(home.Site.Publisher):
 		person, from = home.Site.Publisher, "the home page's WebSite publisher (JSON-LD)"
 	}
 	if person == nil {
-		if a, n := commonAuthor(snap); a != nil && n > 0 {
+		if a, n := commonAuthor(snap); named(a) && n > 0 {
 			person, from = a, "the posts' author (JSON-LD or h-entry)"
 		}
 	}
@@ -105,10 +106,14 @@ func derive(snap *Snapshot) *derived {
 		d.tagline = sourced[string]{siteDescription, "the site's description"}
 	}
 
-	if snap.About != nil && len(snap.About.Markdown) > 0 {
-		d.about = sourced[[]string]{paragraphs(snap.About.Markdown), "the About page " + snap.About.Path}
-	} else if person != nil && person.Description != "" {
+	switch {
+	case snap.About != nil && len(prose(paragraphs(snap.About.Markdown))) > 0:
+		d.about = sourced[[]string]{prose(paragraphs(snap.About.Markdown)), "the About page " + snap.About.Path}
+	case person != nil && person.Description != "":
 		d.about = sourced[[]string]{[]string{person.Description}, from}
+	case home != nil && !home.IsList && len(snap.Posts) == 0 && len(prose(paragraphs(snap.Texts[snap.HomePath]))) > 0:
+		// A one-page site: its home page is its About page.
+		d.about = sourced[[]string]{prose(paragraphs(snap.Texts[snap.HomePath])), "the home page"}
 	}
 	if person != nil {
 		if person.JobTitle != "" {
@@ -136,14 +141,48 @@ func derive(snap *Snapshot) *derived {
 		}
 	}
 	for _, link := range me {
-		d.contactLink(link)
+		d.contactLink(link, false)
+	}
+	// Then the profiles the home and About pages link without rel="me"
+	// (a theme's footer of social links).
+	for _, p := range []*Page{home, about} {
+		if p == nil {
+			continue
+		}
+		for _, l := range p.Links {
+			d.contactLink(l.URL, true)
+		}
 	}
 	return d
 }
 
+// aName is s when it can name a person or a site: not an address
+// (og:site_name is sometimes the site's URL).
+func aName(s string) string {
+	if strings.Contains(s, "://") || strings.HasPrefix(s, "www.") {
+		return ""
+	}
+	return strings.TrimSpace(s)
+}
+
+// prose are the paragraphs that say something: a label ("Preferred
+// socials:"), a line of a few words or a row of a table is none.
+func prose(paragraphs []string) []string {
+	var out []string
+	for _, p := range paragraphs {
+		if strings.HasSuffix(p, ":") || len(strings.Fields(p)) < 5 || strings.Count(p, "|") >= 2 {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
 // contactLink files a link to one of the person's profiles elsewhere under
-// the contact channel it is, the first of each kind.
-func (d *derived) contactLink(link string) {
+// the contact channel it is, the first of each kind. A plain link (one
+// the site does not mark rel="me") counts only when its address is a
+// profile's, not a post's (x.com/ada, not x.com/ada/status/1).
+func (d *derived) contactLink(link string, plain bool) {
 	const src = `the site's rel="me" and sameAs links`
 	set := func(s *sourced[string], v string) {
 		if s.value == "" {
@@ -169,6 +208,11 @@ func (d *derived) contactLink(link string) {
 		return
 	}
 	host := strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
+	if plain {
+		if strings.HasPrefix(link, "mailto:") || strings.HasPrefix(link, "tel:") || !profilePath(host, u.Path) {
+			return
+		}
+	}
 	switch {
 	case host == "linkedin.com" || strings.HasSuffix(host, ".linkedin.com"):
 		set(&d.linkedin, link)
@@ -276,4 +320,21 @@ func firstSentence(s string) string {
 		}
 	}
 	return s
+}
+
+// profilePath reports whether path is a profile's on host: a LinkedIn
+// /in/name, a one-segment X, YouTube @handle or channel, a Substack's home.
+func profilePath(host, path string) bool {
+	segments := strings.Split(strings.Trim(path, "/"), "/")
+	switch {
+	case strings.HasSuffix(host, "linkedin.com"):
+		return len(segments) == 2 && segments[0] == "in"
+	case host == "x.com" || host == "twitter.com":
+		return len(segments) == 1 && segments[0] != "" && segments[0] != "intent" && segments[0] != "share"
+	case strings.HasSuffix(host, "youtube.com"):
+		return len(segments) <= 2 && segments[0] != "" && (strings.HasPrefix(segments[0], "@") || segments[0] == "c" || segments[0] == "channel")
+	case strings.HasSuffix(host, ".substack.com"):
+		return len(segments) == 1 && segments[0] == ""
+	}
+	return false
 }

@@ -97,6 +97,8 @@ type Reader struct {
 	// snapshot has yet.
 	pagesRead        int
 	unpublishedPosts bool
+	// crawlDelay is the Crawl-delay robots.txt asks of the reader.
+	crawlDelay time.Duration
 	// cpu is held by the goroutine reading a page (see work).
 	cpu chan struct{}
 	// warned are the warnings given, each once per reader.
@@ -128,6 +130,30 @@ type pageRead struct {
 	gone bool
 	// from is the key asked for, when a redirect on the site led to key.
 	from string
+	// tags are the texts of a post's links to its tags and categories.
+	tags []string
+}
+
+// maxTags is how many tags of a post are kept.
+const maxTags = 16
+
+// tagsOf are the texts of the links that name a post's tags: rel="tag",
+// or an address in a folder of tags or categories (/tags/go/).
+func tagsOf(links []Link) []string {
+	var tags []string
+	for _, l := range links {
+		u, err := url.Parse(l.URL)
+		if err != nil || l.Text == "" || len(tags) == maxTags {
+			continue
+		}
+		segments := strings.Split(strings.Trim(u.Path, "/"), "/")
+		inFolder := len(segments) >= 2 && listSegments[strings.ToLower(segments[len(segments)-2])] &&
+			segments[len(segments)-2] != "page" && segments[len(segments)-2] != "author"
+		if (strings.Contains(" "+l.Rel+" ", " tag ") || inFolder) && !slices.Contains(tags, l.Text) {
+			tags = append(tags, strings.TrimPrefix(l.Text, "#"))
+		}
+	}
+	return tags
 }
 
 // feedRead is one feed of the site: its documents, as last read.
@@ -338,12 +364,25 @@ func (r *Reader) refresh(ctx context.Context) {
 			q.add(p.u, p.depth) // asked again: gone, or still there
 		}
 	}
-	if len(r.feeds) == 0 && len(r.sitemapFiles) == 0 && r.home != nil {
+	if len(r.sitemapFiles) == 0 && r.home != nil {
+		// No sitemap says which posts the site has: its home page and
+		// lists do. When the home page changed, they are read again, and
+		// a post none of them, nor a feed, links any more is asked again:
+		// gone, or still there.
 		before := r.home.v.sum
-		r.home = r.readOne(ctx, r.site("/"), 0, r.home)
+		r.home = r.readOne(ctx, r.home.u, 0, r.home)
 		if r.home.v.sum != before && r.expands(r.home) {
+			var lists queue
+			lists.done(r.home.u)
 			for _, l := range r.links(r.home) {
-				q.add(l, 1)
+				lists.add(l, 1)
+			}
+			r.crawl(ctx, &lists)
+			linked := r.linkedFromLists()
+			for _, k := range slices.Sorted(maps.Keys(r.pages)) {
+				if p := r.pages[k]; r.isPost(p) && !linked[k] && r.itemOf(k) == nil {
+					q.add(p.u, p.depth)
+				}
 			}
 		}
 	}
@@ -351,6 +390,23 @@ func (r *Reader) refresh(ctx context.Context) {
 	if ctx.Err() == nil || errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		r.publish(true)
 	}
+}
+
+// linkedFromLists are the keys of the pages the home page and the pages
+// that list posts link to.
+func (r *Reader) linkedFromLists() map[string]bool {
+	linked := make(map[string]bool)
+	for _, p := range r.pages {
+		if p.facts == nil || p.gone || !r.expands(p) {
+			continue
+		}
+		for _, l := range p.facts.Links {
+			if u, ok := r.c.onSite(p.u, l.URL); ok {
+				linked[key(u)] = true
+			}
+		}
+	}
+	return linked
 }
 
 // site is the address of path on the site.
@@ -384,6 +440,7 @@ func (r *Reader) readRobots(ctx context.Context) {
 	}
 	r.robots = ParseRobots(r.robotsBody)
 	r.c.allowed = r.robots.Allowed
+	r.crawlDelay = r.robots.CrawlDelay()
 	r.changed = true
 }
 
@@ -624,7 +681,9 @@ func (r *Reader) fetchPage(ctx context.Context, j job, prev *pageRead) *pageRead
 		p.markdown = r.text(ctx, a, facts, item)
 	}
 	if (item != nil || facts.Article.IsArticle) && !facts.IsList && p.key != "/" {
-		// A post's links are not followed: they need not be kept.
+		// A post's links are not followed: they need not be kept, but
+		// for those to its tags, which say what it is about.
+		p.tags = tagsOf(facts.Links)
 		facts.Links = nil
 	}
 	return p
@@ -645,7 +704,9 @@ func (r *Reader) work(ctx context.Context, f func()) bool {
 	defer func() { <-r.cpu }()
 	start := time.Now()
 	f()
-	rest := time.NewTimer(time.Since(start))
+	// As long as the page took, or the Crawl-delay the site asks, if
+	// longer.
+	rest := time.NewTimer(max(time.Since(start), r.crawlDelay))
 	defer rest.Stop()
 	select {
 	case <-rest.C:

@@ -311,7 +311,7 @@ func (r *Reader) snapshot(complete bool) *Snapshot {
 	s := &Snapshot{Site: r.c.site, Complete: complete, At: r.opts.Now(), Robots: r.robotsBody,
 		Status: maps.Clone(r.status), Requests: r.c.requests.Load(), Contact: r.contact, SiteFiles: slices.Clone(r.siteFiles)}
 	if r.home != nil {
-		s.Home = r.home.facts
+		s.Home, s.HomePath = r.home.facts, r.home.key
 	}
 	if p := r.pages[r.about]; r.about != "" && p != nil {
 		s.About = &PageText{Path: p.key, Facts: p.facts, Markdown: p.markdown}
@@ -331,7 +331,7 @@ func (r *Reader) snapshot(complete bool) *Snapshot {
 		}
 	}
 	for _, k := range r.nav {
-		if p := r.pages[k]; p != nil && p.facts != nil {
+		if p := r.pages[k]; p != nil && p.facts != nil && !r.isPost(p) {
 			label := ""
 			for _, l := range r.home.facts.Links {
 				if u, ok := r.c.onSite(r.home.u, l.URL); ok && key(u) == k && l.Text != "" {
@@ -361,7 +361,7 @@ func (r *Reader) snapshot(complete bool) *Snapshot {
 			item = r.itemOf(k)
 		}
 		s.Posts = append(s.Posts, Post{Path: k, Facts: p.facts, Item: item, Markdown: p.markdown,
-			LastMod: r.locs[k], LastModified: p.lastModified})
+			LastMod: r.locs[k], LastModified: p.lastModified, Tags: p.tags})
 	}
 	s.List = r.listPage(posts)
 	s.SitemapPaths = slices.Sorted(maps.Keys(r.locs))

@@ -568,3 +568,34 @@ func TestPostDayIsTheDayWritten(t *testing.T) {
 		}
 	}
 }
+
+// TestRefreshFindsAPostRemovedFromASiteWithoutSitemap: on a site whose
+// feed holds only its newest posts and which has no sitemap, a post
+// removed (its page gone, its link off the home page) leaves at the next
+// refresh; a refresh with nothing changed costs the feed's and the home
+// page's 304s.
+func TestRefreshFindsAPostRemovedFromASiteWithoutSitemap(t *testing.T) {
+	site := jekyllSite()
+	r := New(Options{Transport: site.ServeHTTP, Site: &url.URL{Scheme: "https", Host: "blog.example"}, UserAgent: "t", Posts: true,
+		Bounds: Bounds{Refresh: time.Hour}, Logger: zap.NewNop()})
+	ctx := context.Background()
+	r.full(ctx)
+	if got := postPaths(r.Snapshot()); len(got) != 3 {
+		t.Fatalf("posts %v", got)
+	}
+	before, conditional := site.total(), site.conditional
+	r.refresh(ctx)
+	if n, c := site.total()-before, site.conditional-conditional; n != 2 || c != 2 {
+		t.Errorf("a refresh with nothing changed made %d requests, %d of them 304s; want the feed's and the home page's", n, c)
+	}
+	// The oldest post, which the feed does not list, is removed.
+	site.remove("/2022/01/10/old.html")
+	site.mu.Lock()
+	home := site.pages["/"]
+	site.mu.Unlock()
+	site.html("/", strings.Replace(home.body, `<li><a class="post-link" href="/2022/01/10/old.html">Old</a></li>`, "", 1))
+	r.refresh(ctx)
+	if got := postPaths(r.Snapshot()); len(got) != 2 || slices.Contains(got, "/2022/01/10/old.html") {
+		t.Errorf("after the removal: %v", got)
+	}
+}

@@ -22,6 +22,7 @@ package site
 import (
 	"bytes"
 	"strings"
+	"time"
 
 	"github.com/temoto/robotstxt"
 )
@@ -85,6 +86,19 @@ func (r *Robots) Allowed(path string) bool {
 		path = "/"
 	}
 	return r.group.Test(path)
+}
+
+// MaxCrawlDelay is the longest Crawl-delay honoured: a site that asks for
+// more is read at this pace.
+const MaxCrawlDelay = 5 * time.Second
+
+// CrawlDelay is the time the site's group for the reader asks between two
+// requests (Crawl-delay), at most MaxCrawlDelay; 0 when it asks none.
+func (r *Robots) CrawlDelay() time.Duration {
+	if r == nil || r.group == nil {
+		return 0
+	}
+	return min(r.group.CrawlDelay, MaxCrawlDelay)
 }
 
 // Sitemaps are the Sitemap: lines, as written (the lead resolves them), at

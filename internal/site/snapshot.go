@@ -19,7 +19,10 @@ type Snapshot struct {
 	// the comparison with the content signals.
 	Robots []byte
 	// Home is the home page's facts; nil when it could not be read.
-	Home *Page
+	// HomePath is its address after redirects on the site ("/" unless
+	// the site sends its home elsewhere, as a blog under /blog/).
+	Home     *Page
+	HomePath string
 	// About is the site's About page; nil when it has none.
 	About *PageText
 	// Contact is the path of the site's contact page, "" when none.
@@ -89,6 +92,8 @@ type Post struct {
 	// else the feed's full content, else the page's main content,
 	// converted; its title heading removed.
 	Markdown []byte
+	// Tags are the texts of the page's links to its tags and categories.
+	Tags []string
 	// LastMod is the sitemap's lastmod, LastModified the page's
 	// Last-Modified header; zero when not given.
 	LastMod, LastModified time.Time
