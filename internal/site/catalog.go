@@ -82,6 +82,9 @@ func Build(owner *content.Site, ownerPosts bool, snap *Snapshot) *Catalog {
 	} {
 		c.field(name, pair.have, pair.from)
 	}
+	if snap.Home != nil {
+		site.Language = snap.Home.Lang
+	}
 	c.pages(&site, owner, snap)
 	if len(p.SiteStructure) == 0 {
 		p.SiteStructure = nav(snap)
