@@ -97,7 +97,7 @@ func New(cfg Config) (*Service, error) {
 	}
 	cfg.toolNames = make(map[string]bool)
 	cfg.topics = cfg.Site.Topics()
-	cfg.searchIndex = search.New(cfg.Site.Insights)
+	cfg.searchIndex = search.New(cfg.Site.Insights, cfg.Site.Language)
 	s := &Service{cfg: cfg, hosted: newRenditionCache(renditionBudget), byPath: make(map[string]*Route)}
 	for _, rt := range routes {
 		if rt.enabled != nil && !rt.enabled(&cfg) {
