@@ -96,63 +96,86 @@ const maxStemmed = 64
 // true (raw is then the word from its first part to its last, punctuation
 // and all), at the rune index it starts at. Web addresses and the targets
 // of Markdown links are not words of the text and are skipped, so that a
-// post that links to another is not taken for one about it.
+// post that links to another is not taken for one about it. It reads text
+// once, a byte at a time where it is ASCII, as it reads every word the
+// content has when the index is built.
 func eachToken(text string, f func(raw string, at int, whole bool)) {
-	start, startRune, runes := -1, 0, 0
-	for i, r := range text {
-		switch space := unicode.IsSpace(r); {
-		case space && start >= 0:
-			eachPart(text[start:i], startRune, f)
-			start = -1
-		case !space && start < 0:
-			start, startRune = i, runes
+	type part struct{ start, end, at int }
+	var parts []part
+	word, cut := -1, -1 // the word's first byte, and where a link's target starts in it
+	address := false
+	partStart, partAt := -1, 0
+	endPart := func(i int) {
+		if partStart >= 0 {
+			parts = append(parts, part{partStart, i, partAt})
+			partStart = -1
 		}
-		runes++
 	}
-	if start >= 0 {
-		eachPart(text[start:], startRune, f)
+	endWord := func(i int) {
+		endPart(i)
+		if word >= 0 && !address && !strings.HasPrefix(text[word:i], "www.") {
+			n := 0
+			for _, p := range parts {
+				if cut >= 0 && p.end > cut {
+					break
+				}
+				f(text[p.start:p.end], p.at, false)
+				n++
+			}
+			if n >= 2 && n <= maxJoinedParts {
+				f(text[parts[0].start:parts[n-1].end], parts[0].at, true)
+			}
+		}
+		parts, word, cut, address = parts[:0], -1, -1, false
 	}
+	runes := 0
+	for i := 0; i < len(text); runes++ {
+		c, size := text[i], 1
+		var space, inWord, alone bool
+		if c < utf8.RuneSelf {
+			space, inWord = asciiSpace[c], asciiWord[c]
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(text[i:])
+			space = unicode.IsSpace(r)
+			alone = ideograph(r)
+			inWord = !alone && (unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r))
+		}
+		switch {
+		case space:
+			endWord(i)
+		case word < 0:
+			word = i
+		}
+		switch {
+		case space:
+		case alone:
+			endPart(i)
+			parts = append(parts, part{i, i + size, runes})
+		case inWord:
+			if partStart < 0 {
+				partStart, partAt = i, runes
+			}
+		default:
+			endPart(i)
+			if c == ':' && strings.HasPrefix(text[i:], "://") {
+				address = true
+			} else if c == ']' && cut < 0 && strings.HasPrefix(text[i:], "](") {
+				cut = i
+			}
+		}
+		i += size
+	}
+	endWord(len(text))
 }
 
-// eachPart calls f with the parts of word, which starts at rune index at,
-// and with the word whole when it has two to maxJoinedParts parts.
-func eachPart(word string, at int, f func(raw string, at int, whole bool)) {
-	if strings.Contains(word, "://") || strings.HasPrefix(word, "www.") {
-		return
-	}
-	if i := strings.Index(word, "]("); i >= 0 {
-		word = word[:i]
-	}
-	parts, first, last, firstAt := 0, -1, 0, 0
-	start, startRune := -1, 0
-	end := func(i int) {
-		if start >= 0 {
-			f(word[start:i], at+startRune, false)
-			if parts == 0 {
-				first, firstAt = start, at+startRune
-			}
-			parts++
-			last = i
-			start = -1
-		}
-	}
-	n := 0
-	for i, r := range word {
-		switch {
-		case ideograph(r):
-			end(i)
-			start, startRune = i, n
-			end(i + utf8.RuneLen(r))
-		case !wordRune(r):
-			end(i)
-		case start < 0:
-			start, startRune = i, n
-		}
-		n++
-	}
-	end(len(word))
-	if parts >= 2 && parts <= maxJoinedParts {
-		f(word[first:last], firstAt, true)
+// asciiSpace and asciiWord are the ASCII characters unicode.IsSpace and
+// wordRune accept.
+var asciiSpace, asciiWord [utf8.RuneSelf]bool
+
+func init() {
+	for c := range rune(utf8.RuneSelf) {
+		asciiSpace[c], asciiWord[c] = unicode.IsSpace(c), wordRune(c)
 	}
 }
 
@@ -295,7 +318,7 @@ func (x *Index) queryWords(query string) []string {
 		}
 		var parts []string
 		wholes := ""
-		eachPart(field, 0, func(raw string, _ int, whole bool) {
+		eachToken(field, func(raw string, _ int, whole bool) {
 			if whole {
 				wholes = raw
 			} else {
