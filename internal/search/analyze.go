@@ -221,7 +221,7 @@ func (a *analyzer) word(raw string, whole bool) string {
 		var b strings.Builder
 		b.Grow(len(raw))
 		for _, r := range raw {
-			if wordRune(r) || ideograph(r) {
+			if wordRune(r) {
 				b.WriteRune(r)
 			}
 		}
@@ -233,7 +233,9 @@ func (a *analyzer) word(raw string, whole bool) string {
 	if !a.folds {
 		a.folder, a.folds = cases.Fold(), true
 	}
-	return norm.NFKC.String(a.folder.String(raw))
+	// Normalised before folding, as a compatibility character may be a
+	// capital ("ℌ" is "H"), and after, as folding may compose otherwise.
+	return norm.NFKC.String(a.folder.String(norm.NFKC.String(raw)))
 }
 
 // formTerm is a word's form, its accents dropped, which a query word
@@ -280,14 +282,12 @@ func unaccented(s string) string {
 	d := norm.NFD.String(s)
 	var b strings.Builder
 	b.Grow(len(d))
-	accented := false
+	accents := false // the marks that follow are accents
 	for _, r := range d {
-		if unicode.Is(unicode.Mn, r) {
-			if accented {
-				continue
-			}
-		} else {
-			accented = unicode.In(r, unicode.Latin, unicode.Greek, unicode.Cyrillic)
+		if !unicode.Is(unicode.Mn, r) {
+			accents = unicode.In(r, unicode.Latin, unicode.Greek, unicode.Cyrillic)
+		} else if accents {
+			continue
 		}
 		b.WriteRune(r)
 	}

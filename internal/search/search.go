@@ -544,9 +544,13 @@ type vocabulary interface {
 	// each calls f with the id of each term of text, the rune index it
 	// starts at, and whether it counts in the text's length in words.
 	each(text string, f func(id int32, at int, counted bool))
-	size() int
+	// keep puts the terms met in x, with what finds them, and returns each
+	// id's place among them (nil: its id).
+	keep(x *Index) []int32
 }
 
+// newIndex is New with the language code lang (a key of stemmers) and the
+// ranking rank.
 func newIndex(insights []content.Insight, lang string, rank ranking) *Index {
 	type occurrence struct {
 		key int32 // term*searchFields + field
@@ -592,45 +596,13 @@ func newIndex(insights []content.Insight, lang string, rank ranking) *Index {
 	for i := range insights {
 		x.norms[i] = bm25Norms(lengths[i], averages)
 	}
-	switch v := vocab.(type) {
-	case *legacyWords:
-		x.words, x.starts = joinWords(v.words)
-		x.suffixes = suffixarray.New(x.words)
-	case *termBuilder:
-		// The terms sorted, and the occurrences' keys with them.
-		order := make([]int32, len(v.terms))
-		for i := range order {
-			order[i] = int32(i)
-		}
-		slices.SortFunc(order, func(a, b int32) int { return strings.Compare(v.terms[a], v.terms[b]) })
-		rank := make([]int32, len(order))
-		sorted := make([]string, len(order))
-		for i, id := range order {
-			rank[id], sorted[i] = int32(i), v.terms[id]
-		}
+	if place := vocab.keep(x); place != nil {
 		for i := range occurrences {
 			o := &occurrences[i]
-			o.key = rank[o.key/searchFields]*searchFields + o.key%searchFields
+			o.key = place[o.key/searchFields]*searchFields + o.key%searchFields
 		}
-		x.words, x.starts = joinWords(sorted)
-		forms := make([]formOf, 0, len(v.forms))
-		for f := range v.forms {
-			forms = append(forms, formOf{f.form, rank[f.term]})
-		}
-		slices.SortFunc(forms, func(a, b formOf) int {
-			if c := strings.Compare(a.form, b.form); c != 0 {
-				return c
-			}
-			return int(a.term - b.term)
-		})
-		names := make([]string, len(forms))
-		x.formTerms = make([]int32, len(forms))
-		for i, f := range forms {
-			names[i], x.formTerms[i] = f.form, f.term
-		}
-		x.forms, x.formStarts = joinWords(names)
 	}
-	keys := vocab.size() * searchFields
+	keys := (len(x.starts) - 1) * searchFields
 	x.first = make([]int32, keys+1)
 	// A counting sort by key keeps each key's postings in the order they
 	// were found: by insight.
@@ -700,7 +672,37 @@ func (v *termBuilder) each(text string, f func(id int32, at int, counted bool)) 
 	})
 }
 
-func (v *termBuilder) size() int { return len(v.terms) }
+// keep keeps the terms sorted, and the forms sorted with their terms.
+func (v *termBuilder) keep(x *Index) []int32 {
+	order := make([]int32, len(v.terms))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(v.terms[a], v.terms[b]) })
+	place := make([]int32, len(order))
+	sorted := make([]string, len(order))
+	for i, id := range order {
+		place[id], sorted[i] = int32(i), v.terms[id]
+	}
+	x.words, x.starts = joinWords(sorted)
+	forms := make([]formOf, 0, len(v.forms))
+	for f := range v.forms {
+		forms = append(forms, formOf{f.form, place[f.term]})
+	}
+	slices.SortFunc(forms, func(a, b formOf) int {
+		if c := strings.Compare(a.form, b.form); c != 0 {
+			return c
+		}
+		return int(a.term - b.term)
+	})
+	names := make([]string, len(forms))
+	x.formTerms = make([]int32, len(forms))
+	for i, f := range forms {
+		names[i], x.formTerms[i] = f.form, f.term
+	}
+	x.forms, x.formStarts = joinWords(names)
+	return place
+}
 
 // legacyWords is the vocabulary of the legacy ranking: the lowercase
 // words, split at white space.
@@ -723,7 +725,12 @@ func (v *legacyWords) each(text string, f func(id int32, at int, counted bool)) 
 	})
 }
 
-func (v *legacyWords) size() int { return len(v.words) }
+// keep keeps the words in the order met, and a suffix array over them.
+func (v *legacyWords) keep(x *Index) []int32 {
+	x.words, x.starts = joinWords(v.words)
+	x.suffixes = suffixarray.New(x.words)
+	return nil
+}
 
 // eachWord calls f with each word of s, split as strings.Fields splits,
 // and the rune index it starts at.
