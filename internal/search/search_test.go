@@ -150,6 +150,16 @@ type scannedFields struct {
 	tokens   [][searchFields][]scanToken
 	lengths  [][searchFields]float64
 	averages [searchFields]float64
+	// counted are the counts of the words scanned, by word.
+	mu      sync.Mutex
+	counted map[string][][searchFields]wordCount
+}
+
+// wordCount is how often a word occurs in one field, and where first (-1:
+// nowhere).
+type wordCount struct {
+	n     float64
+	first int
 }
 
 // scanToken is a token of a field as the analysis makes it.
@@ -167,7 +177,7 @@ func scanFields(x *Index) *scannedFields {
 	if v, ok := scanned.Load(key); ok {
 		return v.(*scannedFields)
 	}
-	sf := &scannedFields{lengths: make([][searchFields]float64, len(insights))}
+	sf := &scannedFields{lengths: make([][searchFields]float64, len(insights)), counted: make(map[string][][searchFields]wordCount)}
 	a := newAnalyzer(x.language, x.rank.stem)
 	for i, in := range insights {
 		texts := [searchFields]string{in.Title, in.Topic, in.Description, in.Body}
@@ -212,33 +222,43 @@ func (sf *scannedFields) counter(x *Index, word string) func(i, f int) (float64,
 			return float64(strings.Count(sf.lower[i][f], word)), -1
 		}
 	}
-	a := newAnalyzer(x.language, x.rank.stem)
-	form, term := a.formTerm(word)
-	weights := map[string]float64{}
-	if x.rank.prefix > 0 {
-		for _, fields := range sf.tokens {
-			for _, tokens := range fields {
-				for _, t := range tokens {
-					if strings.HasPrefix(t.form, form) {
-						weights[t.term] = x.rank.prefix
+	sf.mu.Lock()
+	defer sf.mu.Unlock()
+	counts, ok := sf.counted[word]
+	if !ok {
+		a := newAnalyzer(x.language, x.rank.stem)
+		form, term := a.formTerm(word)
+		weights := map[string]float64{}
+		if x.rank.prefix > 0 {
+			for _, fields := range sf.tokens {
+				for _, tokens := range fields {
+					for _, t := range tokens {
+						if strings.HasPrefix(t.form, form) {
+							weights[t.term] = x.rank.prefix
+						}
 					}
 				}
 			}
 		}
-	}
-	weights[term] = 1
-	return func(i, f int) (float64, int) {
-		n, first := 0.0, -1
-		for _, t := range sf.tokens[i][f] {
-			if w := weights[t.term]; w > 0 {
-				n += w
-				if first < 0 || t.at < first {
-					first = t.at
+		weights[term] = 1
+		counts = make([][searchFields]wordCount, len(sf.tokens))
+		for i, fields := range sf.tokens {
+			for f, tokens := range fields {
+				c := wordCount{first: -1}
+				for _, t := range tokens {
+					if w := weights[t.term]; w > 0 {
+						c.n += w
+						if c.first < 0 || t.at < c.first {
+							c.first = t.at
+						}
+					}
 				}
+				counts[i][f] = c
 			}
 		}
-		return n, first
+		sf.counted[word] = counts
 	}
+	return func(i, f int) (float64, int) { return counts[i][f].n, counts[i][f].first }
 }
 
 // scanSnippet is the snippet as it was before the index: the body
