@@ -63,23 +63,23 @@ var stemmers = map[string]stemmer{
 	"ta": {tamil.Stem, false}, "tr": {turkish.Stem, false},
 }
 
-// DefaultLanguage is the language of a site that names none, or one
+// defaultLanguage is the language of a site that names none, or one
 // without a stemmer.
-const DefaultLanguage = "en"
+const defaultLanguage = "en"
 
-// Language is the code of the language a site's language tag (its
+// languageOf is the code of the language a site's language tag (its
 // <html lang>, such as "en-GB" or "pt-BR") is stemmed as: one of
-// stemmers, else DefaultLanguage.
-func Language(tag string) string {
+// stemmers, else defaultLanguage.
+func languageOf(tag string) string {
 	t, err := language.Parse(strings.ReplaceAll(strings.TrimSpace(tag), "_", "-"))
 	if err != nil {
-		return DefaultLanguage
+		return defaultLanguage
 	}
 	base, _ := t.Base()
 	if _, ok := stemmers[base.String()]; ok {
 		return base.String()
 	}
-	return DefaultLanguage
+	return defaultLanguage
 }
 
 // maxJoinedParts is the most parts of a word that is also taken whole:
@@ -209,7 +209,7 @@ type analyzer struct {
 func newAnalyzer(lang string, stem bool) analyzer {
 	s, ok := stemmers[lang]
 	if !ok {
-		s = stemmers[DefaultLanguage]
+		s = stemmers[defaultLanguage]
 	}
 	return analyzer{stemmer: s, stem: stem}
 }

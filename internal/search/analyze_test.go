@@ -34,7 +34,7 @@ func TestAnalysisTerms(t *testing.T) {
 		"numbers":               {"2FA in 2024, ²", "2fa@0 in@4 2024@7 2@13"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			a := newAnalyzer(DefaultLanguage, true)
+			a := newAnalyzer(defaultLanguage, true)
 			var got []string
 			eachToken(tc.text, func(raw string, at int, whole bool) {
 				_, term := a.formTerm(a.word(raw, whole))
@@ -75,12 +75,12 @@ func TestQueryWords(t *testing.T) {
 
 // The site's language tag names the stemmer: its language's when there
 // is one, English otherwise.
-func TestLanguage(t *testing.T) {
+func TestLanguageOf(t *testing.T) {
 	for tag, want := range map[string]string{
 		"": "en", "en": "en", "en-GB": "en", "EN-us": "en", "de": "de", "de_AT": "de", "pt-BR": "pt",
 		"nb-NO": "nb", "fr-CA": "fr", "zh-Hans": "en", "ja": "en", "x-klingon": "en", "not a tag": "en",
 	} {
-		if got := Language(tag); got != want {
+		if got := languageOf(tag); got != want {
 			t.Errorf("%q: %q, want %q", tag, got, want)
 		}
 	}

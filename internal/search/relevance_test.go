@@ -196,7 +196,7 @@ func (s *relevanceSuite) measure(t testing.TB, lang string, rank ranking) figure
 	t.Helper()
 	indexes := make(map[string]*Index)
 	for name, insights := range s.corpora {
-		indexes[name] = newIndex(insights, Language(lang), rank)
+		indexes[name] = newIndex(insights, languageOf(lang), rank)
 	}
 	itself := func(_, slug string) string { return slug }
 	var f figures
@@ -211,7 +211,7 @@ func (s *relevanceSuite) measure(t testing.TB, lang string, rank ranking) figure
 	f.blogs[0], f.blogs[1], _ = relevanceOf(t, indexes, blogs, itself)
 	f.sample[0], f.sample[1], _ = relevanceOf(t, indexes, sample, itself)
 	f.all[0], f.all[1], f.each = relevanceOf(t, indexes, s.queries, itself)
-	scaled := map[string]*Index{"sample": newIndex(s.scaled, Language(lang), rank)}
+	scaled := map[string]*Index{"sample": newIndex(s.scaled, languageOf(lang), rank)}
 	f.scaled[0], f.scaled[1], _ = relevanceOf(t, scaled, sample, func(_, slug string) string { return s.sources[slug] })
 	return f
 }

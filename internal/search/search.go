@@ -533,9 +533,9 @@ type posting struct {
 
 // New indexes the searched fields of insights, stemming their words in
 // the language lang names (a language tag, such as a site's <html lang>;
-// see Language).
+// see languageOf).
 func New(insights []content.Insight, lang string) *Index {
-	return newIndex(insights, Language(lang), defaultRanking)
+	return newIndex(insights, languageOf(lang), defaultRanking)
 }
 
 // vocabulary gives the terms of a text their ids, in the order it first

@@ -350,7 +350,7 @@ func TestSearchIndexGivesTheScansResults(t *testing.T) {
 // bothRankings are the indexes of insights under the ranking searches use
 // and the legacy one, by name.
 func bothRankings(insights []content.Insight) map[string]*Index {
-	return map[string]*Index{"words understood": New(insights, ""), "legacy": newIndex(insights, DefaultLanguage, legacyRanking)}
+	return map[string]*Index{"words understood": New(insights, ""), "legacy": newIndex(insights, defaultLanguage, legacyRanking)}
 }
 
 // Bodies whose lowercase form has another length in bytes than the
@@ -511,11 +511,11 @@ func BenchmarkSearch(b *testing.B) {
 			name string
 			rank ranking
 		}{{"words", defaultRanking}, {"legacy", legacyRanking}} {
-			x := newIndex(site.Insights, DefaultLanguage, r.rank)
+			x := newIndex(site.Insights, defaultLanguage, r.rank)
 			b.Run(fmt.Sprintf("index/%d/%s", n, r.name), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					x = newIndex(site.Insights, DefaultLanguage, r.rank)
+					x = newIndex(site.Insights, defaultLanguage, r.rank)
 				}
 				b.ReportMetric(float64(x.kept()), "index-bytes")
 			})
