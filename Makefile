@@ -87,7 +87,7 @@ bench-compare: ## the load benchmark of REV (default HEAD~1) and of the working 
 growth: build ## growth figures (bench/growth.sh): load time, RSS and req/s of every document at 10, 1 000, 10 000 insights
 	bench/growth.sh
 
-bench-go: ## Go benchmarks of the request hot path
+bench-go: ## Go benchmarks of the request hot path, and the search's relevance figures (nDCG@10, MRR) beside the previous ranking's (BenchmarkRelevance)
 	@for m in $(MODULES); do (cd $$m && $(GO) test -run '^$$' -bench . -benchmem ./...) || exit 1; done
 
 FUZZTIME ?= 30s

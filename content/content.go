@@ -54,6 +54,12 @@ type Site struct {
 	// then the posts, and the site is read for their addresses only.
 	PostsFolder bool
 
+	// Language is the language tag of the site's text as its home page
+	// declares it (<html lang>: "en", "pt-BR"); empty when unknown. The
+	// search stems words in it (English when it names no language the
+	// search knows).
+	Language string
+
 	// Skipped lists the files and folders under the insights folder that
 	// were passed over, sorted by path, for the caller to log: on purpose
 	// (drafts, posts the owner guards, section pages, non-Markdown files,

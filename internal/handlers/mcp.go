@@ -196,7 +196,7 @@ func addTools(l links, server *mcp.Server) []declaredTool {
 		tools = append(tools, declaredTool{t, rt})
 	}
 	searchTool := &mcp.Tool{Name: "search_insights", Title: "Search insights", Annotations: readOnly,
-		Description: "Searches the published insights' titles, descriptions, topics and bodies for the query's words, a word matching inside longer words too. " +
+		Description: "Searches the published insights' titles, descriptions, topics and bodies for the query's words, each matching its other forms (plurals and other endings, with or without accents, hyphens or dots) and, weighing less, the longer words it begins. " +
 			"Ranks them by BM25 relevance (title first, then topic, description and body), then newest first, each with its score, a snippet and its slug for get_insight. " +
 			"Optionally only one topic or a range of publication dates; limit sets the page size and nextCursor, passed back as cursor, the next page."}
 	addTool(l, searchTool, server, func(ctx context.Context, _ *mcp.CallToolRequest, in search.Input) (*mcp.CallToolResult, search.Output, error) {

@@ -113,7 +113,7 @@ func New(cfg Config) (*Service, error) {
 		cfg.siteFiles[p] = true
 	}
 	cfg.topics = cfg.Site.Topics()
-	cfg.searchIndex = search.New(cfg.Site.Insights)
+	cfg.searchIndex = search.New(cfg.Site.Insights, cfg.Site.Language)
 	s := &Service{cfg: cfg, hosted: newRenditionCache(renditionBudget), byPath: make(map[string]*Route)}
 	var documents []string
 	for _, rt := range routes {

@@ -19,6 +19,7 @@ import (
 	"index/suffixarray"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -59,19 +60,22 @@ type Output struct {
 
 // Bounds of a search query, so that one call cannot cost much: its words,
 // and what they make the index read. A word costs the postings of the
-// index's words it occurs in (every insight and field each holds it in);
-// the query's cheapest words are searched while their postings together
-// are within MaxQueryPostings, and a word found inside more than
-// maxWordMatches of the index's words is not searched at all: such words
-// ("e", "a") match nearly every insight and rank none. A query none of
-// whose words can be searched is an error that says so.
+// index's terms it matches (every insight and field each occurs in); the
+// query's cheapest words are searched while their postings together are
+// within MaxQueryPostings, and a word that begins more than maxWordMatches
+// of the index's forms, or whose longer words hold more than
+// maxPrefixPostings postings, is not searched at all: such words ("e",
+// "a", and "the" on a large site) begin words of nearly every insight and
+// rank none. A query none of whose words can be searched is an error that
+// says so.
 const (
 	maxQueryWords    = 16
 	maxQueryWordSize = 64
 	// MaxQueryPostings bounds the postings one search reads (about
 	// 0.5 ms of CPU).
-	MaxQueryPostings = 1 << 17
-	maxWordMatches   = 8192
+	MaxQueryPostings  = 1 << 17
+	maxWordMatches    = 8192
+	maxPrefixPostings = MaxQueryPostings / 4
 	// RequestPostings bounds the postings the searches of one request (an
 	// MCP batch) read together.
 	RequestPostings = 4 * MaxQueryPostings
@@ -79,7 +83,7 @@ const (
 
 // ErrTooBroad is a query whose every word occurs in too many places to be
 // searched within the bounds.
-var ErrTooBroad = errors.New("the query's words occur in too many places to search: use longer or rarer words (a word of one or two letters matches inside nearly every word)")
+var ErrTooBroad = errors.New("the query's words occur in too many places to search: use longer or rarer words (a word of one or two letters begins words of nearly every insight)")
 
 // ErrBudgetSpent is a search past what the searches of one request may
 // read together.
@@ -124,11 +128,12 @@ const (
 	MaxLimit     = 50
 )
 
-// queryWords are the distinct lowercase words of a query, at most
-// maxQueryWords of at most maxQueryWordSize bytes.
-func queryWords(query string) []string {
+// legacyQueryWords are the distinct lowercase words of a query as the
+// legacy ranking reads them, at most maxQueryWords of at most
+// maxQueryWordSize bytes.
+func legacyQueryWords(query string) []string {
 	var words []string
-	for _, w := range strings.Fields(strings.ToLower(strings.ToValidUTF8(query, ""))) {
+	for _, w := range strings.Fields(strings.ToLower(query)) {
 		if len(w) <= maxQueryWordSize && !slices.Contains(words, w) {
 			words = append(words, w)
 			if len(words) == maxQueryWords {
@@ -215,11 +220,14 @@ func errNotACursor(cursor string) error {
 
 // Search ranks the insights that hold the query's words and pass the
 // filters, by BM25 over their fields (see bm25), and returns one page of
-// them, each with its address as url gives it. A word matches wherever it
-// occurs, inside longer words too ("contract" in "contracts"). The index
-// finds the insights, so a search costs in proportion to the query and its
-// matches, not to the corpus, within the bounds of MaxQueryPostings and of
-// the budget ctx carries (see WithBudget), if any.
+// them, each with its address as url gives it. A word matches its other
+// forms ("sunsets" finds "sunset", "resume" finds "résumé"), the same word
+// written with punctuation or without ("e-mail" and "email"), and, with
+// less weight, the longer words it begins ("platf" finds "platform"); see
+// analyze.go. The index finds the insights, so a search costs in
+// proportion to the query and its matches, not to the corpus, within the
+// bounds of MaxQueryPostings and of the budget ctx carries (see
+// WithBudget), if any.
 func (x *Index) Search(ctx context.Context, in Input, url func(slug string) string) (Output, error) {
 	if strings.TrimSpace(in.Query) == "" {
 		return Output{}, ErrEmptyQuery
@@ -233,13 +241,17 @@ func (x *Index) Search(ctx context.Context, in Input, url func(slug string) stri
 		limit = DefaultLimit
 	}
 	limit = min(limit, MaxLimit)
-	words := queryWords(in.Query)
+	words := x.queryWords(in.Query)
 	key := searchKey(words, filter)
 	offset := 0
 	if in.Cursor != "" {
 		if offset, err = decodeCursor(in.Cursor, key); err != nil {
 			return Output{}, err
 		}
+	}
+	if len(words) == 0 {
+		// Punctuation alone, or words too long to be any: nothing holds them.
+		return Output{Query: in.Query, Results: []Result{}}, nil
 	}
 	searched, cost := x.searched(words)
 	if len(searched) == 0 {
@@ -267,7 +279,7 @@ func (x *Index) Search(ctx context.Context, in Input, url func(slug string) stri
 				ranked = append(ranked, rankedInsight{insight: m.insight, at: -1})
 			}
 			r := &ranked[i]
-			r.score += bm25(idf, &m.counts, x.norm(m.insight))
+			r.score += bm25(idf, &m.counts, x.norm(m.insight), &x.rank.weights)
 			if m.at >= 0 && (r.at < 0 || m.at < r.at) {
 				r.at = m.at
 			}
@@ -382,26 +394,45 @@ const (
 // description and the body. Each field saturates on its own (k1) and is
 // normalised by its length against the corpus's average for that field
 // (b), so that a long body repeating a word does not outrank a title that
-// names it. A query word's term frequency in a field is how often it
-// occurs there, inside longer words too, which is how the index matches;
-// its document frequency is the number of insights it occurs in, in any
+// names it. A query word's term frequency in a field is how often its
+// terms occur there, each with its match's weight (see ranking); its
+// document frequency is the number of insights they occur in, in any
 // field. A query's score is the sum over its words.
 const (
 	bm25K1 = 1.2
 	bm25B  = 0.75
 )
 
-var fieldWeights = [searchFields]float64{3, 2, 1.5, 1}
+// ranking is how an index finds a query's words and weighs them.
+type ranking struct {
+	// legacy is the ranking before words were understood: words split at
+	// white space and lowercased, and a query word matching inside any
+	// word, as often as it occurs there. It is kept to measure the ranking
+	// against (BenchmarkRelevance).
+	legacy bool
+	// stem says that words are stemmed (false only to measure what
+	// stemming brings).
+	stem bool
+	// prefix is the weight of a term only begun by a query word, beside 1
+	// for the word's own term; 0: whole terms only.
+	prefix float64
+	// weights are the fields' weights.
+	weights [searchFields]float64
+}
 
-// bm25 is one query word's score in an insight: idf, the word's counts in
-// each field, and the insight's per-field length norms (see
-// Index.norms).
-func bm25(idf float64, counts *[searchFields]int, norms *[searchFields]float64) float64 {
+var (
+	defaultRanking = ranking{stem: true, prefix: 0.5, weights: [searchFields]float64{3, 2, 1.5, 1}}
+	legacyRanking  = ranking{legacy: true, weights: [searchFields]float64{3, 2, 1.5, 1}}
+)
+
+// bm25 is one query word's score in an insight: idf, the word's weighted
+// counts in each field, the insight's per-field length norms (see
+// Index.norms) and the fields' weights.
+func bm25(idf float64, counts *[searchFields]float64, norms, weights *[searchFields]float64) float64 {
 	score := 0.0
-	for f, n := range counts {
-		if n > 0 {
-			tf := float64(n)
-			score += fieldWeights[f] * tf * (bm25K1 + 1) / (tf + norms[f])
+	for f, tf := range counts {
+		if tf > 0 {
+			score += weights[f] * tf * (bm25K1 + 1) / (tf + norms[f])
 		}
 	}
 	return idf * score
@@ -428,19 +459,29 @@ func bm25Norms(lengths, averages [searchFields]float64) [searchFields]float64 {
 	return norms
 }
 
-// Index holds every distinct word of the insights' searched fields,
-// lowercase, with the insights and fields each occurs in. A query word is
-// found inside the words by a suffix array, so that it matches within
-// longer words as well as whole ones. Words are split at white space, which
-// a query word never holds, so a query word's occurrences in a field are
-// exactly its occurrences in the field's words.
+// Index holds every distinct term of the insights' searched fields, with
+// the insights and fields each occurs in, and every distinct form of their
+// words with its term: a query word is found as a term whole (binary
+// search over the sorted terms) and at the beginning of forms (the sorted
+// forms from the first it begins), so that it matches its own term and the
+// terms of the longer words it begins.
 type Index struct {
-	// words is every distinct word, each followed by a newline; word i
-	// starts at starts[i] (starts has one more entry: the end).
+	// words is every distinct term, each followed by a newline; term i
+	// starts at starts[i] (starts has one more entry: the end). Sorted,
+	// except under the legacy ranking, where they are the lowercase words
+	// in the order found and suffixes finds a query word inside them.
 	words    []byte
 	starts   []int32
 	suffixes *suffixarray.Index
-	// postings[first[k]:first[k+1]] are where word i occurs in field f,
+	// forms is every distinct form, sorted, each followed by a newline,
+	// form i starting at formStarts[i] (one more entry: the end) and
+	// indexed under term formTerms[i]. A form stemmed otherwise in another
+	// word ("cree" of "créée" and of "crée" in French) is there once per
+	// term.
+	forms      []byte
+	formStarts []int32
+	formTerms  []int32
+	// postings[first[k]:first[k+1]] are where term i occurs in field f,
 	// k = i*searchFields + f, in the content's order.
 	first    []int32
 	postings []posting
@@ -448,7 +489,11 @@ type Index struct {
 	// corpus are the insights indexed, in the content's order.
 	corpus []content.Insight
 	// norms are each insight's BM25 length norms, by field.
-	norms     [][searchFields]float64
+	norms [][searchFields]float64
+	// language is the language code the words are stemmed in, rank how
+	// they are found and weighed.
+	language  string
+	rank      ranking
 	scratches sync.Pool
 }
 
@@ -478,23 +523,46 @@ func (x *Index) release(sc *searchScratch) { x.scratches.Put(sc) }
 
 func (x *Index) norm(insight int32) *[searchFields]float64 { return &x.norms[insight] }
 
-// posting says that a word occurs count times in one field of an insight,
-// first at rune index at. Lowercasing maps each rune to one rune, so the
-// index is the same in the field as written.
+// posting says that a term occurs count times in one field of an insight,
+// first at rune index at.
 type posting struct {
 	insight int32
 	count   int32
 	at      int32
 }
 
-// New indexes the searched fields of insights.
-func New(insights []content.Insight) *Index {
+// New indexes the searched fields of insights, stemming their words in
+// the language lang names (a language tag, such as a site's <html lang>;
+// see languageOf).
+func New(insights []content.Insight, lang string) *Index {
+	return newIndex(insights, languageOf(lang), defaultRanking)
+}
+
+// vocabulary gives the terms of a text their ids, in the order it first
+// meets them.
+type vocabulary interface {
+	// each calls f with the id of each term of text, the rune index it
+	// starts at, and whether it counts in the text's length in words.
+	each(text string, f func(id int32, at int, counted bool))
+	// keep puts the terms met in x, with what finds them, and returns each
+	// id's place among them (nil: its id).
+	keep(x *Index) []int32
+}
+
+// newIndex is New with the language code lang (a key of stemmers) and the
+// ranking rank.
+func newIndex(insights []content.Insight, lang string, rank ranking) *Index {
 	type occurrence struct {
-		key int32 // word*searchFields + field
+		key int32 // term*searchFields + field
 		posting
 	}
-	ids := make(map[string]int32)
-	var words []string
+	var vocab vocabulary
+	if rank.legacy {
+		vocab = &legacyWords{ids: make(map[string]int32)}
+	} else {
+		vocab = &termBuilder{analyzer: newAnalyzer(lang, rank.stem), seen: make(map[string]int32),
+			ids: make(map[string]int32), forms: make(map[formOf]struct{})}
+	}
 	var occurrences []occurrence
 	// last[k] is the place in occurrences of key k's latest occurrence.
 	var last []int32
@@ -502,14 +570,12 @@ func New(insights []content.Insight) *Index {
 	var averages [searchFields]float64
 	for i, in := range insights {
 		for f, text := range [searchFields]string{in.Title, in.Topic, in.Description, in.Body} {
-			eachWord(strings.ToLower(text), func(w string, at int) {
-				lengths[i][f]++
-				id, ok := ids[w]
-				if !ok {
-					id = int32(len(words))
-					ids[w] = id
-					words = append(words, w)
-					last = append(last, make([]int32, searchFields)...)
+			vocab.each(text, func(id int32, at int, counted bool) {
+				if counted {
+					lengths[i][f]++
+				}
+				if n := int(id+1) * searchFields; n > len(last) {
+					last = append(last, make([]int32, n-len(last))...)
 				}
 				key := id*searchFields + int32(f)
 				if k := last[key]; len(occurrences) > 0 && occurrences[k].key == key && occurrences[k].insight == int32(i) {
@@ -522,26 +588,22 @@ func New(insights []content.Insight) *Index {
 			averages[f] += lengths[i][f]
 		}
 	}
-	x := &Index{starts: make([]int32, len(words)+1), insights: len(insights), corpus: insights, norms: make([][searchFields]float64, len(insights))}
+	x := &Index{insights: len(insights), corpus: insights, norms: make([][searchFields]float64, len(insights)),
+		language: lang, rank: rank}
 	for f := range averages {
 		averages[f] /= float64(max(len(insights), 1))
 	}
 	for i := range insights {
 		x.norms[i] = bm25Norms(lengths[i], averages)
 	}
-	keys := len(words) * searchFields
+	if place := vocab.keep(x); place != nil {
+		for i := range occurrences {
+			o := &occurrences[i]
+			o.key = place[o.key/searchFields]*searchFields + o.key%searchFields
+		}
+	}
+	keys := (len(x.starts) - 1) * searchFields
 	x.first = make([]int32, keys+1)
-	size := 0
-	for _, w := range words {
-		size += len(w) + 1
-	}
-	x.words = make([]byte, 0, size)
-	for i, w := range words {
-		x.starts[i] = int32(len(x.words))
-		x.words = append(append(x.words, w...), '\n')
-	}
-	x.starts[len(words)] = int32(len(x.words))
-	x.suffixes = suffixarray.New(x.words)
 	// A counting sort by key keeps each key's postings in the order they
 	// were found: by insight.
 	for _, o := range occurrences {
@@ -557,6 +619,117 @@ func New(insights []content.Insight) *Index {
 		next[o.key]++
 	}
 	return x
+}
+
+// joinWords is words each followed by a newline, and where each starts
+// (with one more entry: the end).
+func joinWords(words []string) ([]byte, []int32) {
+	size := 0
+	for _, w := range words {
+		size += len(w) + 1
+	}
+	joined := make([]byte, 0, size)
+	starts := make([]int32, len(words)+1)
+	for i, w := range words {
+		starts[i] = int32(len(joined))
+		joined = append(append(joined, w...), '\n')
+	}
+	starts[len(words)] = int32(len(joined))
+	return joined, starts
+}
+
+// termBuilder is the vocabulary of the words understood: each token's
+// term, by the token as written (a text repeats its words, so each is
+// analysed once), and the forms met.
+type termBuilder struct {
+	analyzer
+	seen  map[string]int32
+	ids   map[string]int32
+	terms []string
+	forms map[formOf]struct{}
+}
+
+// formOf is a form of a word and the term it is indexed under.
+type formOf struct {
+	form string
+	term int32
+}
+
+func (v *termBuilder) each(text string, f func(id int32, at int, counted bool)) {
+	eachToken(text, func(raw string, at int, whole bool) {
+		id, ok := v.seen[raw]
+		if !ok {
+			form, term := v.formTerm(v.word(raw, whole))
+			if id, ok = v.ids[term]; !ok {
+				id = int32(len(v.terms))
+				v.ids[term] = id
+				v.terms = append(v.terms, term)
+			}
+			v.forms[formOf{form, id}] = struct{}{}
+			v.seen[raw] = id
+		}
+		f(id, at, !whole)
+	})
+}
+
+// keep keeps the terms sorted, and the forms sorted with their terms.
+func (v *termBuilder) keep(x *Index) []int32 {
+	order := make([]int32, len(v.terms))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(v.terms[a], v.terms[b]) })
+	place := make([]int32, len(order))
+	sorted := make([]string, len(order))
+	for i, id := range order {
+		place[id], sorted[i] = int32(i), v.terms[id]
+	}
+	x.words, x.starts = joinWords(sorted)
+	forms := make([]formOf, 0, len(v.forms))
+	for f := range v.forms {
+		forms = append(forms, formOf{f.form, place[f.term]})
+	}
+	slices.SortFunc(forms, func(a, b formOf) int {
+		if c := strings.Compare(a.form, b.form); c != 0 {
+			return c
+		}
+		return int(a.term - b.term)
+	})
+	names := make([]string, len(forms))
+	x.formTerms = make([]int32, len(forms))
+	for i, f := range forms {
+		names[i], x.formTerms[i] = f.form, f.term
+	}
+	x.forms, x.formStarts = joinWords(names)
+	return place
+}
+
+// legacyWords is the vocabulary of the legacy ranking: the lowercase
+// words, split at white space.
+type legacyWords struct {
+	ids   map[string]int32
+	words []string
+}
+
+func (v *legacyWords) each(text string, f func(id int32, at int, counted bool)) {
+	// Lowercasing maps each rune to one rune, so a rune index is the same
+	// in the field as written.
+	eachWord(strings.ToLower(text), func(w string, at int) {
+		id, ok := v.ids[w]
+		if !ok {
+			id = int32(len(v.words))
+			v.ids[w] = id
+			v.words = append(v.words, w)
+		}
+		f(id, at, true)
+	})
+}
+
+// keep keeps the words in the order met, and a suffix array over them.
+func (v *legacyWords) keep(x *Index) []int32 {
+	x.words, x.starts = joinWords(v.words)
+	x.suffixes = suffixarray.New(x.words)
+	return nil
 }
 
 // eachWord calls f with each word of s, split as strings.Fields splits,
@@ -578,34 +751,34 @@ func eachWord(s string, f func(word string, at int)) {
 	}
 }
 
-// insightMatch is how often a query word occurs in each field of one
-// insight, counted as strings.Count counts (without overlaps), and the
-// rune index of its first occurrence in the body (-1: none).
+// insightMatch is how often a query word's terms occur in each field of
+// one insight, weighed as their matches are, and the rune index of the
+// first occurrence in the body (-1: none).
 type insightMatch struct {
 	insight int32
-	counts  [searchFields]int
+	counts  [searchFields]float64
 	at      int
 }
 
 // searched are the words of a query that a search reads, in the query's
 // order, and the postings they cost: the cheapest first while their
-// postings together are within MaxQueryPostings, none found inside more
-// than maxWordMatches of the index's words.
+// postings together are within MaxQueryPostings, none too broad (see
+// matches).
 func (x *Index) searched(words []string) ([]queryWord, int) {
 	costs := make([]int, len(words))
 	order := make([]int, len(words))
-	holding := make([][]int32, len(words))
+	matches := make([][]match, len(words))
+	a := newAnalyzer(x.language, x.rank.stem)
 	for i, w := range words {
 		order[i] = i
 		costs[i] = -1 // too broad
-		ids, ok := x.wordsHolding(w)
-		if ok {
+		if ms, ok := x.matches(w, &a); ok {
 			costs[i] = 0
-			for _, id := range ids {
-				costs[i] += int(x.first[(id+1)*searchFields] - x.first[id*searchFields])
+			for _, m := range ms {
+				costs[i] += x.postingsOf(m.id)
 			}
+			matches[i] = ms
 		}
-		holding[i] = ids
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return costs[a] - costs[b] })
 	take := make([]bool, len(words))
@@ -619,23 +792,98 @@ func (x *Index) searched(words []string) ([]queryWord, int) {
 	var searched []queryWord
 	for i, w := range words {
 		if take[i] {
-			searched = append(searched, queryWord{w, holding[i]})
+			searched = append(searched, queryWord{w, matches[i]})
 		}
 	}
 	return searched, total
 }
 
-// queryWord is a word a search reads, with the ids of the index's words
-// that hold it.
+// queryWord is a word a search reads, with the terms it matches.
 type queryWord struct {
-	word string
-	ids  []int32
+	word    string
+	matches []match
 }
 
-// wordsHolding are the ids of the index's words that hold word, sorted;
-// false when more than maxWordMatches do. The suffix array finds them, so
-// the cost follows the matches.
-func (x *Index) wordsHolding(word string) ([]int32, bool) {
+// match is a term a query word matches: its id, the weight of its
+// occurrences, and the rune index of the word within the term's (legacy
+// ranking only: elsewhere a match is at the term's start).
+type match struct {
+	id     int32
+	weight float64
+	within int32
+}
+
+// postingsOf is how many postings term id has, in all fields.
+func (x *Index) postingsOf(id int32) int {
+	return int(x.first[(id+1)*searchFields] - x.first[id*searchFields])
+}
+
+// matches are the terms word matches, sorted by id: its own term, with
+// weight 1, and those of the forms it begins, with the ranking's prefix
+// weight; false, the word too broad, when it begins more than
+// maxWordMatches forms or the terms of those hold more than
+// maxPrefixPostings postings. Under the legacy ranking, the words it
+// occurs in, each weighed by how often, and false when it occurs more than
+// maxWordMatches times in all words. The sorted forms (or the suffix
+// array) find them, so the cost follows the matches.
+func (x *Index) matches(word string, a *analyzer) ([]match, bool) {
+	if x.rank.legacy {
+		return x.legacyMatches(word)
+	}
+	form, term := a.formTerm(word)
+	var ms []match
+	own, found := x.termID(term)
+	if found {
+		ms = append(ms, match{id: own, weight: 1})
+	}
+	if x.rank.prefix == 0 {
+		return ms, true
+	}
+	from, to := x.formsBegun(form)
+	if to-from > maxWordMatches {
+		return nil, false
+	}
+	for _, id := range x.formTerms[from:to] {
+		if !found || id != own {
+			ms = append(ms, match{id: id, weight: x.rank.prefix})
+		}
+	}
+	slices.SortFunc(ms, func(a, b match) int { return int(a.id - b.id) })
+	ms = slices.CompactFunc(ms, func(a, b match) bool { return a.id == b.id })
+	begun := 0
+	for _, m := range ms {
+		if !found || m.id != own {
+			begun += x.postingsOf(m.id)
+		}
+	}
+	if begun > maxPrefixPostings {
+		return nil, false
+	}
+	return ms, true
+}
+
+// termID is the id of term, if the index holds it.
+func (x *Index) termID(term string) (int32, bool) {
+	n := len(x.starts) - 1
+	i := sort.Search(n, func(i int) bool { return string(x.word(i)) >= term })
+	return int32(i), i < n && string(x.word(i)) == term
+}
+
+func (x *Index) word(i int) []byte { return x.words[x.starts[i] : x.starts[i+1]-1] }
+
+// formsBegun are the forms that begin with prefix: formTerms[from:to].
+func (x *Index) formsBegun(prefix string) (from, to int) {
+	n := len(x.formStarts) - 1
+	form := func(i int) []byte { return x.forms[x.formStarts[i] : x.formStarts[i+1]-1] }
+	from = sort.Search(n, func(i int) bool { return string(form(i)) >= prefix })
+	to = from + sort.Search(n-from, func(i int) bool { return !bytes.HasPrefix(form(from+i), []byte(prefix)) })
+	return from, to
+}
+
+// legacyMatches are the words of the legacy ranking that hold word, and
+// how often each does, as strings.Count counts (without overlaps); false
+// when word occurs more than maxWordMatches times in them.
+func (x *Index) legacyMatches(word string) ([]match, bool) {
 	positions := x.suffixes.Lookup([]byte(word), maxWordMatches+1)
 	if len(positions) > maxWordMatches {
 		return nil, false
@@ -650,20 +898,23 @@ func (x *Index) wordsHolding(word string) ([]int32, bool) {
 		ids = append(ids, int32(i))
 	}
 	slices.Sort(ids)
-	return slices.Compact(ids), true
+	ids = slices.Compact(ids)
+	ms := make([]match, len(ids))
+	w := []byte(word)
+	for i, id := range ids {
+		held := x.word(int(id))
+		ms[i] = match{id: id, weight: float64(bytes.Count(held, w)), within: int32(utf8.RuneCount(held[:bytes.Index(held, w)]))}
+	}
+	return ms, true
 }
 
 // find returns the insights q occurs in, reusing found's memory. slot has
 // an entry per insight, -1, and is left so.
 func (x *Index) find(q queryWord, found []insightMatch, slot []int32) []insightMatch {
 	found = found[:0]
-	w := []byte(q.word)
-	for _, id := range q.ids {
-		held := x.words[x.starts[id] : x.starts[id+1]-1]
-		n := bytes.Count(held, w)
-		within := utf8.RuneCount(held[:bytes.Index(held, w)])
+	for _, t := range q.matches {
 		for f := range searchFields {
-			k := id*searchFields + int32(f)
+			k := t.id*searchFields + int32(f)
 			for _, p := range x.postings[x.first[k]:x.first[k+1]] {
 				i := slot[p.insight]
 				if i < 0 {
@@ -672,8 +923,8 @@ func (x *Index) find(q queryWord, found []insightMatch, slot []int32) []insightM
 					found = append(found, insightMatch{insight: p.insight, at: -1})
 				}
 				m := &found[i]
-				m.counts[f] += n * int(p.count)
-				if at := int(p.at) + within; f == fieldBody && (m.at < 0 || at < m.at) {
+				m.counts[f] += t.weight * float64(p.count)
+				if at := int(p.at) + int(t.within); f == fieldBody && (m.at < 0 || at < m.at) {
 					m.at = at
 				}
 			}

@@ -33,9 +33,10 @@ func grown(t testing.TB, n int) *content.Site {
 }
 
 // scanSearch is the search without the index: every insight's fields
-// lowercased and scanned on every call, BM25 computed from those counts,
-// every match sorted. The index must give exactly its results, ranking,
-// scores and pages.
+// read on every call (lowercased and scanned under the legacy ranking,
+// analysed into tokens otherwise), BM25 computed from those counts, every
+// match sorted. The index must give exactly its results, ranking, scores
+// and pages.
 func scanSearch(x *Index, in Input) Output {
 	insights := x.corpus
 	limit := in.Limit
@@ -43,7 +44,7 @@ func scanSearch(x *Index, in Input) Output {
 		limit = 10
 	}
 	limit = min(limit, 50)
-	words := queryWords(in.Query)
+	words := x.queryWords(in.Query)
 	// The words the index searches within its bounds: which those are is
 	// the index's to say (see TestSearchBounds); what they find, the scan's.
 	var searched []string
@@ -55,17 +56,26 @@ func scanSearch(x *Index, in Input) Output {
 	if err != nil {
 		panic(err)
 	}
-	lower, lengths, averages := scanFields(insights)
+	sc := scanFields(x)
 	scores := make([]float64, len(insights))
 	matched := make([]bool, len(insights))
+	at := make([]int, len(insights))
+	for i := range at {
+		at[i] = -1
+	}
 	for _, w := range searched {
-		counts := make([][searchFields]int, len(insights))
+		counts := make([][searchFields]float64, len(insights))
+		count := sc.counter(x, w)
 		df := 0
 		for i := range insights {
 			any := false
 			for f := range searchFields {
-				counts[i][f] = strings.Count(lower[i][f], w)
+				var first int
+				counts[i][f], first = count(i, f)
 				any = any || counts[i][f] > 0
+				if f == fieldBody && first >= 0 && (at[i] < 0 || first < at[i]) && filter.admits(&insights[i]) {
+					at[i] = first
+				}
 			}
 			if any {
 				df++
@@ -73,9 +83,9 @@ func scanSearch(x *Index, in Input) Output {
 		}
 		idf := bm25IDF(len(insights), df)
 		for i := range insights {
-			if counts[i] != ([searchFields]int{}) && filter.admits(&insights[i]) {
-				norms := bm25Norms(lengths[i], averages)
-				scores[i] += bm25(idf, &counts[i], &norms)
+			if counts[i] != ([searchFields]float64{}) && filter.admits(&insights[i]) {
+				norms := bm25Norms(sc.lengths[i], sc.averages)
+				scores[i] += bm25(idf, &counts[i], &norms, &x.rank.weights)
 				matched[i] = true
 			}
 		}
@@ -85,9 +95,13 @@ func scanSearch(x *Index, in Input) Output {
 		if !matched[i] {
 			continue
 		}
+		s := snippet(in.Body, at[i])
+		if x.rank.legacy {
+			s = scanSnippet(in.Body, searched)
+		}
 		all = append(all, Result{
 			Slug: in.Slug, Title: in.Title, Topic: in.Topic, Date: in.DateISO, URL: testURL(in.Slug),
-			Score: math.Round(scores[i]*1e4) / 1e4, Snippet: scanSnippet(in.Body, searched),
+			Score: math.Round(scores[i]*1e4) / 1e4, Snippet: s,
 		})
 	}
 	sort.Slice(all, func(i, j int) bool {
@@ -117,38 +131,134 @@ func scanSearch(x *Index, in Input) Output {
 	return out
 }
 
-// scanned are the lowercase fields of the insights scanSearch has seen,
-// their lengths in words and the average lengths, by the insights' first
-// element, so that the tests do not lowercase them on every query.
+// scanned are the fields of the insights scanSearch has seen, as each
+// ranking reads them, their lengths in words and the average lengths, by
+// the insights' first element and the index's language and ranking, so
+// that the tests do not read them again on every query.
 var scanned sync.Map
 
-type scannedFields struct {
-	lower    [][searchFields]string
-	lengths  [][searchFields]float64
-	averages [searchFields]float64
+type scanKey struct {
+	first    *content.Insight
+	language string
+	rank     ranking
 }
 
-func scanFields(insights []content.Insight) ([][searchFields]string, [][searchFields]float64, [searchFields]float64) {
+type scannedFields struct {
+	// lower are the fields lowercased (legacy ranking), tokens their
+	// tokens analysed (otherwise).
+	lower    [][searchFields]string
+	tokens   [][searchFields][]scanToken
+	lengths  [][searchFields]float64
+	averages [searchFields]float64
+	// counted are the counts of the words scanned, by word.
+	mu      sync.Mutex
+	counted map[string][][searchFields]wordCount
+}
+
+// wordCount is how often a word occurs in one field, and where first (-1:
+// nowhere).
+type wordCount struct {
+	n     float64
+	first int
+}
+
+// scanToken is a token of a field as the analysis makes it.
+type scanToken struct {
+	form, term string
+	at         int
+}
+
+func scanFields(x *Index) *scannedFields {
+	insights := x.corpus
 	if len(insights) == 0 {
-		return nil, nil, [searchFields]float64{}
+		return &scannedFields{}
 	}
-	if v, ok := scanned.Load(&insights[0]); ok {
-		sf := v.(*scannedFields)
-		return sf.lower, sf.lengths, sf.averages
+	key := scanKey{&insights[0], x.language, x.rank}
+	if v, ok := scanned.Load(key); ok {
+		return v.(*scannedFields)
 	}
-	sf := &scannedFields{lower: make([][searchFields]string, len(insights)), lengths: make([][searchFields]float64, len(insights))}
+	sf := &scannedFields{lengths: make([][searchFields]float64, len(insights)), counted: make(map[string][][searchFields]wordCount)}
+	a := newAnalyzer(x.language, x.rank.stem)
 	for i, in := range insights {
-		sf.lower[i] = [searchFields]string{strings.ToLower(in.Title), strings.ToLower(in.Topic), strings.ToLower(in.Description), strings.ToLower(in.Body)}
+		texts := [searchFields]string{in.Title, in.Topic, in.Description, in.Body}
+		if x.rank.legacy {
+			var lower [searchFields]string
+			for f := range searchFields {
+				lower[f] = strings.ToLower(texts[f])
+				sf.lengths[i][f] = float64(len(strings.Fields(lower[f])))
+			}
+			sf.lower = append(sf.lower, lower)
+		} else {
+			var tokens [searchFields][]scanToken
+			for f := range searchFields {
+				eachToken(texts[f], func(raw string, at int, whole bool) {
+					form, term := a.formTerm(a.word(raw, whole))
+					tokens[f] = append(tokens[f], scanToken{form, term, at})
+					if !whole {
+						sf.lengths[i][f]++
+					}
+				})
+			}
+			sf.tokens = append(sf.tokens, tokens)
+		}
 		for f := range searchFields {
-			sf.lengths[i][f] = float64(len(strings.Fields(sf.lower[i][f])))
 			sf.averages[f] += sf.lengths[i][f]
 		}
 	}
 	for f := range sf.averages {
 		sf.averages[f] /= float64(len(insights))
 	}
-	scanned.Store(&insights[0], sf)
-	return sf.lower, sf.lengths, sf.averages
+	scanned.Store(key, sf)
+	return sf
+}
+
+// counter is how often word occurs in each field of each insight, and the
+// rune index of its first occurrence there (-1: none): under the legacy
+// ranking, inside any word; otherwise its own term, and with the prefix
+// weight the terms of the forms of the corpus's words it begins.
+func (sf *scannedFields) counter(x *Index, word string) func(i, f int) (float64, int) {
+	if x.rank.legacy {
+		return func(i, f int) (float64, int) {
+			return float64(strings.Count(sf.lower[i][f], word)), -1
+		}
+	}
+	sf.mu.Lock()
+	defer sf.mu.Unlock()
+	counts, ok := sf.counted[word]
+	if !ok {
+		a := newAnalyzer(x.language, x.rank.stem)
+		form, term := a.formTerm(word)
+		weights := map[string]float64{}
+		if x.rank.prefix > 0 {
+			for _, fields := range sf.tokens {
+				for _, tokens := range fields {
+					for _, t := range tokens {
+						if strings.HasPrefix(t.form, form) {
+							weights[t.term] = x.rank.prefix
+						}
+					}
+				}
+			}
+		}
+		weights[term] = 1
+		counts = make([][searchFields]wordCount, len(sf.tokens))
+		for i, fields := range sf.tokens {
+			for f, tokens := range fields {
+				c := wordCount{first: -1}
+				for _, t := range tokens {
+					if w := weights[t.term]; w > 0 {
+						c.n += w
+						if c.first < 0 || t.at < c.first {
+							c.first = t.at
+						}
+					}
+				}
+				counts[i][f] = c
+			}
+		}
+		sf.counted[word] = counts
+	}
+	return func(i, f int) (float64, int) { return counts[i][f].n, counts[i][f].first }
 }
 
 // scanSnippet is the snippet as it was before the index: the body
@@ -203,28 +313,28 @@ func TestSearchIndexGivesTheScansResults(t *testing.T) {
 		name string
 		site *content.Site
 	}{{"sample", sample}, {"300 insights", scaled}, {"odd texts", &odd}} {
-		x := New(c.site.Insights)
-		for _, q := range queries {
-			if strings.TrimSpace(q) == "" {
-				if _, err := x.Search(context.Background(), Input{Query: q}, testURL); err != ErrEmptyQuery {
-					t.Errorf("%s: search(%q): %v, want %v", c.name, q, err, ErrEmptyQuery)
+		for ranking, x := range bothRankings(c.site.Insights) {
+			name := c.name + ", " + ranking
+			for _, q := range queries {
+				if strings.TrimSpace(q) == "" {
+					if _, err := x.Search(context.Background(), Input{Query: q}, testURL); err != ErrEmptyQuery {
+						t.Errorf("%s: search(%q): %v, want %v", name, q, err, ErrEmptyQuery)
+					}
+					continue
 				}
-				continue
-			}
-			for _, in := range []Input{
-				{Limit: 0}, {Limit: 50}, {Limit: 3}, {Limit: 3, Topic: " PRIVACY "}, {Limit: 3, Topic: "data"},
-				{Limit: 3, Since: "2024-01-01"}, {Limit: 3, Until: "2021-06-30"}, {Limit: 3, Since: "2020-03-01", Until: "2020-09-30", Topic: "privacy"},
-			} {
-				in.Query = q
-				{
+				for _, in := range []Input{
+					{Limit: 0}, {Limit: 50}, {Limit: 3}, {Limit: 3, Topic: " PRIVACY "}, {Limit: 3, Topic: "data"},
+					{Limit: 3, Since: "2024-01-01"}, {Limit: 3, Until: "2021-06-30"}, {Limit: 3, Since: "2020-03-01", Until: "2020-09-30", Topic: "privacy"},
+				} {
+					in.Query = q
 					// Every page, following the cursors.
 					for page := 0; ; page++ {
 						got, err := x.Search(context.Background(), in, testURL)
 						if err != nil {
-							t.Fatalf("%s: search(%+v): %v", c.name, in, err)
+							t.Fatalf("%s: search(%+v): %v", name, in, err)
 						}
 						if want := scanSearch(x, in); !reflect.DeepEqual(got, want) {
-							t.Fatalf("%s: search(%+v):\n got %+v\nwant %+v", c.name, in, got, want)
+							t.Fatalf("%s: search(%+v):\n got %+v\nwant %+v", name, in, got, want)
 						}
 						if got.NextCursor == "" || page == 3 {
 							break
@@ -235,6 +345,12 @@ func TestSearchIndexGivesTheScansResults(t *testing.T) {
 			}
 		}
 	}
+}
+
+// bothRankings are the indexes of insights under the ranking searches use
+// and the legacy one, by name.
+func bothRankings(insights []content.Insight) map[string]*Index {
+	return map[string]*Index{"words understood": New(insights, ""), "legacy": newIndex(insights, defaultLanguage, legacyRanking)}
 }
 
 // Bodies whose lowercase form has another length in bytes than the
@@ -254,7 +370,7 @@ func TestSearchSnippetsAnyText(t *testing.T) {
 		site.Insights = append(site.Insights, content.Insight{Slug: fmt.Sprintf("odd-%d", i), Title: "Odd", Topic: "Odd",
 			Description: "Odd", Body: body, DateISO: "2024-01-01"})
 	}
-	x := New(site.Insights)
+	x := New(site.Insights, "")
 	out, err := x.Search(context.Background(), Input{Query: "ZEBRA"}, testURL)
 	if err != nil {
 		t.Fatal(err)
@@ -267,7 +383,7 @@ func TestSearchSnippetsAnyText(t *testing.T) {
 			t.Errorf("%s: snippet %q does not show the word", r.Slug, r.Snippet)
 		}
 	}
-	if words := queryWords(strings.Repeat("ab ", 21000) + strings.Repeat("x", 100) + " Data data DATA"); len(words) != 2 {
+	if words := x.queryWords(strings.Repeat("ab ", 21000) + strings.Repeat("x", 100) + " Data data DATA"); len(words) != 2 {
 		t.Errorf("query words %q: repeated, overlong and surplus words must be dropped", words)
 	}
 }
@@ -281,24 +397,26 @@ func FuzzSearchIndex(f *testing.F) {
 	}
 	odd := *sample
 	odd.Insights = oddInsights()
-	x := New(odd.Insights)
-	for _, q := range []string{"aa", "İ", "c++ data", "\xff\xfeaa", "ss ß"} {
+	indexes := bothRankings(odd.Insights)
+	for _, q := range []string{"aa", "İ", "c++ data", "\xff\xfeaa", "ss ß", "e-mail Zebra-Crossing", "straße STRASSE", "don't (data)"} {
 		f.Add(q)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
 		if strings.TrimSpace(q) == "" {
 			return
 		}
-		in := Input{Query: q, Limit: 50}
-		got, err := x.Search(context.Background(), in, testURL)
-		if err == ErrTooBroad {
-			if words, _ := x.searched(queryWords(q)); len(words) != 0 {
-				t.Errorf("search(%q): too broad, yet %d words are searched", q, len(words))
+		for ranking, x := range indexes {
+			in := Input{Query: q, Limit: 50}
+			got, err := x.Search(context.Background(), in, testURL)
+			if err == ErrTooBroad {
+				if words, _ := x.searched(x.queryWords(q)); len(words) != 0 {
+					t.Errorf("%s: search(%q): too broad, yet %d words are searched", ranking, q, len(words))
+				}
+				continue
 			}
-			return
-		}
-		if err != nil || !reflect.DeepEqual(got, scanSearch(x, in)) {
-			t.Errorf("search(%q): %v\n got %+v\nwant %+v", q, err, got, scanSearch(x, in))
+			if err != nil || !reflect.DeepEqual(got, scanSearch(x, in)) {
+				t.Errorf("%s: search(%q): %v\n got %+v\nwant %+v", ranking, q, err, got, scanSearch(x, in))
+			}
 		}
 	})
 }
@@ -309,7 +427,7 @@ func FuzzSearchIndex(f *testing.F) {
 // say what to send.
 func TestSearchPages(t *testing.T) {
 	site := grown(t, 120)
-	x := New(site.Insights)
+	x := New(site.Insights, "")
 	all, err := x.Search(context.Background(), Input{Query: "data team", Limit: 50, Since: "2020-01-10"}, testURL)
 	if err != nil || all.Total <= 50 || all.NextCursor == "" {
 		t.Fatalf("%d of %d results, next %q, %v: want more than a page", all.Count, all.Total, all.NextCursor, err)
@@ -381,30 +499,48 @@ func TestSearchPages(t *testing.T) {
 	}
 }
 
-// BenchmarkSearch builds the index of 10, 2 000 and 10 000 insights,
-// reporting the bytes it keeps, and runs searches over it: words of every
-// title, a word of most, a prefix and a word of none.
+// BenchmarkSearch builds the index of 10, 1 000, 2 000 and 10 000
+// insights, under the ranking searches use and the legacy one, reporting
+// the bytes it keeps and what building it allocates, and runs searches
+// over it: words of every title, a word of most, a prefix and a word of
+// none.
 func BenchmarkSearch(b *testing.B) {
-	for _, n := range []int{10, 2000, 10000} {
+	for _, n := range []int{10, 1000, 2000, 10000} {
 		site := grown(b, n)
-		x := New(site.Insights)
-		b.Run(fmt.Sprintf("index/%d", n), func(b *testing.B) {
-			for b.Loop() {
-				x = New(site.Insights)
-			}
-			// The suffix array holds an int32 per byte of words.
-			kept := 5*len(x.words) + 4*len(x.starts) + 4*len(x.first) + int(unsafe.Sizeof(posting{}))*len(x.postings)
-			b.ReportMetric(float64(kept), "index-bytes")
-		})
-		for _, q := range []string{"data contracts", "warehouse cost", "the", "platf", "zyzzyva"} {
-			b.Run(fmt.Sprintf("%s/%d", q, n), func(b *testing.B) {
+		for _, r := range []struct {
+			name string
+			rank ranking
+		}{{"words", defaultRanking}, {"legacy", legacyRanking}} {
+			x := newIndex(site.Insights, defaultLanguage, r.rank)
+			b.Run(fmt.Sprintf("index/%d/%s", n, r.name), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					_, _ = x.Search(context.Background(), Input{Query: q}, testURL)
+					x = newIndex(site.Insights, defaultLanguage, r.rank)
 				}
+				b.ReportMetric(float64(x.kept()), "index-bytes")
 			})
+			for _, q := range []string{"data contracts", "warehouse cost", "the", "platf", "zyzzyva"} {
+				b.Run(fmt.Sprintf("%s/%d/%s", q, n, r.name), func(b *testing.B) {
+					b.ReportAllocs()
+					for b.Loop() {
+						_, _ = x.Search(context.Background(), Input{Query: q}, testURL)
+					}
+				})
+			}
 		}
 	}
+}
+
+// kept is the memory the index keeps besides the insights: its words and
+// forms, where each starts, the postings and where each term's start; the
+// suffix array of the legacy ranking holds an int32 per byte of words.
+func (x *Index) kept() int {
+	n := len(x.words) + 4*len(x.starts) + len(x.forms) + 4*len(x.formStarts) + 4*len(x.formTerms) +
+		4*len(x.first) + int(unsafe.Sizeof(posting{}))*len(x.postings) + int(unsafe.Sizeof([searchFields]float64{}))*len(x.norms)
+	if x.suffixes != nil {
+		n += 4 * len(x.words)
+	}
+	return n
 }
 
 // A search reads at most MaxQueryPostings whatever its words, the words too
@@ -412,12 +548,12 @@ func BenchmarkSearch(b *testing.B) {
 // says so); the searches of one request share a budget; a cursor that is
 // not one this server gave is an error, whatever its length.
 func TestSearchBounds(t *testing.T) {
-	x := New(grown(t, 2000).Insights)
+	x := New(grown(t, 2000).Insights, "")
 	letters := "a b c d e f g h i j k l m n o p"
-	if words, cost := x.searched(queryWords(letters)); cost > MaxQueryPostings {
+	if words, cost := x.searched(x.queryWords(letters)); cost > MaxQueryPostings {
 		t.Errorf("16 one-letter words read %d postings (%d words), over %d", cost, len(words), MaxQueryPostings)
 	}
-	if _, cost := x.searched(queryWords("data contracts")); cost == 0 {
+	if _, cost := x.searched(x.queryWords("data contracts")); cost == 0 {
 		t.Error("an ordinary query reads nothing")
 	}
 	for _, q := range []string{"e", "a e", "e t a o"} {
@@ -430,7 +566,7 @@ func TestSearchBounds(t *testing.T) {
 		t.Errorf("a broad word beside an ordinary one: %d results, %v; want those of the ordinary one, %d", out.Total, err, want.Total)
 	}
 
-	_, cost := x.searched(queryWords("data contracts warehouse"))
+	_, cost := x.searched(x.queryWords("data contracts warehouse"))
 	ctx := WithBudget(context.Background(), NewBudget(3*cost))
 	for i := range 4 {
 		_, err := x.Search(ctx, Input{Query: "data contracts warehouse"}, testURL)

@@ -83,6 +83,9 @@ func Build(owner *content.Site, ownerPosts bool, snap *Snapshot) *Catalog {
 	} {
 		c.field(name, pair.have, pair.from)
 	}
+	if snap.Home != nil {
+		site.Language = snap.Home.Lang
+	}
 	c.pages(&site, owner, snap)
 	site.SiteFiles = snap.SiteFiles
 	site.PageTexts = make(map[string]string)

@@ -221,6 +221,9 @@ func TestReadBuiltJekyllFolder(t *testing.T) {
 	if cat.NoPerson {
 		t.Error("the site names its person, but the catalog says it does not")
 	}
+	if cat.Site.Language != "en" {
+		t.Errorf("language %q, want the home page's lang, en", cat.Site.Language)
+	}
 	byPage := map[string]int{}
 	for i, in := range cat.Site.Insights {
 		byPage[in.Page] = i
