@@ -26,9 +26,8 @@ var lineNumberClasses = map[string]bool{"gutter": true, "rouge-gutter": true, "l
 
 // lineNumbers returns the line numbers in the code of root: the elements
 // inside a <pre>, or in a table holding one, whose text is only digits and
-// blanks and which are marked as line numbers (by one of
-// lineNumberClasses, or by a style that keeps them from being selected, as
-// Chroma's inline styles do) or hold such marks.
+// blanks and which are marked as line numbers (see marked) or, but for a
+// line of code, hold such marks.
 func lineNumbers(root *html.Node) []*html.Node {
 	var found []*html.Node
 	var walk func(n *html.Node, inCode bool)
@@ -38,7 +37,9 @@ func lineNumbers(root *html.Node) []*html.Node {
 				continue
 			}
 			code := inCode || c.DataAtom == atom.Pre || c.DataAtom == atom.Table && holds(c, atom.Pre)
-			if code && onlyDigits(c) && hasMark(c) {
+			// A line of code holding its number is not a number: an empty
+			// line's is only digits.
+			if code && onlyDigits(c) && (marked(c) || !(inCode && codeLine(c)) && hasMark(c)) {
 				found = append(found, c)
 				continue
 			}
@@ -55,12 +56,7 @@ func hasMark(n *html.Node) bool {
 	if n.Type != html.ElementNode {
 		return false
 	}
-	for _, class := range strings.Fields(attr(n, "class")) {
-		if lineNumberClasses[class] {
-			return true
-		}
-	}
-	if style := strings.ReplaceAll(strings.ToLower(attr(n, "style")), " ", ""); strings.Contains(style, "user-select:none") {
+	if marked(n) {
 		return true
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
@@ -69,6 +65,19 @@ func hasMark(n *html.Node) bool {
 		}
 	}
 	return false
+}
+
+// marked reports whether the element n is marked as line numbers: by one
+// of lineNumberClasses, or by a style that keeps it from being selected,
+// as Chroma's inline styles do.
+func marked(n *html.Node) bool {
+	for _, class := range strings.Fields(attr(n, "class")) {
+		if lineNumberClasses[class] {
+			return true
+		}
+	}
+	style := strings.ReplaceAll(strings.ToLower(attr(n, "style")), " ", "")
+	return strings.Contains(style, "user-select:none")
 }
 
 // onlyDigits reports whether the text of n is only digits and blanks.

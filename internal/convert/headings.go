@@ -15,9 +15,12 @@ import (
 // icon, a "#", a "¶"), which read as empty links or stray signs.
 
 // Bounds of a page's lead: the blocks before the text proper, where a
-// title is repeated. The lead ends at the first code or table, or after
-// maxLeadWords words that say no title.
+// title is repeated. The lead ends at the first paragraph of more than
+// maxLineWords words (a line of a date, a reading time or tags is
+// shorter), the first code or table, or after maxLeadWords words that say
+// no title.
 const (
+	maxLineWords    = 12
 	maxLeadWords    = 40
 	maxLeadElements = 500
 	// maxTitleWords bounds the words an element may have to say a title.
@@ -89,6 +92,9 @@ func titleRepeats(root *html.Node, title string) {
 					return false
 				}
 				said := wordsOf(c, maxTitleWords)
+				if isParagraph(c.DataAtom) && !titles[said] && (said == "" && hasWord(c) || strings.Count(said, " ") >= maxLineWords) {
+					return false // the text proper
+				}
 				switch {
 				case said == "":
 				case titles[said]:
@@ -188,6 +194,15 @@ func isInline(a atom.Atom) bool {
 	case atom.A, atom.Abbr, atom.B, atom.Bdi, atom.Bdo, atom.Cite, atom.Code, atom.Data, atom.Dfn, atom.Em, atom.I,
 		atom.Kbd, atom.Mark, atom.Q, atom.S, atom.Samp, atom.Small, atom.Span, atom.Strong, atom.Sub, atom.Sup,
 		atom.Time, atom.U, atom.Var:
+		return true
+	}
+	return false
+}
+
+// isParagraph reports the elements that hold a paragraph of text.
+func isParagraph(a atom.Atom) bool {
+	switch a {
+	case atom.P, atom.Li, atom.Blockquote, atom.Dd:
 		return true
 	}
 	return false
