@@ -129,17 +129,36 @@ func codeBlocks(root *html.Node) {
 	for _, pre := range pres {
 		language := codeLanguage(pre)
 		text := codeText(pre)
+		// One <code> holding one text, made of what pre holds (the usual
+		// <code> holding one text, reused).
+		code, t := pre.FirstChild, (*html.Node)(nil)
+		if code != nil && code.NextSibling == nil && code.Type == html.ElementNode && code.DataAtom == atom.Code {
+			if t = code.FirstChild; t != nil && (t.NextSibling != nil || t.Type != html.TextNode) {
+				t = nil
+			}
+		} else {
+			code = nil
+		}
 		for c := pre.FirstChild; c != nil; c = pre.FirstChild {
 			pre.RemoveChild(c)
 		}
+		if code == nil {
+			code = &html.Node{Type: html.ElementNode, Data: "code", DataAtom: atom.Code}
+		}
+		for c := code.FirstChild; c != nil; c = code.FirstChild {
+			code.RemoveChild(c)
+		}
+		if t == nil {
+			t = &html.Node{Type: html.TextNode}
+		}
+		t.Data = text
+		code.AppendChild(t)
 		// The converter reads the language from the first class it finds,
 		// the <pre>'s first.
-		pre.Attr = nil
-		code := &html.Node{Type: html.ElementNode, Data: "code", DataAtom: atom.Code}
+		pre.Attr, code.Attr = nil, nil
 		if language != "" {
 			code.Attr = []html.Attribute{{Key: "class", Val: "language-" + language}}
 		}
-		code.AppendChild(&html.Node{Type: html.TextNode, Data: text})
 		pre.AppendChild(code)
 	}
 }

@@ -40,24 +40,51 @@ var furnitureRoles = map[string]bool{
 // from assistive technology (icons, decorations, a visual copy of what is
 // said in words beside it).
 func isFurniture(n *html.Node) bool {
-	if strings.EqualFold(attr(n, "aria-hidden"), "true") || furnitureRoles[strings.ToLower(attr(n, "role"))] {
-		return true
-	}
-	if label := strings.ToLower(attr(n, "aria-label")); strings.Contains(label, "breadcrumb") {
-		return true
-	}
-	if id := strings.ToLower(attr(n, "id")); furnitureClasses[id] {
-		return true
-	}
 	note := n.DataAtom == atom.Aside
-	for _, class := range strings.Fields(strings.ToLower(attr(n, "class"))) {
-		if class == "sidebar" {
-			note = true
-		} else if furnitureClasses[class] {
-			return true
+	for _, a := range n.Attr {
+		if a.Namespace != "" {
+			continue
+		}
+		switch a.Key {
+		case "aria-hidden":
+			if strings.EqualFold(a.Val, "true") {
+				return true
+			}
+		case "role":
+			if furnitureRoles[lowerASCII(a.Val)] {
+				return true
+			}
+		case "aria-label":
+			if strings.Contains(lowerASCII(a.Val), "breadcrumb") {
+				return true
+			}
+		case "id":
+			if furnitureClasses[lowerASCII(a.Val)] {
+				return true
+			}
+		case "class":
+			for class := range strings.FieldsSeq(a.Val) {
+				class = lowerASCII(class)
+				if class == "sidebar" {
+					note = true
+				} else if furnitureClasses[class] {
+					return true
+				}
+			}
 		}
 	}
 	return note && !amongParagraphs(n)
+}
+
+// lowerASCII is s in lower case, s itself (no copy) when it has no upper
+// case ASCII letter, as class names seldom do.
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			return strings.ToLower(s)
+		}
+	}
+	return s
 }
 
 // amongParagraphs reports whether n has a paragraph for a sibling: an
@@ -91,23 +118,29 @@ type navStats struct {
 	signal, more bool
 }
 
+// neighbours reports whether the block holds only the neighbours' links.
+func (s navStats) neighbours() bool { return s.links > 0 && s.signal && !s.more }
+
 // neighbourLinks returns the blocks of root that hold only the links to
 // the neighbouring posts: links, at least one of them rel=prev or
 // rel=next or labelled Next, Previous, Older or Newer, and no word but
 // such labels. The outermost such block is returned, never root.
 func neighbourLinks(root *html.Node) []*html.Node {
 	var found []*html.Node
-	stats := make(map[*html.Node]navStats)
 	var measure func(n *html.Node) navStats
 	measure = func(n *html.Node) navStats {
 		var s navStats
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			switch c.Type {
 			case html.TextNode:
-				for _, w := range strings.FieldsFunc(strings.ToLower(c.Data), notLetter) {
+				// Past a word of more, n is no such block, whatever else it says.
+				for data := c.Data; data != "" && !s.more; {
+					var w string
+					w, data = nextWord(data)
+					w = strings.ToLower(w)
 					if navSignals[w] {
 						s.signal = true
-					} else if !navLabels[w] {
+					} else if w != "" && !navLabels[w] {
 						s.more = true
 					}
 				}
@@ -119,9 +152,11 @@ func neighbourLinks(root *html.Node) []*html.Node {
 						continue
 					}
 					s.links++
-					for _, rel := range strings.Fields(strings.ToLower(attr(c, "rel"))) {
-						if rel == "prev" || rel == "next" || rel == "previous" {
-							s.signal = true
+					if rel := attr(c, "rel"); rel != "" {
+						for _, r := range strings.Fields(rel) {
+							if strings.EqualFold(r, "prev") || strings.EqualFold(r, "next") || strings.EqualFold(r, "previous") {
+								s.signal = true
+							}
 						}
 					}
 					// Its words are the neighbour's title; an image or code in
@@ -134,8 +169,12 @@ func neighbourLinks(root *html.Node) []*html.Node {
 					s.more = true
 					continue
 				}
+				// The blocks found inside c give way to c when c is one.
+				mark := len(found)
 				cs := measure(c)
-				stats[c] = cs
+				if cs.neighbours() {
+					found = append(found[:mark], c)
+				}
 				s.links += cs.links
 				s.signal = s.signal || cs.signal
 				s.more = s.more || cs.more
@@ -144,20 +183,6 @@ func neighbourLinks(root *html.Node) []*html.Node {
 		return s
 	}
 	measure(root)
-	var pick func(n *html.Node)
-	pick = func(n *html.Node) {
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			if c.Type != html.ElementNode {
-				continue
-			}
-			if s, ok := stats[c]; ok && s.links > 0 && s.signal && !s.more {
-				found = append(found, c)
-				continue
-			}
-			pick(c)
-		}
-	}
-	pick(root)
 	return found
 }
 
@@ -180,6 +205,21 @@ func holdsAny(n *html.Node, kinds ...atom.Atom) bool {
 }
 
 func notLetter(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
+
+// nextWord is the first word of s (a run of letters and digits), "" when
+// it has none, and what follows it.
+func nextWord(s string) (word, rest string) {
+	start := strings.IndexFunc(s, func(r rune) bool { return !notLetter(r) })
+	if start < 0 {
+		return "", ""
+	}
+	s = s[start:]
+	end := strings.IndexFunc(s, notLetter)
+	if end < 0 {
+		return s, ""
+	}
+	return s[:end], s[end:]
+}
 
 // textSize is the size of n's text, in non-blank characters, and the part
 // of it inside links.
