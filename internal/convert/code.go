@@ -251,8 +251,9 @@ func betweenLines(t *html.Node) bool {
 	prev := func(n *html.Node) *html.Node { return n.PrevSibling }
 	next := func(n *html.Node) *html.Node { return n.NextSibling }
 	for _, step := range []func(*html.Node) *html.Node{prev, next} {
+		// Past a few comments, the text is no layout's.
 		s := step(t)
-		for s != nil && (s.Type == html.CommentNode || s.Type == html.TextNode && strings.TrimSpace(s.Data) == "") {
+		for i := 0; i < 4 && s != nil && s.Type == html.CommentNode; i++ {
 			s = step(s)
 		}
 		if s != nil && s.Type == html.ElementNode && blockInCode(s) {

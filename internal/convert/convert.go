@@ -304,13 +304,15 @@ func (p *parsedPage) content() *html.Node {
 // strip removes from root what a reader of the page's text has no use
 // for: scripts (a gist's made a link first, see embeds), styles,
 // templates, forms, navigation, inline SVG (icons, whose titles would
-// read as stray words), the theme's furniture (see isFurniture) and the
+// read as stray words), the theme's furniture (see furniture) and the
 // neighbours' links.
 func strip(root *html.Node) {
 	embeds(root)
 	var drop []*html.Node
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
+		// Whether n holds a paragraph, asked once for all its asides.
+		paragraphs := 0
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			if c.Type != html.ElementNode {
 				continue
@@ -323,7 +325,14 @@ func strip(root *html.Node) {
 				// Code is text: what is in it is the code's (see codeText).
 				continue
 			}
-			if isFurniture(c) {
+			marked, aside := furniture(c)
+			if aside && paragraphs == 0 {
+				paragraphs = 1
+				if holdsParagraph(n) {
+					paragraphs = 2
+				}
+			}
+			if marked || aside && paragraphs == 1 {
 				drop = append(drop, c)
 				continue
 			}

@@ -34,13 +34,13 @@ var furnitureRoles = map[string]bool{
 	"complementary": true, "navigation": true, "search": true, "banner": true, "contentinfo": true,
 }
 
-// isFurniture reports whether the element n is marked as furniture: an
-// <aside> or a sidebar (unless set among the paragraphs of the text, as a
-// note is), an element of a furniture role, class or id, or one hidden
-// from assistive technology (icons, decorations, a visual copy of what is
-// said in words beside it).
-func isFurniture(n *html.Node) bool {
-	note := n.DataAtom == atom.Aside
+// furniture reports whether the element n is marked as furniture: an
+// element of a furniture role, class or id, or one hidden from assistive
+// technology (icons, decorations, a visual copy of what is said in words
+// beside it); and whether it is an <aside> or a sidebar, which is
+// furniture unless set among the paragraphs of the text, as a note is.
+func furniture(n *html.Node) (marked, aside bool) {
+	aside = n.DataAtom == atom.Aside
 	for _, a := range n.Attr {
 		if a.Namespace != "" {
 			continue
@@ -48,32 +48,32 @@ func isFurniture(n *html.Node) bool {
 		switch a.Key {
 		case "aria-hidden":
 			if strings.EqualFold(a.Val, "true") {
-				return true
+				return true, false
 			}
 		case "role":
 			if furnitureRoles[lowerASCII(a.Val)] {
-				return true
+				return true, false
 			}
 		case "aria-label":
 			if strings.Contains(lowerASCII(a.Val), "breadcrumb") {
-				return true
+				return true, false
 			}
 		case "id":
 			if furnitureClasses[lowerASCII(a.Val)] {
-				return true
+				return true, false
 			}
 		case "class":
 			for class := range strings.FieldsSeq(a.Val) {
 				class = lowerASCII(class)
 				if class == "sidebar" {
-					note = true
+					aside = true
 				} else if furnitureClasses[class] {
-					return true
+					return true, false
 				}
 			}
 		}
 	}
-	return note && !amongParagraphs(n)
+	return false, aside
 }
 
 // lowerASCII is s in lower case, s itself (no copy) when it has no upper
@@ -87,17 +87,13 @@ func lowerASCII(s string) string {
 	return s
 }
 
-// amongParagraphs reports whether n has a paragraph for a sibling: an
-// aside there is a note of the text (a pull quote, a tip), not the page's.
-func amongParagraphs(n *html.Node) bool {
-	for _, s := range []func(*html.Node) *html.Node{
-		func(n *html.Node) *html.Node { return n.PrevSibling },
-		func(n *html.Node) *html.Node { return n.NextSibling },
-	} {
-		for c := s(n); c != nil; c = s(c) {
-			if c.Type == html.ElementNode && c.DataAtom == atom.P {
-				return true
-			}
+// holdsParagraph reports whether n has a paragraph among its children:
+// an aside there is a note of the text (a pull quote, a tip), not the
+// page's.
+func holdsParagraph(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && c.DataAtom == atom.P {
+			return true
 		}
 	}
 	return false
@@ -308,18 +304,21 @@ func dropEdges(root *html.Node) {
 func dropTrailingBreaks(root *html.Node) {
 	for n := root; n != nil; {
 		last := n.LastChild
-		for last != nil && (last.Type == html.CommentNode || last.Type == html.TextNode && strings.TrimSpace(last.Data) == "") {
-			last = last.PrevSibling
+		for last != nil {
+			hr := last.Type == html.ElementNode && last.DataAtom == atom.Hr
+			blank := last.Type == html.CommentNode || last.Type == html.TextNode && strings.TrimSpace(last.Data) == ""
+			if !hr && !blank {
+				break
+			}
+			prev := last.PrevSibling
+			if hr {
+				n.RemoveChild(last)
+			}
+			last = prev
 		}
-		switch {
-		case last == nil || last.Type != html.ElementNode:
-			return
-		case last.DataAtom == atom.Hr:
-			n.RemoveChild(last)
-		case last.DataAtom == atom.Div || last.DataAtom == atom.Section || last.DataAtom == atom.Article:
-			n = last
-		default:
+		if last == nil || last.Type != html.ElementNode || last.DataAtom != atom.Div && last.DataAtom != atom.Section && last.DataAtom != atom.Article {
 			return
 		}
+		n = last
 	}
 }

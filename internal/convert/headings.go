@@ -28,8 +28,8 @@ const (
 )
 
 // headingAnchors removes from root the links a heading carries to itself:
-// a link inside a heading to a fragment of the page, with no letter or
-// digit in its text.
+// a link inside a heading to a fragment (of this page, by its address or
+// by the fragment alone), with no letter or digit in its text.
 func headingAnchors(root *html.Node) {
 	var drop []*html.Node
 	var walk func(n *html.Node, inHeading bool)
@@ -38,7 +38,7 @@ func headingAnchors(root *html.Node) {
 			if c.Type != html.ElementNode || c.DataAtom == atom.Pre {
 				continue
 			}
-			if inHeading && c.DataAtom == atom.A && strings.HasPrefix(strings.TrimSpace(attr(c, "href")), "#") && !hasWord(c) {
+			if inHeading && c.DataAtom == atom.A && strings.Contains(attr(c, "href"), "#") && !hasWord(c) {
 				drop = append(drop, c)
 				continue
 			}

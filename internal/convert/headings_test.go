@@ -19,6 +19,7 @@ func TestPageHeadingAnchors(t *testing.T) {
 		{"an icon", `<h2 id="setup">Setup <a class="anchor-link" href="#setup"></a></h2>`, []string{"## Setup\n"}, []string{"[]", "#setup"}},
 		{"a sign after", `<h3 id="use">Use <a class="header-anchor" href="#use">#</a></h3>`, []string{"### Use\n"}, []string{"#use", "\\#"}},
 		{"a sign before", `<h3 id="notes"><a href="#notes">¶</a> Notes</h3>`, []string{"### Notes\n"}, []string{"¶"}},
+		{"a sign linking the page's address", `<h3 id="more">More <a href="https://example.com/posts/a/#more">🔗</a></h3>`, []string{"### More\n"}, []string{"🔗", "#more"}},
 		{"a heading's link with words", `<h2 id="go"><a href="#go">Going further</a></h2>`, []string{"## [Going further](https://example.com/posts/a/#go)"}, nil},
 		{"an icon's link in the text", `<p>Follow the <a href="/feed.xml"><svg viewBox="0 0 8 8"><title>RSS</title></svg></a> feed.</p>`, []string{"Follow the feed."}, []string{"[]", "feed.xml"}},
 	} {
