@@ -345,17 +345,21 @@ func (c *siteClient) checkPostPages(want siteWant) {
 	}
 }
 
-// missingWords are the words of page's main content (its <main>, else its
-// one <article>, else its <body>, but scripts, styles and navigation)
-// that md does not hold, and how many distinct words the content has.
-// Words are runs of four letters or more, case aside.
+// missingWords are the words of page's main content that md does not
+// hold, and how many distinct words the content has. The content is the
+// element the converter takes (its <main>, or the one outermost article
+// in it when that holds most of main's text or the rest is mostly links;
+// without a <main>, its one outermost article, else its <body>), so that
+// the check compares like with like: the theme's furniture beside the
+// article is no content to lose, and what the article says still is. Its
+// scripts, styles and navigation are left out. Words are runs of four
+// letters or more, case aside.
 func missingWords(page, md []byte) (missing []string, total int) {
 	doc, err := html.Parse(bytes.NewReader(page))
 	if err != nil {
 		return nil, 0
 	}
-	var main, article, body *html.Node
-	articles := 0
+	var main, body *html.Node
 	var find func(n *html.Node)
 	find = func(n *html.Node) {
 		if n.Type == html.ElementNode {
@@ -364,9 +368,6 @@ func missingWords(page, md []byte) (missing []string, total int) {
 				if main == nil {
 					main = n
 				}
-			case "article":
-				articles++
-				article = n
 			case "body":
 				body = n
 			}
@@ -377,14 +378,30 @@ func missingWords(page, md []byte) (missing []string, total int) {
 	}
 	find(doc)
 	root := body
-	switch {
-	case main != nil:
+	if main != nil {
 		root = main
-	case articles == 1:
-		root = article
 	}
 	if root == nil {
 		return nil, 0
+	}
+	var articles []*html.Node
+	var outermost func(n *html.Node)
+	outermost = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.ElementNode && c.Data == "article" {
+				articles = append(articles, c)
+				continue
+			}
+			outermost(c)
+		}
+	}
+	outermost(root)
+	if len(articles) == 1 {
+		all, linked := textSizes(root)
+		inArticle, linkedInArticle := textSizes(articles[0])
+		if rest := all - inArticle; root != main || inArticle >= rest || 2*(linked-linkedInArticle) >= rest {
+			root = articles[0]
+		}
 	}
 	var text strings.Builder
 	var walk func(n *html.Node)
@@ -413,6 +430,29 @@ func missingWords(page, md []byte) (missing []string, total int) {
 		}
 	}
 	return missing, total
+}
+
+// textSizes is the size of n's text in non-blank characters, and the part
+// of it inside links, scripts, styles and navigation aside.
+func textSizes(n *html.Node) (all, linked int) {
+	var walk func(n *html.Node, inLink bool)
+	walk = func(n *html.Node, inLink bool) {
+		if n.Type == html.ElementNode && (n.Data == "script" || n.Data == "style" || n.Data == "nav" || n.Data == "form" || n.Data == "svg") {
+			return
+		}
+		if n.Type == html.TextNode {
+			k := len([]rune(strings.Join(strings.Fields(n.Data), "")))
+			all += k
+			if inLink {
+				linked += k
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c, inLink || n.Type == html.ElementNode && n.Data == "a")
+		}
+	}
+	walk(n, false)
+	return all, linked
 }
 
 func pathsOf(posts []sitePost) []string {

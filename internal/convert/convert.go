@@ -1,11 +1,14 @@
 // Package convert turns the HTML pages of a site into Markdown for agents:
-// the part of a page that is its content (its <main>, else <article>,
-// else <body>) without what a reader of the text has no use for (scripts,
-// navigation, forms), with links made absolute; and it keeps what it made,
-// within a budget, for the site's validators to say when it is stale. It
-// owns the bounds of a conversion. It also makes the links of a post's
-// Markdown body absolute for the documents that carry it off its page,
-// code left as written (links.go).
+// the part of a page that is its content (its <main>, or the one article
+// that is most of it, else its one <article>, else its <body>) without
+// the theme's furniture around it and what a reader of the text has no
+// use for (scripts, navigation, forms, sidebars, comments, the
+// neighbours' links), with code as the reader sees it, embeds as links
+// and links made absolute; and it keeps what it made, within a budget,
+// for the site's validators to say when it is stale. It owns the bounds
+// of a conversion. It also makes the links of a post's Markdown body
+// absolute for the documents that carry it off its page, code left as
+// written (links.go).
 //
 // Imports from the module: internal/markdown.
 package convert
@@ -93,12 +96,13 @@ func NoIndex(directives string) bool {
 }
 
 // pageConverter is the one HTML-to-Markdown converter: CommonMark with
-// GitHub's tables and strikethrough. It is safe for concurrent use, and
-// stops rendering once the context of a conversion is done.
+// GitHub's tables and strikethrough, a link with no text (an icon's)
+// left out. It is safe for concurrent use, and stops rendering once the
+// context of a conversion is done.
 var pageConverter = sync.OnceValue(func() *converter.Converter {
 	conv := converter.NewConverter(converter.WithPlugins(
 		base.NewBasePlugin(),
-		commonmark.NewCommonmarkPlugin(),
+		commonmark.NewCommonmarkPlugin(commonmark.WithLinkEmptyContentBehavior(commonmark.LinkBehaviorSkip)),
 		table.NewTablePlugin(),
 		strikethrough.NewStrikethroughPlugin(),
 	))
@@ -122,9 +126,20 @@ type Converted struct {
 
 // Page converts body, an HTML page served as contentType at pageURL, to
 // Markdown: that of its main content with every link and image made
-// absolute, with the page's title and description beside it. It gives up
-// with ErrTimeout when ctx is done first.
-func Page(ctx context.Context, body []byte, contentType, pageURL string) (page *Converted, err error) {
+// absolute, with the page's title and description beside it; the page's
+// first heading is said once. It gives up with ErrTimeout when ctx is
+// done first.
+func Page(ctx context.Context, body []byte, contentType, pageURL string) (*Converted, error) {
+	return convertPage(ctx, body, contentType, pageURL, "")
+}
+
+// Post is Page for a post whose title the caller writes itself: the
+// headings and lines before the post's text that say title are left out.
+func Post(ctx context.Context, body []byte, contentType, pageURL, title string) (*Converted, error) {
+	return convertPage(ctx, body, contentType, pageURL, title)
+}
+
+func convertPage(ctx context.Context, body []byte, contentType, pageURL, title string) (page *Converted, err error) {
 	defer func() {
 		// The converter is not ours: a page it fails on is served as HTML.
 		if v := recover(); v != nil {
@@ -154,16 +169,16 @@ func Page(ctx context.Context, body []byte, contentType, pageURL string) (page *
 	if p.noindex {
 		return nil, ErrNoIndex
 	}
-	root := p.content()
-	if root == nil {
-		return nil, ErrNoText
-	}
 	if !p.shape.within() {
 		// The model erred: the converter's passes, which do not stop at the
 		// deadline, must not start on this tree.
 		return nil, ErrTooComplex
 	}
-	strip(root, root == p.body)
+	root := p.content()
+	if root == nil {
+		return nil, ErrNoText
+	}
+	prepare(root, title)
 	// The content alone, so that nothing around it is rendered.
 	root.Parent.RemoveChild(root)
 	fragment := &html.Node{Type: html.DocumentNode}
@@ -193,8 +208,7 @@ func Page(ctx context.Context, body []byte, contentType, pageURL string) (page *
 // parsedPage is what Page reads of a page before converting it.
 type parsedPage struct {
 	title, description, baseHref string
-	body, main, article          *html.Node
-	articles                     int
+	body, main                   *html.Node
 	noindex                      bool
 	// shape is the tree's: its nodes, and the sum of their depths.
 	shape shape
@@ -235,9 +249,6 @@ func readPage(doc *html.Node) *parsedPage {
 				if p.main == nil {
 					p.main = n
 				}
-			case atom.Article:
-				p.articles++
-				p.article = n
 			case atom.H1:
 				if h1 == "" {
 					h1 = textOf(n)
@@ -268,28 +279,40 @@ func (s *shape) add(n *html.Node, depth int) {
 	}
 }
 
-// content is the element holding the page's content: its first <main>,
-// else its one <article>, else its <body>.
+// content is the element holding the page's content, with what is around
+// it in the page but not the content's left out (see strip): its first
+// <main>, or the one article in it when that is most of it or the rest is
+// links (the theme's); without a <main>, its one <article>, else its
+// <body>. It is nil for a page with neither.
 func (p *parsedPage) content() *html.Node {
-	switch {
-	case p.main != nil:
-		return p.main
-	case p.articles == 1:
-		return p.article
+	container := p.main
+	if container == nil {
+		container = p.body
 	}
-	return p.body
+	if container == nil {
+		return nil
+	}
+	strip(container)
+	root := container
+	if article := theArticle(container); article != nil && (container != p.main || mostlyArticle(container, article)) {
+		root = article
+	}
+	dropEdges(root)
+	return root
 }
 
 // strip removes from root what a reader of the page's text has no use
-// for: scripts, styles, templates, forms, navigation, inline SVG (icons,
-// whose titles would read as stray words) and the line numbers of code (see
-// lineNumbers), and, when root is the body, the
-// site's header and footer (those of the body itself; an article's own
-// header and footer are content).
-func strip(root *html.Node, isBody bool) {
+// for: scripts (a gist's made a link first, see embeds), styles,
+// templates, forms, navigation, inline SVG (icons, whose titles would
+// read as stray words), the theme's furniture (see furniture) and the
+// neighbours' links.
+func strip(root *html.Node) {
+	embeds(root)
 	var drop []*html.Node
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
+		// Whether n holds a paragraph, asked once for all its asides.
+		paragraphs := 0
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			if c.Type != html.ElementNode {
 				continue
@@ -298,20 +321,45 @@ func strip(root *html.Node, isBody bool) {
 			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Nav, atom.Form, atom.Svg:
 				drop = append(drop, c)
 				continue
-			case atom.Header, atom.Footer:
-				if isBody && n == root {
-					drop = append(drop, c)
-					continue
+			case atom.Pre:
+				// Code is text: what is in it is the code's (see codeText).
+				continue
+			}
+			marked, aside := furniture(c)
+			if aside && paragraphs == 0 {
+				paragraphs = 1
+				if holdsParagraph(n) {
+					paragraphs = 2
 				}
+			}
+			if marked || aside && paragraphs == 1 {
+				drop = append(drop, c)
+				continue
 			}
 			walk(c)
 		}
 	}
 	walk(root)
-	drop = append(drop, lineNumbers(root)...)
 	for _, n := range drop {
 		n.Parent.RemoveChild(n)
 	}
+	for _, n := range neighbourLinks(root) {
+		n.Parent.RemoveChild(n)
+	}
+}
+
+// prepare makes root, the page's content, what the converter renders:
+// line numbers out of its code and each code block its text (code.go),
+// headings without their anchors, the title said once (headings.go), no
+// thematic break left at its end.
+func prepare(root *html.Node, title string) {
+	for _, n := range lineNumbers(root) {
+		n.Parent.RemoveChild(n)
+	}
+	codeBlocks(root)
+	headingAnchors(root)
+	titleRepeats(root, title)
+	dropTrailingBreaks(root)
 }
 
 // attr is the value of n's attribute key, or "".

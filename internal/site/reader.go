@@ -734,11 +734,16 @@ func (r *Reader) logSkip(a answer) {
 
 // text is the Markdown of a post's body, or of a page's main content: the
 // element the page marks as the post's body, else the page's main
-// content, else the feed's full content. Its first heading is dropped
-// when it is the title, which the module writes itself.
+// content, else the feed's full content. The headings that say the title
+// before the text are dropped (and its first heading when it is the
+// title), as the module writes the title itself.
 func (r *Reader) text(ctx context.Context, a answer, facts *Page, item *FeedItem) []byte {
 	ctx, cancel := context.WithTimeout(ctx, convert.Timeout)
 	defer cancel()
+	title := facts.Article.Headline
+	if title == "" && item != nil {
+		title = item.Title
+	}
 	var c *convert.Converted
 	var err error
 	// What the page shows, as the browser shows it: an agent reading a
@@ -746,22 +751,18 @@ func (r *Reader) text(ctx context.Context, a answer, facts *Page, item *FeedItem
 	// two). The feed's copy, often shorter, serves only a page with no
 	// text of its own to convert.
 	if facts.Article.BodyHTML != "" {
-		c, err = convert.Page(ctx, []byte(facts.Article.BodyHTML), "text/html; charset=utf-8", a.url.String())
+		c, err = convert.Post(ctx, []byte(facts.Article.BodyHTML), "text/html; charset=utf-8", a.url.String(), title)
 	} else {
-		c, err = convert.Page(ctx, a.body, a.header.Get("Content-Type"), a.url.String())
+		c, err = convert.Post(ctx, a.body, a.header.Get("Content-Type"), a.url.String(), title)
 	}
 	if (err != nil || len(bytes.TrimSpace(c.Markdown)) == 0) && item != nil && item.ContentHTML != "" {
-		c, err = convert.Page(ctx, []byte(item.ContentHTML), "text/html; charset=utf-8", a.url.String())
+		c, err = convert.Post(ctx, []byte(item.ContentHTML), "text/html; charset=utf-8", a.url.String(), title)
 	}
 	if err != nil {
 		if !errors.Is(err, convert.ErrNoText) && !errors.Is(err, convert.ErrNoIndex) {
 			r.warnOnce("convert:"+a.url.Path, "a page of the site could not be read as Markdown", zap.String("address", a.url.String()), zap.Error(err))
 		}
 		return nil
-	}
-	title := facts.Article.Headline
-	if title == "" && item != nil {
-		title = item.Title
 	}
 	return dropTitle(c.Markdown, title)
 }
