@@ -97,7 +97,8 @@ FUZZ_TARGETS := \
 	./internal/handlers:FuzzRouter ./internal/handlers:FuzzMCPPreCheck ./internal/handlers:FuzzMCPAnswers \
 	./internal/token:FuzzVerifyAccessToken ./internal/token:FuzzParseAuthorization ./internal/token:FuzzVerifyAssertion \
 	./internal/cimd:FuzzDocument ./internal/mcpcall:FuzzEachMember \
-	./internal/site:FuzzParseFeed ./internal/site:FuzzReadPage ./internal/site:FuzzParseSitemap ./internal/site:FuzzRobots
+	./internal/site:FuzzParseFeed ./internal/site:FuzzReadPage ./internal/site:FuzzParseSitemap ./internal/site:FuzzRobots \
+	./internal/convert:FuzzContentPasses
 
 fuzz: ## run every fuzz target for FUZZTIME (30s); a finding is saved under testdata/fuzz and becomes a regression seed of make test
 	@for t in $(FUZZ_TARGETS); do \
