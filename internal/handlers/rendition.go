@@ -10,7 +10,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
+	"github.com/dunglas/httpsfv"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/body"
@@ -307,7 +309,7 @@ func (s *Service) newBaseHeaders(base string) baseHeaders {
 	}
 	bh.apiLink = bh.link
 	if d := s.cfg.Deprecation; !d.IsZero() {
-		bh.deprecation = "@" + strconv.FormatInt(d.Unix(), 10)
+		bh.deprecation = deprecationValue(d)
 		bh.apiLink += fmt.Sprintf(`, <%s#versioning>; rel="deprecation"; type="text/html"`, developers)
 		if s.cfg.Successor != "" {
 			bh.apiLink += fmt.Sprintf(`, <%s>; rel="successor-version"`, s.cfg.Successor)
@@ -317,6 +319,13 @@ func (s *Service) newBaseHeaders(base string) baseHeaders {
 		bh.sunset = t.UTC().Format(http.TimeFormat)
 	}
 	return bh
+}
+
+// deprecationValue is the Deprecation field (RFC 9745): a Structured
+// Field Date.
+func deprecationValue(d time.Time) string {
+	v, _ := httpsfv.Marshal(httpsfv.NewItem(d)) // a date of Validate's range: nothing can fail
+	return v
 }
 
 // newRendition makes the rendition of base with nothing rendered yet.
