@@ -6,7 +6,7 @@
 // owns the bounds of a conversion and imports no other package of the
 // module.
 //
-// Imports from the module: none.
+// Imports from the module: internal/cache.
 package convert
 
 import (

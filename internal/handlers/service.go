@@ -9,7 +9,7 @@
 // vary per request hand it to the packages that own them: the OAuth and
 // identity endpoints to internal/oauth, /mcp to internal/mcphttp.
 //
-// Imports from the module: content, internal/body, internal/cimd, internal/convert, internal/mcpcall, internal/mcphttp, internal/metrics, internal/negotiate, internal/oauth, internal/origin, internal/problem, internal/ratelimit, internal/respond, internal/schema, internal/search, internal/token.
+// Imports from the module: content, internal/body, internal/cache, internal/cimd, internal/convert, internal/mcpcall, internal/mcphttp, internal/metrics, internal/negotiate, internal/oauth, internal/origin, internal/problem, internal/ratelimit, internal/respond, internal/schema, internal/search, internal/token.
 package handlers
 
 import (

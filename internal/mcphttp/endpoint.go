@@ -8,7 +8,7 @@
 // What the tools answer is the rendition's: the endpoint asks it through
 // the functions of Endpoint.
 //
-// Imports from the module: internal/body, internal/mcpcall, internal/metrics, internal/origin, internal/problem, internal/ratelimit, internal/respond, internal/search.
+// Imports from the module: internal/body, internal/cache, internal/mcpcall, internal/metrics, internal/origin, internal/problem, internal/ratelimit, internal/respond, internal/search.
 package mcphttp
 
 import (
@@ -91,8 +91,8 @@ type Endpoint struct {
 	// Search is the search of search_insights and the connectors' search,
 	// within the budget its context carries.
 	Search func(context.Context, search.Input) (search.Output, error)
-	// Budget bounds the bytes of kept answers; Account, when set, is told
-	// of each answer kept.
+	// Budget bounds the bytes of kept answers (0: DefaultBudget); Account,
+	// when set, is told of each answer kept.
 	Budget  int
 	Account func(n int)
 	// Metrics counts the calls answered here; nil counts nothing.

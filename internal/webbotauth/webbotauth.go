@@ -13,7 +13,7 @@
 // for it in the background, so verifying never waits on the network and,
 // once the directory is cached, costs a bounded amount of CPU.
 //
-// Imports from the module: internal/fetch.
+// Imports from the module: internal/cache, internal/fetch.
 package webbotauth
 
 import (
@@ -21,11 +21,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/dunglas/httpsfv"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/cache"
 	"github.com/caddy-discovery/caddy-discovery/internal/fetch"
 )
 
@@ -104,8 +104,9 @@ type Verifier struct {
 	clockSkew   time.Duration
 	maxValidity time.Duration
 
-	mu   sync.Mutex
-	dirs map[string]*directory // parsed key sets by directory URL
+	// dirs are the parsed key sets by directory URL, at most
+	// maxDirectories of them; the fetcher holds the documents.
+	dirs *cache.Cache[string, *directory]
 }
 
 // directorySource is the part of *fetch.Fetcher a Verifier uses: the cache
@@ -137,7 +138,7 @@ func New(fetcher *fetch.Fetcher, now func() time.Time) *Verifier {
 		now:         now,
 		clockSkew:   ClockSkew,
 		maxValidity: MaxValidity,
-		dirs:        make(map[string]*directory),
+		dirs:        cache.New[string, *directory](maxDirectories, 0),
 	}
 }
 
@@ -366,9 +367,7 @@ func (v *Verifier) directory(dirURL string) (map[string]publicKey, error) {
 		v.source.Prefetch(dirURL)
 		return nil, errNotFetched
 	}
-	v.mu.Lock()
-	d := v.dirs[dirURL]
-	v.mu.Unlock()
+	d, _ := v.dirs.Get(dirURL)
 	if d != nil && d.doc == doc {
 		return d.keys, d.err
 	}
@@ -383,15 +382,7 @@ func (v *Verifier) directory(dirURL string) (map[string]publicKey, error) {
 	default:
 		d.keys, d.err = parseDirectory(doc.Body)
 	}
-	v.mu.Lock()
-	if _, known := v.dirs[dirURL]; !known && len(v.dirs) >= maxDirectories {
-		for k := range v.dirs { // an arbitrary one; the fetcher holds the documents
-			delete(v.dirs, k)
-			break
-		}
-	}
-	v.dirs[dirURL] = d
-	v.mu.Unlock()
+	v.dirs.Add(dirURL, d, 0)
 	return d.keys, d.err
 }
 
