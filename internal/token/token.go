@@ -133,11 +133,14 @@ type Issuer struct {
 	now          func() time.Time
 	assertionKey []byte
 	// assertions signs identity assertions: HS256 under assertionKey, typ
-	// JWT.
-	assertions jose.Signer
-	clientKey  []byte
-	codeKey    []byte
-	access     sync.Pool // of *macState keyed for access tokens
+	// JWT; made on first use, as an Issuer is made for every base URL and
+	// few of them issue an assertion.
+	assertions     jose.Signer
+	assertionsErr  error
+	assertionsOnce sync.Once
+	clientKey      []byte
+	codeKey        []byte
+	access         sync.Pool // of *macState keyed for access tokens
 }
 
 // macState is a keyed HMAC with scratch space, pooled so that verifying a
@@ -185,11 +188,6 @@ func NewIssuer(cfg Config) (*Issuer, error) {
 	}
 	if i.now == nil {
 		i.now = time.Now
-	}
-	i.assertions, err = jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: i.assertionKey},
-		(&jose.SignerOptions{}).WithType("JWT"))
-	if err != nil {
-		return nil, fmt.Errorf("identity assertion signer: %w", err)
 	}
 	accessKey := deriveKey(cfg.Secret, "access-token v1")
 	i.access.New = func() any { return &macState{mac: hmac.New(sha256.New, accessKey)} }
@@ -447,7 +445,11 @@ func (i *Issuer) NewAnonymousIdentity() (Identity, error) {
 	if err != nil {
 		return Identity{}, fmt.Errorf("encoding assertion: %w", err)
 	}
-	signed, err := i.assertions.Sign(payload)
+	signer, err := i.assertionSigner()
+	if err != nil {
+		return Identity{}, err
+	}
+	signed, err := signer.Sign(payload)
 	if err != nil {
 		return Identity{}, fmt.Errorf("signing assertion: %w", err)
 	}
@@ -463,6 +465,19 @@ func (i *Issuer) NewAnonymousIdentity() (Identity, error) {
 		ClaimToken:        claim,
 		ClaimTokenExpires: expires,
 	}, nil
+}
+
+// assertionSigner returns the signer of identity assertions, made on
+// first use.
+func (i *Issuer) assertionSigner() (jose.Signer, error) {
+	i.assertionsOnce.Do(func() {
+		i.assertions, i.assertionsErr = jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: i.assertionKey},
+			(&jose.SignerOptions{}).WithType("JWT"))
+		if i.assertionsErr != nil {
+			i.assertionsErr = fmt.Errorf("identity assertion signer: %w", i.assertionsErr)
+		}
+	})
+	return i.assertions, i.assertionsErr
 }
 
 // hs256Len is the length of an HS256 signature in base64url.
