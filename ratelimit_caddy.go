@@ -541,7 +541,10 @@ func (h *Handler) chargeExtra(header http.Header, r *http.Request, n int) rateli
 func nopHandler(http.ResponseWriter, *http.Request) error { return nil }
 
 // refusalWriter takes what caddy-ratelimit writes when it refuses an
-// extra event, which is only headers, off the real response.
+// extra event, which is only headers, off the real response. It wraps no
+// response: Caddy's response recorder would, and would share that
+// response's header map, which is what caddy-ratelimit's Retry-After
+// must stay out of.
 type refusalWriter struct{ header http.Header }
 
 func (d *refusalWriter) Header() http.Header         { return d.header }

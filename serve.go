@@ -213,8 +213,11 @@ func (h *Handler) observe(w http.ResponseWriter, r *http.Request, service *handl
 }
 
 // observed is a ResponseWriter that notes the status and the size of an
-// answer as it passes through; one is reused for many requests, as every
-// request would otherwise leave one behind.
+// answer as it passes through, on Caddy's ResponseWriterWrapper; one is
+// reused for many requests, as every request would otherwise leave one
+// behind. Caddy's response recorder notes the same, but is made anew for
+// each request: on every counted request, that is two allocations more
+// (BenchmarkMetrics: 3 allocs/op instead of 1).
 type observed struct {
 	caddyhttp.ResponseWriterWrapper
 	status, size int

@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
@@ -53,7 +55,7 @@ func Guard(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, func())
 	}
 	body := &trackedBody{ReadCloser: r.Body}
 	r.Body = body
-	g := &bodyGuard{ResponseWriter: w, body: body, expectsContinue: r.Header.Get("Expect") != ""}
+	g := &bodyGuard{ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, body: body, expectsContinue: r.Header.Get("Expect") != ""}
 	return g, g.linger
 }
 
@@ -79,9 +81,11 @@ func (b *trackedBody) Read(p []byte) (int, error) {
 
 // bodyGuard gives up on the rest of an unread body as the answer starts:
 // it stops reading it (an expired read deadline makes net/http's drain
-// fail at once) and closes the connection after the answer.
+// fail at once) and closes the connection after the answer. It watches
+// the answer start on Caddy's ResponseWriterWrapper, as Caddy's own
+// handlers do.
 type bodyGuard struct {
-	http.ResponseWriter
+	caddyhttp.ResponseWriterWrapper
 	body            *trackedBody
 	expectsContinue bool
 	started         bool
@@ -125,20 +129,25 @@ func (w *bodyGuard) linger() {
 
 func (w *bodyGuard) WriteHeader(status int) {
 	w.start()
-	w.ResponseWriter.WriteHeader(status)
+	w.ResponseWriterWrapper.WriteHeader(status)
 }
 
 func (w *bodyGuard) Write(p []byte) (int, error) {
 	w.start()
-	return w.ResponseWriter.Write(p)
+	return w.ResponseWriterWrapper.Write(p)
+}
+
+// ReadFrom starts the answer, then keeps the underlying writer's fast
+// path; the wrapper's own would skip start.
+func (w *bodyGuard) ReadFrom(r io.Reader) (int64, error) {
+	w.start()
+	return w.ResponseWriterWrapper.ReadFrom(r)
 }
 
 func (w *bodyGuard) Flush() {
 	w.start()
 	_ = http.NewResponseController(w.ResponseWriter).Flush()
 }
-
-func (w *bodyGuard) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // ReadWithin reads the body, at most MaxSize bytes, and fails with
 // ErrTimeout when it is not complete within timeout.

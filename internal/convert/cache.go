@@ -1,11 +1,11 @@
 package convert
 
 import (
-	"container/list"
 	"crypto/sha256"
 	"net/http"
-	"sync"
 	"time"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/cache"
 )
 
 // Kept is what was made of one answer of the site at one address:
@@ -74,57 +74,23 @@ func (p *Kept) size() int {
 // Cache keeps the site's pages as Markdown within a budget of bytes,
 // dropping the least recently used first. It is safe for concurrent use.
 type Cache struct {
-	mu     sync.Mutex
-	budget int
-	used   int
-	byKey  map[string]*list.Element
-	lru    list.List // of *Kept, the most recently used first
+	pages *cache.Cache[string, *Kept]
 }
 
+// NewCache returns a cache of at most budget bytes of pages.
 func NewCache(budget int) *Cache {
-	return &Cache{budget: budget, byKey: make(map[string]*list.Element)}
+	return &Cache{pages: cache.New[string, *Kept](0, budget)}
 }
 
 // Get returns the page kept at key, or nil.
 func (c *Cache) Get(key string) *Kept {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e := c.byKey[key]
-	if e == nil {
-		return nil
-	}
-	c.lru.MoveToFront(e)
-	return e.Value.(*Kept)
+	p, _ := c.pages.Get(key)
+	return p
 }
 
 // Put keeps p in place of what its key held, unless p alone is larger than
 // the budget: then nothing is kept for the key.
-func (c *Cache) Put(p *Kept) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e := c.byKey[p.Key]; e != nil {
-		c.remove(e)
-	}
-	if p.size() > c.budget {
-		return
-	}
-	c.byKey[p.Key] = c.lru.PushFront(p)
-	c.used += p.size()
-	for c.used > c.budget {
-		c.remove(c.lru.Back())
-	}
-}
-
-// remove drops e; c.mu is held.
-func (c *Cache) remove(e *list.Element) {
-	p := c.lru.Remove(e).(*Kept)
-	delete(c.byKey, p.Key)
-	c.used -= p.size()
-}
+func (c *Cache) Put(p *Kept) { c.pages.Add(p.Key, p, p.size()) }
 
 // Len is the number of pages kept.
-func (c *Cache) Len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.byKey)
-}
+func (c *Cache) Len() int { return c.pages.Len() }

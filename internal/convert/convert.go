@@ -10,7 +10,7 @@
 // absolute for the documents that carry it off its page, code left as
 // written (links.go).
 //
-// Imports from the module: internal/markdown.
+// Imports from the module: internal/cache, internal/markdown.
 package convert
 
 import (

@@ -21,12 +21,12 @@ func TestConvertCache(t *testing.T) {
 			t.Errorf("%s kept %v, want %v", key, got, want)
 		}
 	}
-	if c.used > c.budget {
-		t.Errorf("%d bytes used of %d", c.used, c.budget)
+	if used := c.pages.Bytes(); used > 3*unit {
+		t.Errorf("%d bytes used of %d", used, 3*unit)
 	}
 	c.Put(page("a", 10)) // replaced, not added
-	if c.used != 2*unit+page("a", 10).size() {
-		t.Errorf("after replacing: %d bytes used", c.used)
+	if used := c.pages.Bytes(); used != 2*unit+page("a", 10).size() {
+		t.Errorf("after replacing: %d bytes used", used)
 	}
 	c.Put(page("huge", 4*unit))
 	if c.Get("huge") != nil || c.Get("a") == nil || c.Get("d") == nil {

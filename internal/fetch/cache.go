@@ -1,7 +1,6 @@
 package fetch
 
 import (
-	"container/list"
 	"net/http"
 	"strconv"
 	"strings"
@@ -11,12 +10,10 @@ import (
 // entry is what the cache holds for one URL: the last document fetched
 // successfully, and the last failure since.
 type entry struct {
-	key        string
 	doc        *Document // nil until a fetch succeeds
 	freshUntil time.Time // doc is used without fetching again until then
 	err        error     // the last fetch's failure, nil after a success
 	retryAfter time.Time // no fetch after a failure before then
-	elem       *list.Element
 }
 
 func (e *entry) fresh(now time.Time) bool {
@@ -40,21 +37,13 @@ func (e *entry) staleOr(now time.Time, maxStale time.Duration) (*Document, error
 // document: an outage is no evidence that it changed.
 func (f *Fetcher) store(key string, doc *Document, ttl time.Duration, err error) {
 	now := f.now()
-	e := f.entries[key]
+	e, _ := f.entries.Get(key)
 	if e == nil && err != nil && f.opts.FailureTTL == 0 {
 		return // failures are not remembered, and there is nothing else to keep
 	}
 	if e == nil {
-		e = &entry{key: key}
-		e.elem = f.lru.PushFront(e)
-		f.entries[key] = e
-		for f.lru.Len() > f.opts.MaxEntries {
-			oldest := f.lru.Back()
-			f.lru.Remove(oldest)
-			delete(f.entries, oldest.Value.(*entry).key)
-		}
-	} else {
-		f.lru.MoveToFront(e.elem)
+		e = new(entry)
+		f.entries.Add(key, e, 0)
 	}
 	if err != nil {
 		e.err, e.retryAfter = err, now.Add(f.opts.FailureTTL)

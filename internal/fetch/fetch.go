@@ -11,11 +11,10 @@
 // miss calls Prefetch, which starts a bounded background fetch and returns at
 // once. Get is the blocking form, for callers that may wait.
 //
-// Imports from the module: none.
+// Imports from the module: internal/cache.
 package fetch
 
 import (
-	"container/list"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -30,6 +29,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/cache"
 )
 
 // The defaults of Options, one per field.
@@ -180,9 +181,10 @@ type Fetcher struct {
 	slots  chan struct{} // one token per fetch under way
 	wg     sync.WaitGroup
 
+	// mu guards the entries' fields and calls; entries is safe for
+	// concurrent use in itself.
 	mu      sync.Mutex
-	entries map[string]*entry
-	lru     *list.List // of *entry, most recently used first
+	entries *cache.Cache[string, *entry] // at most MaxEntries URLs
 	calls   map[string]*call
 }
 
@@ -219,8 +221,7 @@ func New(opts Options) (*Fetcher, error) {
 	}
 	f.ctx, f.cancel = context.WithCancel(context.Background())
 	f.slots = make(chan struct{}, opts.MaxConcurrent)
-	f.entries = make(map[string]*entry)
-	f.lru = list.New()
+	f.entries = cache.New[string, *entry](opts.MaxEntries, 0)
 	f.calls = make(map[string]*call)
 	f.client = &http.Client{Transport: transport, CheckRedirect: f.checkRedirect}
 	return f, nil
@@ -291,9 +292,8 @@ func (f *Fetcher) Get(ctx context.Context, rawURL string) (*Document, error) {
 	}
 	f.mu.Lock()
 	now := f.now()
-	e := f.entries[key]
+	e, _ := f.entries.Get(key)
 	if e != nil {
-		f.lru.MoveToFront(e.elem)
 		if e.fresh(now) {
 			f.mu.Unlock()
 			return e.doc, nil
@@ -324,7 +324,7 @@ func (f *Fetcher) Get(ctx context.Context, rawURL string) (*Document, error) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if e := f.entries[key]; e != nil {
+	if e, ok := f.entries.Peek(key); ok {
 		return e.staleOr(f.now(), f.opts.MaxStale)
 	}
 	return nil, c.err
@@ -342,12 +342,11 @@ func (f *Fetcher) Cached(rawURL string) (*Document, bool) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	e := f.entries[key]
+	e, _ := f.entries.Get(key)
 	if e == nil || e.doc == nil {
 		return nil, false
 	}
 	now := f.now()
-	f.lru.MoveToFront(e.elem)
 	if e.fresh(now) {
 		return e.doc, true
 	}
@@ -369,7 +368,8 @@ func (f *Fetcher) Prefetch(rawURL string) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.prefetchLocked(key, f.entries[key], f.now())
+	e, _ := f.entries.Peek(key)
+	f.prefetchLocked(key, e, f.now())
 }
 
 func (f *Fetcher) prefetchLocked(key string, e *entry, now time.Time) {
@@ -397,10 +397,7 @@ func (f *Fetcher) Forget(rawURL string) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if e := f.entries[key]; e != nil {
-		f.lru.Remove(e.elem)
-		delete(f.entries, key)
-	}
+	f.entries.Remove(key)
 }
 
 // Close stops the fetches under way, waits for them to end, and makes

@@ -451,10 +451,7 @@ func TestLRUBound(t *testing.T) {
 			}
 		}
 	}
-	f.mu.Lock()
-	n := len(f.entries)
-	f.mu.Unlock()
-	if n != 3 {
+	if n := f.entries.Len(); n != 3 {
 		t.Errorf("%d entries, want 3", n)
 	}
 	for i, want := range []bool{true, false, false, true, true} {

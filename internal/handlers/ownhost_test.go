@@ -71,7 +71,7 @@ func TestVouchedHost(t *testing.T) {
 // other Host the budget holds, and it is not kept.
 func TestOwnHostKeepsDocumentsOverTheBudget(t *testing.T) {
 	s := hostedService(t, 300)
-	s.hosted.budget = 64 << 10 // well under llms-full.txt
+	s.hosted = newRenditionCache(64 << 10) // well under llms-full.txt
 	local := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}
 	fetch := func(host string) (*document, *httptest.ResponseRecorder) {
 		r := httptest.NewRequest(http.MethodGet, pathLLMsFull, nil)
@@ -113,7 +113,7 @@ func TestOwnHostKeepsDocumentsOverTheBudget(t *testing.T) {
 		}
 		checkAccounting(t, s.hosted)
 	}
-	if n := len(s.hosted.own); n != 1 {
+	if n := s.hosted.own.Len(); n != 1 {
 		t.Errorf("%d own Hosts, want 1", n)
 	}
 }
@@ -132,7 +132,7 @@ func TestOwnHostsAreBounded(t *testing.T) {
 			t.Fatalf("port %d: %d", port, w.Code)
 		}
 	}
-	if n := len(s.hosted.own); n != maxOwnHosts {
+	if n := s.hosted.own.Len(); n != maxOwnHosts {
 		t.Errorf("%d own Hosts kept, want %d", n, maxOwnHosts)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/negotiate"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
@@ -252,9 +254,10 @@ const (
 
 // pageWriter adds the module's headers to the site's answer for a page
 // when the site writes its status line, so that a site's own values are
-// already there to be kept.
+// already there to be kept; as Caddy's headers handler does, on Caddy's
+// ResponseWriterWrapper.
 type pageWriter struct {
-	http.ResponseWriter
+	caddyhttp.ResponseWriterWrapper
 	page *sitePage
 	base string
 	// links are the module's links on base; nil when page_links is off.
@@ -264,43 +267,43 @@ type pageWriter struct {
 	wroteHeader bool
 }
 
+func newPageWriter(w http.ResponseWriter, page *sitePage, base string, userAgent bool) *pageWriter {
+	return &pageWriter{ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, page: page, base: base, userAgent: userAgent}
+}
+
 func (pw *pageWriter) WriteHeader(status int) {
 	if !pw.wroteHeader && status >= http.StatusOK {
 		pw.wroteHeader = true
 		addPageHeaders(pw.Header(), status, pw.page, pw.base, pw.links, pw.userAgent)
 	}
-	pw.ResponseWriter.WriteHeader(status)
+	pw.ResponseWriterWrapper.WriteHeader(status)
 }
 
 func (pw *pageWriter) Write(b []byte) (int, error) {
 	if !pw.wroteHeader {
 		pw.WriteHeader(http.StatusOK)
 	}
-	return pw.ResponseWriter.Write(b)
+	return pw.ResponseWriterWrapper.Write(b)
 }
 
-// ReadFrom keeps the underlying writer's fast path (sendfile for
-// file_server) once the headers are out.
+// ReadFrom writes the headers, then keeps the underlying writer's fast
+// path (sendfile for file_server); the wrapper's own would skip them.
 func (pw *pageWriter) ReadFrom(src io.Reader) (int64, error) {
 	if !pw.wroteHeader {
 		pw.WriteHeader(http.StatusOK)
 	}
-	if rf, ok := pw.ResponseWriter.(io.ReaderFrom); ok {
-		return rf.ReadFrom(src)
-	}
-	return io.Copy(pw.ResponseWriter, src)
+	return pw.ResponseWriterWrapper.ReadFrom(src)
 }
 
-// FlushError flushes what the site has written, headers first.
+// FlushError flushes what the site has written, headers first (a
+// ResponseController would otherwise reach the underlying writer through
+// Unwrap, past them).
 func (pw *pageWriter) FlushError() error {
 	if !pw.wroteHeader {
 		pw.WriteHeader(http.StatusOK)
 	}
-	return http.NewResponseController(pw.ResponseWriter).Flush()
+	return http.NewResponseController(pw.ResponseWriterWrapper.ResponseWriter).Flush()
 }
-
-// Unwrap lets http.ResponseController reach the underlying writer.
-func (pw *pageWriter) Unwrap() http.ResponseWriter { return pw.ResponseWriter }
 
 // pageLinks are the links every page of the site gets, on one base URL:
 // the API (RFC 9727 api-catalog, service-desc, service-doc) and llms.txt

@@ -453,10 +453,11 @@ func errorExamples(l links) (notFound, unauthorized, refused string) {
 	}
 	if l.cfg.RateLimit.Events > 0 {
 		retry := min(17, l.cfg.RateLimit.WindowSeconds())
+		rh := ratelimit.NewHeaders(l.cfg.RateLimit)
 		refused = httpExample(http.StatusTooManyRequests, [][2]string{
 			{"Retry-After", strconv.Itoa(retry)},
-			{"RateLimit-Policy", ratelimit.NewHeaders(l.cfg.RateLimit).Policy()},
-			{"RateLimit", `"` + ratelimit.PolicyName + `";r=0;t=` + strconv.Itoa(retry)},
+			{"RateLimit-Policy", rh.Policy()},
+			{"RateLimit", rh.Value(0, retry)},
 			{"Vary", "Accept"},
 		}, rateLimitedProblem(l.cfg, l.base, r, retry))
 	}

@@ -9,11 +9,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
+	"time"
 
+	"github.com/dunglas/httpsfv"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/body"
+	"github.com/caddy-discovery/caddy-discovery/internal/cache"
 	"github.com/caddy-discovery/caddy-discovery/internal/mcphttp"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
@@ -46,11 +48,6 @@ type rendition struct {
 	endpoint mcphttp.Endpoint
 	// cache is the cache the rendition is accounted in; nil when eager.
 	cache *renditionCache
-	// lastUse orders the cache's renditions for eviction; size and evicted
-	// are guarded by cache.mu.
-	lastUse atomic.Int64
-	size    int
-	evicted bool
 	// own marks a rendition of a Host the connection vouched for (see
 	// vouchedHost): kept whole, outside the byte budget.
 	own bool
@@ -85,22 +82,21 @@ var renderSlots = max(1, runtime.GOMAXPROCS(0)/2)
 
 // renditionCache holds the renditions of request-derived base URLs.
 type renditionCache struct {
-	mu     sync.RWMutex
-	byBase map[string]*rendition
-	// own holds the renditions of the site's own Hosts, outside the budget.
-	own map[string]*rendition
-	// total is the size of every cached rendition; budget bounds it.
-	total, budget int
-	// clock orders uses.
-	clock atomic.Int64
+	// byBase holds at most maxRenditions renditions, of at most budget
+	// bytes together (see account).
+	byBase *cache.Cache[string, *rendition]
+	// own holds the renditions of the site's own Hosts, at most
+	// maxOwnHosts, outside the budget.
+	own    *cache.Cache[string, *rendition]
+	budget int
 	// slots bounds concurrent renders.
 	slots chan struct{}
 }
 
 func newRenditionCache(budget int) *renditionCache {
 	return &renditionCache{
-		byBase: make(map[string]*rendition),
-		own:    make(map[string]*rendition),
+		byBase: cache.New[string, *rendition](maxRenditions, budget),
+		own:    cache.New[string, *rendition](maxOwnHosts, 0),
 		budget: budget,
 		slots:  make(chan struct{}, renderSlots),
 	}
@@ -130,28 +126,17 @@ func (s *Service) renditionFor(base string) *rendition {
 // rendered yet) on first use.
 func (s *Service) cachedRendition(base string, own bool) *rendition {
 	c := s.hosted
-	shelf, limit := c.byBase, maxRenditions
+	shelf := c.byBase
 	if own {
-		shelf, limit = c.own, maxOwnHosts
+		shelf = c.own
 	}
-	c.mu.RLock()
-	rd := shelf[base]
-	c.mu.RUnlock()
-	if rd == nil {
-		made := s.newRendition(base)
-		c.mu.Lock()
-		if rd = shelf[base]; rd == nil {
-			for len(shelf) >= limit {
-				c.evictOldest(shelf)
-			}
-			rd = made
-			rd.cache, rd.own = c, own
-			rd.endpoint.Budget = c.budget / 4 // a request-derived rendition shares the cache's budget
-			shelf[base] = rd
-		}
-		c.mu.Unlock()
+	if rd, ok := shelf.Get(base); ok {
+		return rd
 	}
-	rd.lastUse.Store(c.clock.Add(1))
+	made := s.newRendition(base)
+	made.cache, made.own = c, own
+	made.endpoint.Budget = c.budget / 4 // a request-derived rendition shares the cache's budget
+	rd, _ := shelf.GetOrAdd(base, made, 0)
 	return rd
 }
 
@@ -195,10 +180,7 @@ func (s *Service) headersFor(base string) *baseHeaders {
 	if s.fixed != nil {
 		return &s.fixed.baseHeaders
 	}
-	s.hosted.mu.RLock()
-	rd := s.hosted.byBase[base]
-	s.hosted.mu.RUnlock()
-	if rd != nil {
+	if rd, ok := s.hosted.byBase.Peek(base); ok {
 		return &rd.baseHeaders
 	}
 	bh := s.newBaseHeaders(base)
@@ -230,38 +212,15 @@ func (s *Service) document(rd *rendition, rt *Route, slug, path string) *documen
 	return ld.doc
 }
 
-// account adds n bytes to what rd holds and evicts the least recently used
-// renditions while the cache is over its budget.
+// account adds n bytes to what rd holds; the cache then drops the least
+// recently used renditions while it is over its budget, and rd itself
+// when rd alone is over it. A rendition no longer cached is not counted:
+// the requests that hold it finish with it.
 func (rd *rendition) account(n int) {
 	if rd.own {
 		return
 	}
-	c := rd.cache
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if rd.evicted {
-		return
-	}
-	rd.size += n
-	c.total += n
-	for c.total > c.budget && len(c.byBase) > 0 {
-		c.evictOldest(c.byBase)
-	}
-}
-
-// evictOldest drops the least recently used rendition of shelf (byBase or
-// own); c.mu is held. Requests that hold it finish with it.
-func (c *renditionCache) evictOldest(shelf map[string]*rendition) {
-	var oldest *rendition
-	var key string
-	for k, rd := range shelf {
-		if oldest == nil || rd.lastUse.Load() < oldest.lastUse.Load() {
-			oldest, key = rd, k
-		}
-	}
-	delete(shelf, key)
-	oldest.evicted = true
-	c.total -= oldest.size
+	rd.cache.byBase.Grow(rd.base, rd, n)
 }
 
 // mcpHandler returns the rendition's stateless MCP handler, built on first
@@ -307,7 +266,7 @@ func (s *Service) newBaseHeaders(base string) baseHeaders {
 	}
 	bh.apiLink = bh.link
 	if d := s.cfg.Deprecation; !d.IsZero() {
-		bh.deprecation = "@" + strconv.FormatInt(d.Unix(), 10)
+		bh.deprecation = deprecationValue(d)
 		bh.apiLink += fmt.Sprintf(`, <%s#versioning>; rel="deprecation"; type="text/html"`, developers)
 		if s.cfg.Successor != "" {
 			bh.apiLink += fmt.Sprintf(`, <%s>; rel="successor-version"`, s.cfg.Successor)
@@ -317,6 +276,13 @@ func (s *Service) newBaseHeaders(base string) baseHeaders {
 		bh.sunset = t.UTC().Format(http.TimeFormat)
 	}
 	return bh
+}
+
+// deprecationValue is the Deprecation field (RFC 9745): a Structured
+// Field Date.
+func deprecationValue(d time.Time) string {
+	v, _ := httpsfv.Marshal(httpsfv.NewItem(d)) // a date of Validate's range: nothing can fail
+	return v
 }
 
 // newRendition makes the rendition of base with nothing rendered yet.

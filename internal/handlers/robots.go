@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dunglas/httpsfv"
+
 	"github.com/caddy-discovery/caddy-discovery/content"
 )
 
@@ -43,13 +45,17 @@ func signalValue(s content.ContentSignals) string {
 // (disallow). ai-train is train-ai and search is search; ai-input has no
 // label in the vocabulary, so its preference is left unknown there.
 func usageValue(s content.ContentSignals) string {
-	yesNo := func(b bool) string {
+	yesNo := func(b bool) httpsfv.Item {
 		if b {
-			return "y"
+			return httpsfv.NewItem(httpsfv.Token("y"))
 		}
-		return "n"
+		return httpsfv.NewItem(httpsfv.Token("n"))
 	}
-	return "train-ai=" + yesNo(s.AITrain) + ", search=" + yesNo(s.Search)
+	d := httpsfv.NewDictionary()
+	d.Add("train-ai", yesNo(s.AITrain))
+	d.Add("search", yesNo(s.Search))
+	v, _ := httpsfv.Marshal(d) // fixed keys and tokens: nothing can fail
+	return v
 }
 
 // preferenceRules are the robots.txt rules of the site's preferences, for

@@ -96,24 +96,35 @@ func get(s *Service, host, path, acceptEncoding string) *httptest.ResponseRecord
 	return w
 }
 
-// checkAccounting verifies the cache's total is the sum of what its
-// renditions hold, and within the budget.
+// checkAccounting verifies the cache counts exactly what its renditions
+// hold (their documents and compressed forms, and the estimate of a built
+// MCP server; the tests ask nothing of /mcp), and holds it within the
+// budget and the count.
 func checkAccounting(t *testing.T, c *renditionCache) {
 	t.Helper()
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	sum := 0
-	for _, rd := range c.byBase {
-		sum += rd.size
+	held := 0
+	for _, rd := range c.byBase.All() {
+		rd.lazy.Range(func(_, v any) bool {
+			if doc := v.(*lazyDocument).doc; doc != nil {
+				held += len(doc.body)
+				for i := range doc.encodings {
+					held += len(doc.encodings[i].body)
+				}
+			}
+			return true
+		})
+		if rd.mcp != nil {
+			held += mcpEstimate
+		}
 	}
-	if sum != c.total {
-		t.Errorf("cache total %d bytes, its renditions hold %d", c.total, sum)
+	if total := c.byBase.Bytes(); held != total {
+		t.Errorf("cache total %d bytes, its renditions hold %d", total, held)
 	}
-	if c.total > c.budget {
-		t.Errorf("cache holds %d bytes, over its budget of %d", c.total, c.budget)
+	if total := c.byBase.Bytes(); total > c.budget {
+		t.Errorf("cache holds %d bytes, over its budget of %d", total, c.budget)
 	}
-	if len(c.byBase) > maxRenditions {
-		t.Errorf("%d renditions cached, limit %d", len(c.byBase), maxRenditions)
+	if n := c.byBase.Len(); n > maxRenditions {
+		t.Errorf("%d renditions cached, limit %d", n, maxRenditions)
 	}
 }
 
@@ -125,7 +136,7 @@ func TestUnseenHostRendersOneDocument(t *testing.T) {
 	if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), "http://new.example/") {
 		t.Fatalf("%d %s", w.Code, w.Body.String()[:min(200, w.Body.Len())])
 	}
-	rd := s.hosted.byBase["http://new.example"]
+	rd, _ := s.hosted.byBase.Peek("http://new.example")
 	n := 0
 	rd.lazy.Range(func(any, any) bool { n++; return true })
 	if n != 1 {
@@ -140,7 +151,7 @@ func TestUnseenHostRendersOneDocument(t *testing.T) {
 // its byte budget and its accounting stays exact, under concurrency too.
 func TestRenditionCacheByteBudget(t *testing.T) {
 	s := hostedService(t, 300)
-	s.hosted.budget = 1 << 20 // a few renditions of the largest document
+	s.hosted = newRenditionCache(1 << 20) // a few renditions of the largest document
 	paths := []string{"/llms-full.txt", "/llms.txt", pathInsights, "/openapi.json", insightPath("insight-00007")}
 	var wg sync.WaitGroup
 	for g := range 4 {
@@ -166,10 +177,10 @@ func TestRenditionCacheByteBudget(t *testing.T) {
 	}
 	wg.Wait()
 	checkAccounting(t, s.hosted)
-	if s.hosted.byBase["http://site.example"] == nil {
+	if _, ok := s.hosted.byBase.Peek("http://site.example"); !ok {
 		t.Error("the Host in constant use was evicted")
 	}
-	t.Logf("after 40 Hosts × %d documents: %d renditions, %d bytes cached (budget %d)", len(paths), len(s.hosted.byBase), s.hosted.total, s.hosted.budget)
+	t.Logf("after 40 Hosts × %d documents: %d renditions, %d bytes cached (budget %d)", len(paths), s.hosted.byBase.Len(), s.hosted.byBase.Bytes(), s.hosted.budget)
 }
 
 // BenchmarkUnseenHost is what one request with a Host never seen before
@@ -323,5 +334,28 @@ func BenchmarkSearchLatency(b *testing.B) {
 				}
 			})
 		})
+	}
+}
+
+// BenchmarkKnownHost is a request for a document already rendered for its
+// Host, without base_url (the default): the cache of renditions is on its
+// path. Eight Hosts take turns, as the site's names and a few others would.
+func BenchmarkKnownHost(b *testing.B) {
+	s := hostedService(b, 100)
+	r := httptest.NewRequest(http.MethodGet, pathInsights, nil)
+	w := &discardWriter{h: make(http.Header)}
+	hosts := make([]string, 8)
+	for i := range hosts {
+		hosts[i] = "h" + strconv.Itoa(i) + ".example"
+		r.Host = hosts[i]
+		s.ServeHTTP(w, r)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		r.Host = hosts[i%len(hosts)]
+		i++
+		clear(w.h)
+		s.ServeHTTP(w, r)
 	}
 }

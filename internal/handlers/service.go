@@ -1,5 +1,7 @@
 // Package handlers serves the public discovery API and its documents with
-// plain net/http: the Caddy module in the root package only adapts it. It
+// plain net/http: the Caddy module in the root package only adapts it (the
+// one piece of Caddy here is the ResponseWriterWrapper a site's page is
+// answered through, as Caddy's own handlers use it). It
 // owns the route table (routes.go), the single spine every surface is
 // generated from; matching a request to a route (match.go) and answering
 // it (service.go); the documents each route renders, per base URL
@@ -9,7 +11,7 @@
 // vary per request hand it to the packages that own them: the OAuth and
 // identity endpoints to internal/oauth, /mcp to internal/mcphttp.
 //
-// Imports from the module: content, internal/body, internal/cimd, internal/convert, internal/mcpcall, internal/mcphttp, internal/metrics, internal/negotiate, internal/oauth, internal/origin, internal/problem, internal/ratelimit, internal/respond, internal/schema, internal/search, internal/token.
+// Imports from the module: content, internal/body, internal/cache, internal/cimd, internal/convert, internal/mcpcall, internal/mcphttp, internal/metrics, internal/negotiate, internal/oauth, internal/origin, internal/problem, internal/ratelimit, internal/respond, internal/schema, internal/search, internal/token.
 package handlers
 
 import (
@@ -285,7 +287,7 @@ func (s *Service) PageWriter(w http.ResponseWriter, r *http.Request) http.Respon
 	if !ok {
 		return w
 	}
-	pw := &pageWriter{ResponseWriter: w, page: p, base: base, userAgent: s.cfg.MarkdownByUserAgent}
+	pw := newPageWriter(w, p, base, s.cfg.MarkdownByUserAgent)
 	if s.cfg.PageLinks {
 		if pw.links = s.pageLinks; pw.links == nil {
 			pw.links = newPageLinks(base) // a request-derived base URL

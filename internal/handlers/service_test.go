@@ -98,7 +98,7 @@ func TestRenditionCacheIsBounded(t *testing.T) {
 			t.Fatalf("host %s: %d", r.Host, rec.Code)
 		}
 	}
-	if n := len(s.hosted.byBase); n > maxRenditions {
+	if n := s.hosted.byBase.Len(); n > maxRenditions {
 		t.Errorf("%d renditions cached, limit %d", n, maxRenditions)
 	}
 }

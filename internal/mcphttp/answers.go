@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/cache"
 	"github.com/caddy-discovery/caddy-discovery/internal/mcpcall"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
@@ -45,12 +46,11 @@ type mcpAnswer struct {
 
 func (a *mcpAnswer) size() int { return len(a.head) + len(a.tail) }
 
-// mcpAnswers are an endpoint's kept answers, by canonical request.
+// mcpAnswers are an endpoint's kept answers, by canonical request, within
+// the endpoint's Budget, the least recently used dropped first.
 type mcpAnswers struct {
-	mu     sync.RWMutex
-	byKey  map[Request]*mcpAnswer
-	total  int
-	budget int
+	once sync.Once
+	kept *cache.Cache[Request, *mcpAnswer]
 }
 
 // mcpAnswerID stands for the request's id in the canonical request. The
@@ -134,21 +134,11 @@ func (e *Endpoint) Answer(w http.ResponseWriter, r *http.Request, body []byte) b
 // answer returns the kept answer to the canonical request key, asking
 // the SDK for it on first use; nil when the SDK's answer cannot be kept.
 func (e *Endpoint) answer(ctx context.Context, key Request) *mcpAnswer {
-	store := &e.answers
-	store.mu.RLock()
-	a := store.byKey[key]
-	store.mu.RUnlock()
-	if a == nil {
-		store.mu.Lock()
-		if store.byKey == nil {
-			store.byKey = make(map[Request]*mcpAnswer)
-			store.budget = e.Budget
-		}
-		if a = store.byKey[key]; a == nil {
-			a = new(mcpAnswer)
-			store.byKey[key] = a
-		}
-		store.mu.Unlock()
+	kept := e.keptAnswers()
+	a, ok := kept.Get(key)
+	if !ok {
+		// Counted once the SDK has answered (see keep).
+		a, _ = kept.GetOrAdd(key, new(mcpAnswer), 0)
 	}
 	a.once.Do(func() {
 		head, tail, cacheControl, ok := e.askSDK(context.WithValue(context.WithoutCancel(ctx), uncounted{}, true), key)
@@ -185,30 +175,31 @@ func (e *Endpoint) askSDK(ctx context.Context, req Request) (head, tail []byte, 
 	return []byte(before), bytes.Clone(rest), rec.Header().Get("Cache-Control"), true
 }
 
+// keptAnswers returns the endpoint's kept answers, made on first use with
+// its Budget.
+func (e *Endpoint) keptAnswers() *cache.Cache[Request, *mcpAnswer] {
+	e.answers.once.Do(func() {
+		budget := e.Budget
+		if budget <= 0 {
+			budget = DefaultBudget
+		}
+		e.answers.kept = cache.New[Request, *mcpAnswer](0, budget)
+	})
+	return e.answers.kept
+}
+
 // keep publishes an answer and accounts it, making room within the
-// budget by dropping others; one that is not a result, or does not fit
-// even alone, is not kept.
+// budget by dropping the least recently used others; one that is not a
+// result, or does not fit even alone, is not kept. It runs once per
+// answer, which no request reads before (a.once).
 func (e *Endpoint) keep(key Request, a *mcpAnswer, head, tail []byte, cacheControl string, ok bool) {
-	store := &e.answers
-	store.mu.Lock()
 	a.head, a.tail, a.cacheControl, a.ok = head, tail, cacheControl, ok
-	if !ok || a.size() > store.budget {
-		delete(store.byKey, key)
-		store.mu.Unlock()
+	kept := e.keptAnswers()
+	if !ok {
+		kept.Remove(key)
 		return
 	}
-	for k, other := range store.byKey {
-		if store.total+a.size() <= store.budget {
-			break
-		}
-		if other != a && other.ok {
-			delete(store.byKey, k)
-			store.total -= other.size()
-		}
-	}
-	store.total += a.size()
-	store.mu.Unlock()
-	if e.Account != nil {
+	if kept.Grow(key, a, a.size()) && e.Account != nil {
 		e.Account(a.size())
 	}
 }

@@ -102,34 +102,36 @@ func readAll(r *http.Request) ([]byte, error) {
 // The kept answers stay within their budget, dropping others to make room,
 // and the answers served after are still the SDK's.
 func TestAnswersBudget(t *testing.T) {
+	probe := testEndpoint(t)
+	answeredAsTheSDK(t, probe, "get_insight", "slug", testSlugs[0])
 	e := testEndpoint(t)
-	answeredAsTheSDK(t, e, "get_insight", "slug", testSlugs[0])
-	e.answers.mu.Lock()
-	e.answers.budget = e.answers.total + 1 // room for nothing more
-	e.answers.mu.Unlock()
+	e.Budget = probe.keptAnswers().Bytes() + 1 // room for one answer
 	for _, slug := range testSlugs {
 		answeredAsTheSDK(t, e, "get_insight", "slug", slug)
-		e.answers.mu.RLock()
-		total, kept, budget := 0, len(e.answers.byKey), e.answers.budget
-		for _, a := range e.answers.byKey {
-			total += a.size()
+		kept, total := keptAnswers(e)
+		if total != e.keptAnswers().Bytes() || total > e.Budget || kept > 1 {
+			t.Errorf("%d answers of %d bytes kept (accounted %d) within a budget of %d", kept, total, e.keptAnswers().Bytes(), e.Budget)
 		}
-		if total != e.answers.total || total > budget || kept > 1 {
-			t.Errorf("%d answers of %d bytes kept (accounted %d) within a budget of %d", kept, total, e.answers.total, budget)
-		}
-		e.answers.mu.RUnlock()
 	}
+}
+
+// keptAnswers counts the answers e keeps and their bytes.
+func keptAnswers(e *Endpoint) (kept, total int) {
+	for _, a := range e.keptAnswers().All() {
+		kept++
+		total += a.size()
+	}
+	return kept, total
 }
 
 // Concurrent requests for answers being made and dropped, under a budget
 // that holds only a few, all get their result with their own id, and the
 // accounting stays exact (run with -race, as make test does).
 func TestAnswersConcurrently(t *testing.T) {
+	probe := testEndpoint(t)
+	answeredAsTheSDK(t, probe, "get_insight", "slug", testSlugs[0])
 	e := testEndpoint(t)
-	answeredAsTheSDK(t, e, "get_insight", "slug", testSlugs[0])
-	e.answers.mu.Lock()
-	e.answers.budget = 3 * e.answers.total
-	e.answers.mu.Unlock()
+	e.Budget = 3 * probe.keptAnswers().Bytes()
 	var wg sync.WaitGroup
 	for g := range 4 {
 		wg.Go(func() {
@@ -151,13 +153,7 @@ func TestAnswersConcurrently(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	e.answers.mu.RLock()
-	defer e.answers.mu.RUnlock()
-	total := 0
-	for _, a := range e.answers.byKey {
-		total += a.size()
-	}
-	if total != e.answers.total || total > e.answers.budget {
-		t.Errorf("answers of %d bytes kept, %d accounted, budget %d", total, e.answers.total, e.answers.budget)
+	if _, total := keptAnswers(e); total != e.keptAnswers().Bytes() || total > e.Budget {
+		t.Errorf("answers of %d bytes kept, %d accounted, budget %d", total, e.keptAnswers().Bytes(), e.Budget)
 	}
 }

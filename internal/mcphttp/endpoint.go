@@ -6,9 +6,10 @@
 // read requests that depend on the content only, kept or encoded here
 // (see answers.go and search.go), with each call counted in the metrics.
 // What the tools answer is the rendition's: the endpoint asks it through
-// the functions of Endpoint.
+// the functions of Endpoint. The SDK's answers pass through Caddy's
+// response recorder (caddyhttp), the one piece of Caddy it uses.
 //
-// Imports from the module: internal/body, internal/mcpcall, internal/metrics, internal/origin, internal/problem, internal/ratelimit, internal/respond, internal/search.
+// Imports from the module: internal/body, internal/cache, internal/mcpcall, internal/metrics, internal/origin, internal/problem, internal/ratelimit, internal/respond, internal/search.
 package mcphttp
 
 import (
@@ -22,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/body"
@@ -91,8 +93,8 @@ type Endpoint struct {
 	// Search is the search of search_insights and the connectors' search,
 	// within the budget its context carries.
 	Search func(context.Context, search.Input) (search.Output, error)
-	// Budget bounds the bytes of kept answers; Account, when set, is told
-	// of each answer kept.
+	// Budget bounds the bytes of kept answers (0: DefaultBudget); Account,
+	// when set, is told of each answer kept.
 	Budget  int
 	Account func(n int)
 	// Metrics counts the calls answered here; nil counts nothing.
@@ -133,9 +135,13 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = io.NopCloser(bytes.NewReader(data))
 	r.ContentLength = int64(len(data))
-	rw := &rpcErrorWriter{ResponseWriter: w, id: requestID(data)}
-	e.Handler().ServeHTTP(rw, r)
-	rw.finish()
+	// The SDK's plain-text errors are held back and answered as JSON-RPC
+	// error objects (see writeRPCError); everything else streams through.
+	rec := caddyhttp.NewResponseRecorder(w, new(bytes.Buffer), isTransportError)
+	e.Handler().ServeHTTP(rec, r)
+	if rec.Status() != 0 && rec.Buffered() {
+		writeRPCError(w, rec, requestID(data))
+	}
 }
 
 // requestID is the id of a body holding one JSON-RPC request, or nil for a
@@ -155,59 +161,27 @@ func requestID(body []byte) json.RawMessage {
 // answers it as a transport error, a text/plain 400.
 const sdkNotHandled = "JSON RPC not handled"
 
-// rpcErrorWriter turns the SDK's plain-text transport errors (a bad Accept
-// header, a message that is JSON but not JSON-RPC, an unknown method) into
-// JSON-RPC error objects, the format MCP clients parse; everything else
-// passes through.
-type rpcErrorWriter struct {
-	http.ResponseWriter
-	// id is the request's id, when the body is one request.
-	id     json.RawMessage
-	status int
-	text   bytes.Buffer
+// isTransportError reports the start of one of the SDK's plain-text
+// transport errors (a bad Accept header, a message that is JSON but not
+// JSON-RPC, an unknown method): MCP clients parse JSON-RPC error objects.
+func isTransportError(status int, h http.Header) bool {
+	return status >= 400 && strings.HasPrefix(h.Get("Content-Type"), "text/plain")
 }
 
-func (w *rpcErrorWriter) WriteHeader(status int) {
-	if status >= 400 && strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
-		w.status = status
-		return
-	}
-	w.ResponseWriter.WriteHeader(status)
-}
-
-func (w *rpcErrorWriter) Write(b []byte) (int, error) {
-	if w.status != 0 {
-		return w.text.Write(b)
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *rpcErrorWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok && w.status == 0 {
-		f.Flush()
-	}
-}
-
-func (w *rpcErrorWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// finish writes the error object of an intercepted error, with the
-// request's id when there is one: -32601, Method not found, for a method
-// the server does not serve (an error of the method, not of the transport,
-// so with HTTP 200 as for any other method error); otherwise -32600,
-// Invalid Request, with the SDK's explanation.
-func (w *rpcErrorWriter) finish() {
-	if w.status == 0 {
-		return
-	}
-	text := strings.TrimSpace(w.text.String())
-	status, code := w.status, jsonrpc.CodeInvalidRequest
+// writeRPCError answers the transport error rec holds as a JSON-RPC error
+// object, with the request's id when there is one: -32601, Method not
+// found, for a method the server does not serve (an error of the method,
+// not of the transport, so with HTTP 200 as for any other method error);
+// otherwise -32600, Invalid Request, with the SDK's explanation.
+func writeRPCError(w http.ResponseWriter, rec caddyhttp.ResponseRecorder, id json.RawMessage) {
+	text := strings.TrimSpace(rec.Buffer().String())
+	status, code := rec.Status(), jsonrpc.CodeInvalidRequest
 	if detail, ok := strings.CutPrefix(text, sdkNotHandled+": "); ok {
 		code, text = jsonrpc.CodeMethodNotFound, "Method not found: "+detail+"; this server serves MCP's lifecycle, tools and resources methods."
-		if w.id != nil {
+		if id != nil {
 			status = http.StatusOK
 		}
 	}
-	id := w.id
 	if id == nil {
 		id = json.RawMessage("null")
 	}
@@ -215,8 +189,8 @@ func (w *rpcErrorWriter) finish() {
 	h := w.Header()
 	h.Set("Content-Type", respond.MediaJSON)
 	h.Del("Content-Length")
-	w.ResponseWriter.WriteHeader(status)
-	_, _ = fmt.Fprintf(w.ResponseWriter, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`, id, code, msg)
+	w.WriteHeader(status)
+	_, _ = fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`, id, code, msg)
 }
 
 // HostAllowed protects a server on a loopback listener from DNS rebinding:

@@ -11,8 +11,6 @@ package ratelimit
 import (
 	"hash/maphash"
 	"math"
-	"net/http"
-	"strconv"
 	"sync"
 	"time"
 )
@@ -279,27 +277,6 @@ func (w *Window) Clients() int {
 		sh.mu.Unlock()
 	}
 	return n
-}
-
-// Headers formats the draft-ietf-httpapi-ratelimit-headers fields
-// for the public policy.
-type Headers struct {
-	policy string
-}
-
-// NewHeaders precomputes the RateLimit-Policy field of limit.
-func NewHeaders(limit Policy) Headers {
-	return Headers{policy: `"` + PolicyName + `";q=` + strconv.Itoa(limit.Events) + `;w=` + strconv.Itoa(limit.WindowSeconds())}
-}
-
-// Policy is the RateLimit-Policy field.
-func (rh Headers) Policy() string { return rh.policy }
-
-// Set writes RateLimit-Policy and RateLimit with remaining requests and reset
-// rounded up to whole seconds.
-func (rh Headers) Set(h http.Header, remaining int, reset time.Duration) {
-	h["Ratelimit-Policy"] = []string{rh.policy}
-	h["Ratelimit"] = []string{`"` + PolicyName + `";r=` + strconv.Itoa(remaining) + `;t=` + strconv.Itoa(CeilSeconds(reset))}
 }
 
 // CeilSeconds rounds d up to whole seconds, as RateLimit's t and

@@ -1,9 +1,10 @@
 // Package token issues and verifies the service's stateless credentials: opaque
 // access tokens, the short-lived identity assertions of the auth.md agent
-// registration flow, and the client ids and authorization codes of the
-// anonymous authorization code flow. Both are authenticated with HMAC-SHA256 under keys derived
-// from one secret, so every instance sharing the secret accepts every other
-// instance's tokens without a database.
+// registration flow (HS256 JSON Web Tokens, signed and verified with
+// go-jose), and the client ids and authorization codes of the anonymous
+// authorization code flow. All are authenticated with HMAC-SHA256 under keys
+// derived from one secret, so every instance sharing the secret accepts
+// every other instance's tokens without a database.
 //
 // Imports from the module: none.
 package token
@@ -22,6 +23,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/go-jose/go-jose/v4"
 )
 
 // Scope is the only scope the service grants: read access to the public API.
@@ -68,6 +71,25 @@ const (
 // token has exactly one accepted spelling.
 var b64 = base64.RawURLEncoding.Strict()
 
+// isCanonicalBase64URL reports whether s is the one unpadded base64url
+// spelling of the bytes it encodes: only the alphabet, no length a
+// decoder cannot use, and no stray bits in the last character (which a
+// lenient decoder ignores).
+func isCanonicalBase64URL(s string) bool {
+	if len(s)%4 == 1 || !isBase64URL(s) {
+		return false
+	}
+	if len(s)%4 == 0 {
+		return true
+	}
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	stray := byte(0x0f) // the last of three characters carries 4 bits too many
+	if len(s)%4 == 3 {
+		stray = 0x03 // the last of four carries 2
+	}
+	return byte(strings.IndexByte(alphabet, s[len(s)-1]))&stray == 0
+}
+
 // isBase64URL reports whether s uses only the unpadded base64url alphabet.
 func isBase64URL(s string) bool {
 	for i := 0; i < len(s); i++ {
@@ -78,9 +100,6 @@ func isBase64URL(s string) bool {
 	}
 	return true
 }
-
-// assertionHeader is the fixed JOSE header of every assertion, pre-encoded.
-var assertionHeader = b64.EncodeToString([]byte(`{"alg":"HS256","typ":"JWT"}`))
 
 // Config configures an Issuer.
 type Config struct {
@@ -113,9 +132,15 @@ type Issuer struct {
 	codeTTL      time.Duration
 	now          func() time.Time
 	assertionKey []byte
-	clientKey    []byte
-	codeKey      []byte
-	access       sync.Pool // of *macState keyed for access tokens
+	// assertions signs identity assertions: HS256 under assertionKey, typ
+	// JWT; made on first use, as an Issuer is made for every base URL and
+	// few of them issue an assertion.
+	assertions     jose.Signer
+	assertionsErr  error
+	assertionsOnce sync.Once
+	clientKey      []byte
+	codeKey        []byte
+	access         sync.Pool // of *macState keyed for access tokens
 }
 
 // macState is a keyed HMAC with scratch space, pooled so that verifying a
@@ -374,8 +399,9 @@ type Identity struct {
 	// RegistrationID is "anon_" and 22 random base64url characters.
 	RegistrationID   string
 	RegistrationType string // always "anonymous"
-	// Assertion is an HS256 JWT the agent exchanges at the token endpoint
-	// with the jwt-bearer grant (RFC 7523).
+	// Assertion is an HS256 JWT, header {"alg":"HS256","typ":"JWT"}, the
+	// agent exchanges at the token endpoint with the jwt-bearer grant (RFC
+	// 7523).
 	Assertion        string
 	AssertionExpires time.Time
 	// ClaimToken is "clm_" and 32 random base64url characters. It is never
@@ -419,55 +445,80 @@ func (i *Issuer) NewAnonymousIdentity() (Identity, error) {
 	if err != nil {
 		return Identity{}, fmt.Errorf("encoding assertion: %w", err)
 	}
-	signingInput := assertionHeader + "." + b64.EncodeToString(payload)
+	signer, err := i.assertionSigner()
+	if err != nil {
+		return Identity{}, err
+	}
+	signed, err := signer.Sign(payload)
+	if err != nil {
+		return Identity{}, fmt.Errorf("signing assertion: %w", err)
+	}
+	assertion, err := signed.CompactSerialize()
+	if err != nil {
+		return Identity{}, fmt.Errorf("encoding assertion: %w", err)
+	}
 	return Identity{
 		RegistrationID:    sub,
 		RegistrationType:  anonymous,
-		Assertion:         signingInput + "." + b64.EncodeToString(i.signAssertion(signingInput)),
+		Assertion:         assertion,
 		AssertionExpires:  expires,
 		ClaimToken:        claim,
 		ClaimTokenExpires: expires,
 	}, nil
 }
 
-func (i *Issuer) signAssertion(signingInput string) []byte {
-	m := hmac.New(sha256.New, i.assertionKey)
-	m.Write([]byte(signingInput))
-	return m.Sum(nil)
+// assertionSigner returns the signer of identity assertions, made on
+// first use.
+func (i *Issuer) assertionSigner() (jose.Signer, error) {
+	i.assertionsOnce.Do(func() {
+		i.assertions, i.assertionsErr = jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: i.assertionKey},
+			(&jose.SignerOptions{}).WithType("JWT"))
+		if i.assertionsErr != nil {
+			i.assertionsErr = fmt.Errorf("identity assertion signer: %w", i.assertionsErr)
+		}
+	})
+	return i.assertions, i.assertionsErr
 }
+
+// hs256Len is the length of an HS256 signature in base64url.
+var hs256Len = b64.EncodedLen(sha256.Size)
 
 // VerifyAssertion checks an identity assertion this issuer made and returns
 // its registration id. Only alg HS256 is accepted, whatever else the header
-// claims ("none" and algorithm confusion are the classic JWT forgeries), and
-// the signature is checked in constant time before any claim is read. It never
-// panics.
+// claims ("none" and algorithm confusion are the classic JWT forgeries); a
+// typ other than JWT and any crit are refused; the signature is checked in
+// constant time (go-jose) before any claim is read. Each segment must be
+// canonical base64url, as this issuer writes it, so that an assertion has
+// one accepted spelling. It never panics.
 func (i *Issuer) VerifyAssertion(jwt string) (registrationID string, err error) {
 	if len(jwt) > maxHeaderLen || strings.Count(jwt, ".") != 2 {
 		return "", ErrMalformed
 	}
 	headerSeg, rest, _ := strings.Cut(jwt, ".")
 	payloadSeg, sigSeg, _ := strings.Cut(rest, ".")
-	if !isBase64URL(headerSeg) || !isBase64URL(payloadSeg) || !isBase64URL(sigSeg) {
+	if !isCanonicalBase64URL(headerSeg) || !isCanonicalBase64URL(payloadSeg) ||
+		len(sigSeg) != hs256Len || !isCanonicalBase64URL(sigSeg) {
 		return "", ErrMalformed
 	}
-	var header struct {
-		Alg  string          `json:"alg"`
-		Typ  *string         `json:"typ"`
-		Crit json.RawMessage `json:"crit"`
-	}
-	if !decodeJSON(headerSeg, &header) || header.Alg != "HS256" ||
-		(header.Typ != nil && !strings.EqualFold(*header.Typ, "JWT")) || header.Crit != nil {
+	signed, err := jose.ParseSignedCompact(jwt, []jose.SignatureAlgorithm{jose.HS256})
+	if err != nil || len(signed.Signatures) != 1 {
 		return "", ErrMalformed
 	}
-	sig, err := b64.DecodeString(sigSeg)
-	if err != nil || len(sig) != sha256.Size {
+	header := signed.Signatures[0].Protected
+	if typ, ok := header.ExtraHeaders[jose.HeaderType]; ok {
+		if s, isString := typ.(string); !isString || !strings.EqualFold(s, "JWT") {
+			return "", ErrMalformed
+		}
+	}
+	if _, ok := header.ExtraHeaders["crit"]; ok {
 		return "", ErrMalformed
 	}
-	if !hmac.Equal(i.signAssertion(jwt[:len(headerSeg)+1+len(payloadSeg)]), sig) {
+	payload, err := signed.Verify(i.assertionKey)
+	if err != nil {
 		return "", ErrSignature
 	}
 	var c assertionClaims
-	if !decodeJSON(payloadSeg, &c) {
+	if json.Unmarshal(payload, &c) != nil {
 		return "", ErrMalformed
 	}
 	if c.Iss != i.issuer || c.Aud != i.audience || c.RegistrationType != anonymous ||
@@ -478,10 +529,4 @@ func (i *Issuer) VerifyAssertion(jwt string) (registrationID string, err error) 
 		return "", ErrExpired
 	}
 	return c.Sub, nil
-}
-
-// decodeJSON decodes one base64url segment holding a JSON object into v.
-func decodeJSON(seg string, v any) bool {
-	raw, err := b64.DecodeString(seg)
-	return err == nil && json.Unmarshal(raw, v) == nil
 }

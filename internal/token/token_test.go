@@ -111,6 +111,18 @@ func flip(s string, pos int) string {
 	return s[:pos] + string(c) + s[pos+1:]
 }
 
+// strayBits sets a bit of the last character of seg, an unpadded base64url
+// encoding whose length is not a multiple of 4, that no decoded byte
+// holds: a lenient decoder reads the same bytes from the result.
+func strayBits(seg string) string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	if len(seg)%4 < 2 {
+		panic("no stray bits in " + seg)
+	}
+	last := strings.IndexByte(alphabet, seg[len(seg)-1])
+	return seg[:len(seg)-1] + string(alphabet[last|1])
+}
+
 func isRefusal(err error) bool {
 	for _, e := range []error{ErrMalformed, ErrSignature, ErrExpired, ErrForeign} {
 		if errors.Is(err, e) {
@@ -493,6 +505,13 @@ func TestVerifyAssertion(t *testing.T) {
 	seg := strings.Split(valid, ".")
 	enc := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
 	issued, _ := iss.NewAnonymousIdentity()
+	var strayPayload string // a valid assertion with stray bits in its payload's last character
+	for _, jti := range []string{"j", "jj"} {
+		if claims := claimsJSON(testIssuerURL, exp, map[string]any{"jti": jti}); len(claims)%3 != 0 {
+			s := strings.Split(signJWT(testSecret, hs256, claims), ".")
+			strayPayload = s[0] + "." + strayBits(s[1]) + "." + s[2]
+		}
+	}
 	foreignIss := newIssuer(t, Config{Issuer: "https://other.example", Now: clk.Now})
 	foreign, _ := foreignIss.NewAnonymousIdentity()
 	otherKey := newIssuer(t, Config{Secret: otherSecret, Now: clk.Now})
@@ -530,6 +549,8 @@ func TestVerifyAssertion(t *testing.T) {
 		{"tampered signature", seg[0] + "." + seg[1] + "." + enc(strings.Repeat("x", 32)), t0, ErrSignature},
 		{"short signature", seg[0] + "." + seg[1] + "." + seg[2][:40], t0, ErrMalformed},
 		{"padded signature", valid + "=", t0, ErrMalformed},
+		{"stray bits in the signature", seg[0] + "." + seg[1] + "." + strayBits(seg[2]), t0, ErrMalformed},
+		{"stray bits in the payload", strayPayload, t0, ErrMalformed},
 		{"empty", "", t0, ErrMalformed},
 		{"two segments", seg[0] + "." + seg[1], t0, ErrMalformed},
 		{"four segments", valid + ".x", t0, ErrMalformed},
@@ -783,6 +804,16 @@ func BenchmarkVerifyAssertion(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := iss.VerifyAssertion(id.Assertion); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkNewAnonymousIdentity(b *testing.B) {
+	iss := newIssuer(b, Config{})
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := iss.NewAnonymousIdentity(); err != nil {
 			b.Fatal(err)
 		}
 	}

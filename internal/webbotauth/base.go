@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/dunglas/httpsfv"
 )
 
 // The signature base of RFC 9421, section 2.5: one line per covered
@@ -21,31 +24,38 @@ import (
 // signatureBase returns the signature base for r of the signature whose
 // Signature-Input member is covered: an Inner List of component
 // identifiers, with the signature parameters as its parameters.
-func signatureBase(r *http.Request, covered item) ([]byte, error) {
+func signatureBase(r *http.Request, covered httpsfv.Member) ([]byte, error) {
 	t := newTarget(r)
 	return t.signatureBase(r, covered)
 }
 
 // signatureBase is the signature base for r, whose target t is; t keeps
 // what it parsed of r for the next signature. A base longer than MaxBase
-// fails.
-func (t *target) signatureBase(r *http.Request, covered item) ([]byte, error) {
-	if !covered.inner {
+// fails. The identifiers and the parameters are in the canonical
+// serialization of RFC 9651, section 4.1, as RFC 9421 requires.
+func (t *target) signatureBase(r *http.Request, covered httpsfv.Member) ([]byte, error) {
+	list, ok := covered.(httpsfv.InnerList)
+	if !ok {
 		return nil, errors.New("signature-input member is not an inner list")
 	}
-	if len(covered.list) > MaxComponents {
+	if len(list.Items) > MaxComponents {
 		return nil, fmt.Errorf("more than %d covered components", MaxComponents)
 	}
 	b := make([]byte, 0, 512)
-	for i, c := range covered.list {
-		if c.value.kind != sfString {
+	ids := make([]string, 0, len(list.Items))
+	for _, c := range list.Items {
+		name, ok := c.Value.(string)
+		if !ok {
 			return nil, errors.New("component identifier is not a string")
 		}
-		for _, prev := range covered.list[:i] {
-			if sameComponent(prev, c) {
-				return nil, fmt.Errorf("component %q covered twice", c.value.s)
-			}
+		id, err := httpsfv.Marshal(c)
+		if err != nil {
+			return nil, fmt.Errorf("component %q: %w", name, err)
 		}
+		if slices.Contains(ids, id) {
+			return nil, fmt.Errorf("component %q covered twice", name)
+		}
+		ids = append(ids, id)
 		v, err := componentValue(r, t, c)
 		if err != nil {
 			return nil, err
@@ -53,57 +63,60 @@ func (t *target) signatureBase(r *http.Request, covered item) ([]byte, error) {
 		if len(b)+len(v) > MaxBase {
 			return nil, fmt.Errorf("signature base longer than %d bytes", MaxBase)
 		}
-		b = c.appendTo(b)
+		b = append(b, id...)
 		b = append(b, ": "...)
 		b = append(b, v...)
 		b = append(b, '\n')
 	}
+	params, err := httpsfv.Marshal(list)
+	if err != nil {
+		return nil, fmt.Errorf("signature parameters: %w", err)
+	}
 	b = append(b, `"@signature-params": `...)
-	return covered.appendTo(b), nil
+	return append(b, params...), nil
 }
 
-func sameComponent(a, b item) bool {
-	if a.value.s != b.value.s || len(a.params) != len(b.params) {
-		return false
-	}
-	return string(a.params.appendTo(nil)) == string(b.params.appendTo(nil))
+// stringParam returns the parameter key of ps when it is a String.
+func stringParam(ps *httpsfv.Params, key string) (string, bool) {
+	v, _ := ps.Get(key)
+	s, ok := v.(string)
+	return s, ok
 }
 
 // componentValue is the value of one covered component in r.
-func componentValue(r *http.Request, t *target, c item) (string, error) {
-	name := c.value.s
+func componentValue(r *http.Request, t *target, c httpsfv.Item) (string, error) {
+	name, _ := c.Value.(string)
 	if name == "" || name != strings.ToLower(name) {
 		return "", fmt.Errorf("component name %q is not lowercase", name)
 	}
 	if strings.HasPrefix(name, "@") {
-		return derivedValue(r, t, name, c.params)
+		return derivedValue(r, t, name, c.Params)
 	}
-	var key string
-	for _, p := range c.params {
-		if p.key != "key" || p.value.kind != sfString {
-			return "", fmt.Errorf("component %q: parameter %q not supported", name, p.key)
+	for _, p := range c.Params.Names() {
+		if _, ok := stringParam(c.Params, p); p != "key" || !ok {
+			return "", fmt.Errorf("component %q: parameter %q not supported", name, p)
 		}
-		key = p.value.s
 	}
 	value, ok := fieldValue(r.Header, name)
 	if !ok {
 		return "", fmt.Errorf("covered field %s is missing", name)
 	}
-	if _, hasKey := c.params.get("key"); !hasKey {
+	key, hasKey := stringParam(c.Params, "key")
+	if !hasKey {
 		return value, nil
 	}
 	if len(value) > MaxFieldLen {
 		return "", fmt.Errorf("field %s is longer than %d bytes", name, MaxFieldLen)
 	}
-	d, err := parseDictionary(value)
+	d, err := httpsfv.UnmarshalDictionary([]string{value})
 	if err != nil {
 		return "", fmt.Errorf("field %s is not a dictionary", name)
 	}
-	m, ok := d.get(key)
+	m, ok := d.Get(key)
 	if !ok {
 		return "", fmt.Errorf("field %s has no member %q", name, key)
 	}
-	return string(m.appendTo(nil)), nil
+	return httpsfv.Marshal(m)
 }
 
 // fieldValue combines the field's lines as RFC 9421, 2.1, says: each value
@@ -126,15 +139,17 @@ func fieldValue(h http.Header, name string) (string, bool) {
 	return b.String(), true
 }
 
-func derivedValue(r *http.Request, t *target, name string, ps params) (string, error) {
+func derivedValue(r *http.Request, t *target, name string, ps *httpsfv.Params) (string, error) {
+	names := ps.Names()
 	if name == "@query-param" {
-		if len(ps) != 1 || ps[0].key != "name" || ps[0].value.kind != sfString {
+		param, ok := stringParam(ps, "name")
+		if len(names) != 1 || !ok {
 			return "", errors.New("@query-param needs exactly a name parameter")
 		}
-		return t.queryParam(ps[0].value.s)
+		return t.queryParam(param)
 	}
-	if len(ps) > 0 {
-		return "", fmt.Errorf("component %s: parameter %q not supported", name, ps[0].key)
+	if len(names) > 0 {
+		return "", fmt.Errorf("component %s: parameter %q not supported", name, names[0])
 	}
 	switch name {
 	case "@method":
@@ -298,6 +313,9 @@ func formEncode(s string) string {
 	}
 	return b.String()
 }
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+func isAlpha(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
 func isHex(c byte) bool {
 	return isDigit(c) || ('a' <= c && c <= 'f') || ('A' <= c && c <= 'F')

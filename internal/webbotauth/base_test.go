@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/dunglas/httpsfv"
 )
 
 // The Ed25519 test key of RFC 9421, appendix B.1.4, as a JWK (the seed d and
@@ -68,13 +70,13 @@ func unwrap(s string) string {
 	return b.String()
 }
 
-func inputMember(t testing.TB, r *http.Request, label string) item {
+func inputMember(t testing.TB, r *http.Request, label string) httpsfv.Member {
 	t.Helper()
-	d, err := parseDictionary(r.Header.Get("Signature-Input"))
+	d, err := httpsfv.UnmarshalDictionary(r.Header.Values("Signature-Input"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, ok := d.get(label)
+	m, ok := d.Get(label)
 	if !ok {
 		t.Fatalf("no signature-input member %s", label)
 	}
@@ -87,11 +89,13 @@ func signatureBytes(t testing.TB, r *http.Request, label string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, ok := d.get(label)
-	if !ok || m.value.kind != sfBytes {
+	m, _ := d.Get(label)
+	it, _ := m.(httpsfv.Item)
+	sig, ok := it.Value.([]byte)
+	if !ok {
 		t.Fatalf("no signature %s", label)
 	}
-	return m.value.b
+	return sig
 }
 
 // TestRFC9421Ed25519Vector checks the signature base and signature of RFC
@@ -205,7 +209,7 @@ func TestDraftVectors(t *testing.T) {
 			if !ed25519.Verify(key.Public().(ed25519.PublicKey), base, signatureBytes(t, r, "sig2")) {
 				t.Error("the draft's signature does not verify")
 			}
-			agent, err := signatureAgent(r.Header, "sig2", covered)
+			agent, err := signatureAgent(r.Header, "sig2", covered.(httpsfv.InnerList))
 			if err != nil || agent != tt.wantAgent {
 				t.Errorf("signatureAgent = %q, %v; want %q", agent, err, tt.wantAgent)
 			}
@@ -279,13 +283,13 @@ func TestDerivedComponents(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := readRequest(t, tt.request+"\n\n", tt.tls)
-			d, err := parseDictionary("sig=(" + tt.component + ")")
+			d, err := httpsfv.UnmarshalDictionary([]string{"sig=(" + tt.component + ")"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, _ := d.get("sig")
+			m, _ := d.Get("sig")
 			tgt := newTarget(r)
-			got, err := componentValue(r, &tgt, m.list[0])
+			got, err := componentValue(r, &tgt, m.(httpsfv.InnerList).Items[0])
 			if tt.want == "ERR" {
 				if err == nil {
 					t.Errorf("got %q, want an error", got)
@@ -309,11 +313,11 @@ func TestSignatureBaseRefuses(t *testing.T) {
 		`sig=("@method" 1)`,
 		"sig=(" + many + ")",
 	} {
-		d, err := parseDictionary(in)
+		d, err := httpsfv.UnmarshalDictionary([]string{in})
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, _ := d.get("sig")
+		m, _ := d.Get("sig")
 		if base, err := signatureBase(r, m); err == nil {
 			t.Errorf("%s: base %q, want an error", in, base)
 		}

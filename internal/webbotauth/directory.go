@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dunglas/httpsfv"
 	"golang.org/x/net/idna"
 )
 
@@ -97,7 +98,7 @@ func canonicalHost(scheme, hostport string) (string, error) {
 // The field is a Dictionary whose member the signature covers as
 // "signature-agent";key="…", or, in the legacy form of the earlier drafts,
 // a single String covered whole.
-func signatureAgent(h http.Header, label string, covered item) (string, error) {
+func signatureAgent(h http.Header, label string, covered httpsfv.InnerList) (string, error) {
 	field, ok := fieldValue(h, "signature-agent")
 	if !ok {
 		return "", errors.New("no signature-agent")
@@ -107,13 +108,13 @@ func signatureAgent(h http.Header, label string, covered item) (string, error) {
 	}
 	var keys []string
 	whole := false
-	for _, c := range covered.list {
-		if c.value.kind != sfString || c.value.s != "signature-agent" {
+	for _, c := range covered.Items {
+		if name, _ := c.Value.(string); name != "signature-agent" {
 			continue
 		}
-		if k, ok := c.params.get("key"); ok && k.kind == sfString {
-			keys = append(keys, k.s)
-		} else if len(c.params) == 0 {
+		if k, ok := stringParam(c.Params, "key"); ok {
+			keys = append(keys, k)
+		} else if len(c.Params.Names()) == 0 {
 			whole = true
 		}
 	}
@@ -121,13 +122,14 @@ func signatureAgent(h http.Header, label string, covered item) (string, error) {
 		if !whole {
 			return "", errors.New("signature-agent not covered")
 		}
-		it, err := parseItem(field)
-		if err != nil || it.value.kind != sfString || len(it.params) > 0 {
+		it, err := httpsfv.UnmarshalItem([]string{field})
+		agent, isString := it.Value.(string)
+		if err != nil || !isString || len(it.Params.Names()) > 0 {
 			return "", errors.New("malformed signature-agent")
 		}
-		return it.value.s, nil
+		return agent, nil
 	}
-	d, err := parseDictionary(field)
+	d, err := httpsfv.UnmarshalDictionary([]string{field})
 	if err != nil {
 		return "", errors.New("malformed signature-agent")
 	}
@@ -146,24 +148,26 @@ func signatureAgent(h http.Header, label string, covered item) (string, error) {
 		if key == "" {
 			return "", errors.New("signature covers several signature-agent members, none its own")
 		}
-	case whole && len(d) == 1:
-		key = d[0].key
+	case whole && len(d.Names()) == 1:
+		key = d.Names()[0]
 	default:
 		return "", errors.New("signature-agent not covered")
 	}
-	m, ok := d.get(key)
+	m, ok := d.Get(key)
 	if !ok {
 		return "", fmt.Errorf("signature-agent has no member %q", key)
 	}
-	if m.inner || m.value.kind != sfString {
+	it, _ := m.(httpsfv.Item)
+	agent, isString := it.Value.(string)
+	if !isString {
 		return "", errors.New("signature-agent member is not a string")
 	}
-	if len(m.params) > 0 {
+	if len(it.Params.Names()) > 0 {
 		// draft-ietf-webbotauth-httpsig-protocol-01: members carry no
 		// parameters, and one that does is ignored.
 		return "", errors.New("signature-agent member has parameters")
 	}
-	return m.value.s, nil
+	return agent, nil
 }
 
 // publicKey is one usable key of a directory.

@@ -4,12 +4,14 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/dunglas/httpsfv"
+
 	"github.com/caddy-discovery/caddy-discovery/internal/fetch"
 )
 
-// FuzzParseDictionary checks that whatever parses serializes to a form
-// that parses to the same serialization: the canonical form a signature
-// base relies on is stable.
+// FuzzParseDictionary checks that whatever httpsfv parses serializes to a
+// form that parses to the same serialization: the canonical form a
+// signature base relies on is stable.
 func FuzzParseDictionary(f *testing.F) {
 	for _, s := range []string{
 		`sig1=("@authority" "signature-agent";key="sig1");created=1735689600;keyid="poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U";alg="ed25519";expires=1735693200;tag="web-bot-auth"`,
@@ -20,12 +22,12 @@ func FuzzParseDictionary(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		d, err := parseDictionary(s)
+		d, err := httpsfv.UnmarshalDictionary([]string{s})
 		if err != nil {
 			return
 		}
 		first := serializeDict(d)
-		d2, err := parseDictionary(first)
+		d2, err := httpsfv.UnmarshalDictionary([]string{first})
 		if err != nil {
 			t.Fatalf("serialization %q of %q does not parse: %v", first, s, err)
 		}

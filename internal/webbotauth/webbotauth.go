@@ -6,14 +6,14 @@
 // (draft-meunier-webbotauth-httpsig-directory).
 //
 // It owns reading the Signature-Input, Signature and Signature-Agent fields
-// (Structured Fields, RFC 9651), the signature base, the key directory's
-// format, and the rules on freshness and coverage. Fetching a directory is
-// internal/fetch's job: Verify only reads what the fetcher has cached and,
-// when a directory is missing, asks for it in the background, so verifying
-// never waits on the network and, once the directory is cached, costs a
-// bounded amount of CPU.
+// (Structured Fields, RFC 9651, parsed and serialized with httpsfv), the
+// signature base, the key directory's format, and the rules on freshness
+// and coverage. Fetching a directory is internal/fetch's job: Verify only
+// reads what the fetcher has cached and, when a directory is missing, asks
+// for it in the background, so verifying never waits on the network and,
+// once the directory is cached, costs a bounded amount of CPU.
 //
-// Imports from the module: internal/fetch.
+// Imports from the module: internal/cache, internal/fetch.
 package webbotauth
 
 import (
@@ -21,9 +21,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
 
+	"github.com/dunglas/httpsfv"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/cache"
 	"github.com/caddy-discovery/caddy-discovery/internal/fetch"
 )
 
@@ -102,8 +104,9 @@ type Verifier struct {
 	clockSkew   time.Duration
 	maxValidity time.Duration
 
-	mu   sync.Mutex
-	dirs map[string]*directory // parsed key sets by directory URL
+	// dirs are the parsed key sets by directory URL, at most
+	// maxDirectories of them; the fetcher holds the documents.
+	dirs *cache.Cache[string, *directory]
 }
 
 // directorySource is the part of *fetch.Fetcher a Verifier uses: the cache
@@ -135,7 +138,7 @@ func New(fetcher *fetch.Fetcher, now func() time.Time) *Verifier {
 		now:         now,
 		clockSkew:   ClockSkew,
 		maxValidity: MaxValidity,
-		dirs:        make(map[string]*directory),
+		dirs:        cache.New[string, *directory](maxDirectories, 0),
 	}
 }
 
@@ -161,16 +164,17 @@ func (v *Verifier) Verify(r *http.Request) Result {
 	if len(input) > MaxFieldLen {
 		return Result{Signed: true, Reason: "signature-input too long"}
 	}
-	inputs, err := parseDictionary(input)
+	inputs, err := httpsfv.UnmarshalDictionary([]string{input})
 	if err != nil {
 		return Result{Signed: true, Reason: "malformed signature-input"}
 	}
-	var sigs dictionary
+	var sigs *httpsfv.Dictionary
 	first := Result{Reason: "no web-bot-auth signature"}
 	examined := 0
 	t := newTarget(r)
-	for _, m := range inputs {
-		if tag, ok := m.params.get("tag"); !ok || tag.kind != sfString || tag.s != Tag {
+	for _, label := range inputs.Names() {
+		m, _ := inputs.Get(label)
+		if tag, ok := stringParam(paramsOf(m), "tag"); !ok || tag != Tag {
 			continue
 		}
 		if examined == MaxSignatures {
@@ -182,7 +186,7 @@ func (v *Verifier) Verify(r *http.Request) Result {
 			}
 		}
 		examined++
-		res, hashed := v.verifyOne(r, &t, m.key, m.item, sigs)
+		res, hashed := v.verifyOne(r, &t, label, m, sigs)
 		if res.Verified {
 			return res
 		}
@@ -196,8 +200,19 @@ func (v *Verifier) Verify(r *http.Request) Result {
 	return first
 }
 
+// paramsOf returns the parameters of a Dictionary member.
+func paramsOf(m httpsfv.Member) *httpsfv.Params {
+	switch m := m.(type) {
+	case httpsfv.Item:
+		return m.Params
+	case httpsfv.InnerList:
+		return m.Params
+	}
+	return httpsfv.NewParams()
+}
+
 // signatures parses the Signature field.
-func signatures(h http.Header) (dictionary, error) {
+func signatures(h http.Header) (*httpsfv.Dictionary, error) {
 	field, ok := fieldValue(h, "signature")
 	if !ok {
 		return nil, errors.New("no signature field")
@@ -205,7 +220,7 @@ func signatures(h http.Header) (dictionary, error) {
 	if len(field) > MaxFieldLen {
 		return nil, errors.New("signature too long")
 	}
-	d, err := parseDictionary(field)
+	d, err := httpsfv.UnmarshalDictionary([]string{field})
 	if err != nil {
 		return nil, errors.New("malformed signature")
 	}
@@ -219,24 +234,26 @@ type sigParams struct {
 	keyid            string
 }
 
-func readParams(ps params) (sigParams, error) {
+func readParams(ps *httpsfv.Params) (sigParams, error) {
 	var p sigParams
 	var seen struct{ created, expires, keyid bool }
-	for _, param := range ps {
-		v := param.value
-		switch param.key {
+	for _, key := range ps.Names() {
+		v, _ := ps.Get(key)
+		n, isInteger := v.(int64)
+		s, isString := v.(string)
+		switch key {
 		case "created":
-			p.created, seen.created = v.i, v.kind == sfInteger && v.i >= 0
+			p.created, seen.created = n, isInteger && n >= 0
 		case "expires":
-			p.expires, seen.expires = v.i, v.kind == sfInteger && v.i >= 0
+			p.expires, seen.expires = n, isInteger && n >= 0
 		case "keyid":
-			p.keyid, seen.keyid = v.s, v.kind == sfString && v.s != ""
+			p.keyid, seen.keyid = s, isString && s != ""
 		case "alg":
-			if v.kind != sfString || v.s != "ed25519" {
+			if !isString || s != "ed25519" {
 				return p, errors.New("alg is not ed25519")
 			}
 		case "nonce":
-			if v.kind != sfString {
+			if !isString {
 				return p, errors.New("nonce is not a string")
 			}
 		}
@@ -257,17 +274,18 @@ func readParams(ps params) (sigParams, error) {
 // signature base and hashing it. The checks run cheapest first, so that a
 // request fails before it can make the fetcher fetch anything, and before
 // anything is hashed.
-func (v *Verifier) verifyOne(r *http.Request, t *target, label string, covered item, sigs dictionary) (res Result, hashed bool) {
+func (v *Verifier) verifyOne(r *http.Request, t *target, label string, covered httpsfv.Member, sigs *httpsfv.Dictionary) (res Result, hashed bool) {
 	fail := func(format string, args ...any) Result {
 		return Result{Signed: true, Reason: fmt.Sprintf(format, args...)}
 	}
-	if !covered.inner {
+	list, ok := covered.(httpsfv.InnerList)
+	if !ok {
 		return fail("signature-input member is not an inner list"), false
 	}
-	if len(covered.list) > MaxComponents {
+	if len(list.Items) > MaxComponents {
 		return fail("more than %d covered components", MaxComponents), false
 	}
-	p, err := readParams(covered.params)
+	p, err := readParams(list.Params)
 	if err != nil {
 		return fail("%v", err), false
 	}
@@ -284,10 +302,10 @@ func (v *Verifier) verifyOne(r *http.Request, t *target, label string, covered i
 	case p.expires-p.created > int64(v.maxValidity/time.Second):
 		return fail("validity longer than %s", v.maxValidity), false
 	}
-	if !coversTarget(covered) {
+	if !coversTarget(list) {
 		return fail("neither @authority nor @target-uri covered"), false
 	}
-	agent, err := signatureAgent(r.Header, label, covered)
+	agent, err := signatureAgent(r.Header, label, list)
 	if err != nil {
 		return fail("%v", err), false
 	}
@@ -295,11 +313,13 @@ func (v *Verifier) verifyOne(r *http.Request, t *target, label string, covered i
 	if err != nil {
 		return fail("%v", err), false
 	}
-	sig, ok := sigs.get(label)
-	if !ok || sig.inner || sig.value.kind != sfBytes {
+	m, _ := sigs.Get(label)
+	sigItem, _ := m.(httpsfv.Item)
+	sig, ok := sigItem.Value.([]byte)
+	if !ok {
 		return fail("no signature for %s", label), false
 	}
-	if len(sig.value.b) != ed25519.SignatureSize {
+	if len(sig) != ed25519.SignatureSize {
 		return fail("signature is not an ed25519 signature"), false
 	}
 	keys, err := v.directory(dirURL)
@@ -317,15 +337,15 @@ func (v *Verifier) verifyOne(r *http.Request, t *target, label string, covered i
 	if err != nil {
 		return fail("%v", err), true
 	}
-	if !ed25519.Verify(key.key, base, sig.value.b) {
+	if !ed25519.Verify(key.key, base, sig) {
 		return fail("signature does not verify"), true
 	}
 	return Result{Signed: true, Verified: true, Agent: host, Directory: dirURL, KeyID: p.keyid}, true
 }
 
-func coversTarget(covered item) bool {
-	for _, c := range covered.list {
-		if c.value.kind == sfString && (c.value.s == "@authority" || c.value.s == "@target-uri") {
+func coversTarget(covered httpsfv.InnerList) bool {
+	for _, c := range covered.Items {
+		if name, _ := c.Value.(string); name == "@authority" || name == "@target-uri" {
 			return true
 		}
 	}
@@ -347,9 +367,7 @@ func (v *Verifier) directory(dirURL string) (map[string]publicKey, error) {
 		v.source.Prefetch(dirURL)
 		return nil, errNotFetched
 	}
-	v.mu.Lock()
-	d := v.dirs[dirURL]
-	v.mu.Unlock()
+	d, _ := v.dirs.Get(dirURL)
 	if d != nil && d.doc == doc {
 		return d.keys, d.err
 	}
@@ -364,15 +382,7 @@ func (v *Verifier) directory(dirURL string) (map[string]publicKey, error) {
 	default:
 		d.keys, d.err = parseDirectory(doc.Body)
 	}
-	v.mu.Lock()
-	if _, known := v.dirs[dirURL]; !known && len(v.dirs) >= maxDirectories {
-		for k := range v.dirs { // an arbitrary one; the fetcher holds the documents
-			delete(v.dirs, k)
-			break
-		}
-	}
-	v.dirs[dirURL] = d
-	v.mu.Unlock()
+	v.dirs.Add(dirURL, d, 0)
 	return d.keys, d.err
 }
 

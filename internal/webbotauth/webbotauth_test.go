@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dunglas/httpsfv"
+
 	"github.com/caddy-discovery/caddy-discovery/internal/fetch"
 )
 
@@ -83,11 +85,11 @@ func defaultParams() string {
 func sign(t testing.TB, r *http.Request, s signature) {
 	t.Helper()
 	input := s.label + "=(" + s.components + ")" + s.params
-	d, err := parseDictionary(input)
+	d, err := httpsfv.UnmarshalDictionary([]string{input})
 	if err != nil {
 		t.Fatalf("signature-input %s: %v", input, err)
 	}
-	m, _ := d.get(s.label)
+	m, _ := d.Get(s.label)
 	base, err := signatureBase(r, m)
 	if err != nil {
 		t.Fatalf("signature base: %v", err)
