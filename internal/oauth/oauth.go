@@ -77,17 +77,43 @@ func (l *memoryLedger) Spend(_ context.Context, id string, expires time.Time) (b
 // redirect_uris is checkRedirectURI's rules as a grammar, and an optional
 // member may be null, which the service reads as absent.
 type ClientRegistration struct {
-	// The pattern has three alternatives: https with a host and no user
-	// information; http on localhost, an IPv4 loopback address or [::1];
-	// a private-use scheme (dotted labels, or cursor) with no user
-	// information. Each URI is printable ASCII without "#" or a backslash, which
-	// the character ranges spell out.
-	RedirectURIs            []string `json:"redirect_uris" schema:"minItems=1;maxItems=4;format=uri;maxLength=1024;pattern=^(?:[Hh][Tt][Tt][Pp][Ss]://(?:[\\x21\\x22\\x24-\\x2e\\x30-\\x39\\x3b-\\x3e\\x41-\\x5a\\x5e-\\x7e]+|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]*)?(?:[/?][\\x21\\x22\\x24-\\x5b\\x5d-\\x7e]*)?|[Hh][Tt][Tt][Pp]://(?:[Ll][Oo][Cc][Aa][Ll][Hh][Oo][Ss][Tt]|127(?:\\.(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}|\\[::1\\])(?::[0-9]*)?(?:[/?][\\x21\\x22\\x24-\\x5b\\x5d-\\x7e]*)?|(?:(?:[A-Za-z][A-Za-z0-9+-]*\\.)+[A-Za-z][A-Za-z0-9+-]*|[Cc][Uu][Rr][Ss][Oo][Rr]):(?://[\\x21\\x22\\x24-\\x2e\\x30-\\x3e\\x41-\\x5b\\x5d-\\x7e]*(?:[/?][\\x21\\x22\\x24-\\x5b\\x5d-\\x7e]*)?|/?(?:[\\x21\\x22\\x24-\\x2e\\x30-\\x5b\\x5d-\\x7e][\\x21\\x22\\x24-\\x5b\\x5d-\\x7e]*)?))$" jsonschema:"1 to 4 redirect URIs, at most 1024 bytes together: https, http on a loopback host (localhost, 127.x.x.x or [::1]; any port is then accepted, RFC 8252), or a private-use scheme in reverse domain form (com.example.app); printable ASCII, no fragment, no user information."`
+	// The pattern is redirectURIPattern.
+	RedirectURIs            []string `json:"redirect_uris" schema:"minItems=1;maxItems=4;format=uri;maxLength=1024;pattern=@redirect_uri" jsonschema:"1 to 4 redirect URIs, at most 1024 bytes together: https, http on a loopback host (localhost, 127.x.x.x or [::1]; any port is then accepted, RFC 8252), or a private-use scheme in reverse domain form (com.example.app); printable ASCII, no fragment, no user information."`
 	GrantTypes              []string `json:"grant_types,omitempty" schema:"type=array|null;contains=authorization_code" jsonschema:"Must include authorization_code when present."`
 	ResponseTypes           []string `json:"response_types,omitempty" schema:"type=array|null;contains=code" jsonschema:"Must include code when present."`
 	TokenEndpointAuthMethod string   `json:"token_endpoint_auth_method,omitempty" schema:"type=string|null" jsonschema:"Registered as none whatever is asked: clients are public."`
 	Scope                   string   `json:"scope,omitempty" schema:"type=string|null" jsonschema:"Registered as public:read whatever is asked."`
 }
+
+// SchemaPatterns names redirectURIPattern for the schema tag of
+// redirect_uris.
+func (ClientRegistration) SchemaPatterns() map[string]string {
+	return map[string]string{"@redirect_uri": redirectURIPattern}
+}
+
+// The grammar of a redirect URI that checkRedirectURI accepts, in parts.
+// Each URI is printable ASCII without a space, "#" or a backslash (uriChar);
+// a host has no "/", ":", "?", "@", "[" or "]" in it (hostChar), so that no
+// user information can come before it.
+const (
+	uriChar     = `[\x21\x22\x24-\x5b\x5d-\x7e]`
+	hostChar    = `[\x21\x22\x24-\x2e\x30-\x39\x3b-\x3e\x41-\x5a\x5e-\x7e]`
+	port        = `(?::[0-9]*)?`
+	pathQuery   = `(?:[/?]` + uriChar + `*)?`
+	ipv4Octet   = `(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])`
+	httpsURI    = `[Hh][Tt][Tt][Pp][Ss]://(?:` + hostChar + `+|\[[0-9A-Fa-f:.]+\])` + port + pathQuery
+	loopbackURI = `[Hh][Tt][Tt][Pp]://(?:[Ll][Oo][Cc][Aa][Ll][Hh][Oo][Ss][Tt]|127(?:\.` + ipv4Octet + `){3}|\[::1\])` + port + pathQuery
+	// A private-use scheme: dotted labels (RFC 8252 section 7.1), or one
+	// of knownNativeSchemes; then an authority with no user information,
+	// or a path.
+	privateScheme = `(?:(?:[A-Za-z][A-Za-z0-9+-]*\.)+[A-Za-z][A-Za-z0-9+-]*|[Cc][Uu][Rr][Ss][Oo][Rr])`
+	privateURI    = privateScheme + `:(?://[\x21\x22\x24-\x2e\x30-\x3e\x41-\x5b\x5d-\x7e]*` + pathQuery +
+		`|/?(?:[\x21\x22\x24-\x2e\x30-\x5b\x5d-\x7e]` + uriChar + `*)?)`
+	// redirectURIPattern is the three alternatives: https with a host;
+	// http on localhost, an IPv4 loopback address or [::1]; a private-use
+	// scheme.
+	redirectURIPattern = `^(?:` + httpsURI + `|` + loopbackURI + `|` + privateURI + `)$`
+)
 
 // ClientInformation is RFC 7591's registration response.
 type ClientInformation struct {

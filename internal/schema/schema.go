@@ -29,11 +29,12 @@ import (
 // description; its `schema` tag adds the specification's constraints as
 // key=value pairs separated by ";":
 //
-//	format=uri  pattern=^[a-z]+$  enum=a|b  const=false  type=string|integer
+//	format=uri  pattern=^[a-z]+$  pattern=@slug  enum=a|b  const=false  type=string|integer
 //	minimum=0  maximum=599  minLength=1  maxLength=100  minItems=1  maxItems=0
 //	contains=code  examples=1  contentMediaType=text/markdown
 //
-// const is read as JSON; enum, contains and examples values are strings.
+// pattern=@name is a pattern named rather than written: @slug, or one the
+// struct names through its SchemaPatterns method. const is read as JSON; enum, contains and examples values are strings.
 // On an array field, format, pattern, enum, minLength and maxLength apply to
 // the items, and contains names an item the array must hold.
 
@@ -184,7 +185,7 @@ func applyTags(s *jsonschema.Schema, t reflect.Type) error {
 			return err
 		}
 		if tag, ok := f.Tag.Lookup("schema"); ok {
-			if err := constrain(prop, tag); err != nil {
+			if err := constrain(prop, tag, patternsOf(t)); err != nil {
 				return fmt.Errorf("field %s: %w", f.Name, err)
 			}
 		}
@@ -196,8 +197,27 @@ func applyTags(s *jsonschema.Schema, t reflect.Type) error {
 // another package owns the grammar: pattern=@slug.
 var namedPatterns = map[string]string{"@slug": content.SlugPattern}
 
-// constrain applies one schema tag to s.
-func constrain(s *jsonschema.Schema, tag string) error {
+// Patterns is a type that names patterns of its own for its schema tags
+// (pattern=@name), where a grammar is too long to read inside a tag and
+// is better built, and commented, in code beside the type.
+type Patterns interface {
+	SchemaPatterns() map[string]string
+}
+
+// patternsOf returns the patterns struct type t names, or nil.
+func patternsOf(t reflect.Type) map[string]string {
+	if p, ok := reflect.Zero(t).Interface().(Patterns); ok {
+		return p.SchemaPatterns()
+	}
+	if p, ok := reflect.New(t).Interface().(Patterns); ok {
+		return p.SchemaPatterns()
+	}
+	return nil
+}
+
+// constrain applies one schema tag to s; own are the patterns the field's
+// type names (see Patterns).
+func constrain(s *jsonschema.Schema, tag string, own map[string]string) error {
 	for _, kv := range strings.Split(tag, ";") {
 		key, value, ok := strings.Cut(kv, "=")
 		if !ok {
@@ -212,8 +232,12 @@ func constrain(s *jsonschema.Schema, tag string) error {
 		case "format":
 			target.Format = value
 		case "pattern":
-			if named, ok := namedPatterns[value]; ok {
+			if named, ok := own[value]; ok {
 				value = named
+			} else if named, ok := namedPatterns[value]; ok {
+				value = named
+			} else if strings.HasPrefix(value, "@") {
+				return fmt.Errorf("schema tag %q: no pattern is named %s", tag, value)
 			}
 			target.Pattern = value
 		case "enum":

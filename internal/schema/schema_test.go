@@ -51,3 +51,30 @@ func TestSchemaTags(t *testing.T) {
 		t.Errorf("an unknown tag key: %v", err)
 	}
 }
+
+// ownPatterns names a pattern of its own for its schema tags.
+type ownPatterns struct {
+	Code  string   `json:"code" schema:"pattern=@code"`
+	Codes []string `json:"codes" schema:"pattern=@code"`
+	Slug  string   `json:"slug" schema:"pattern=@slug"`
+}
+
+func (ownPatterns) SchemaPatterns() map[string]string { return map[string]string{"@code": "^[a-z]{3}$"} }
+
+// TestNamedPatterns: a tag's pattern=@name is the pattern its struct names,
+// or a module-wide one, and a name nobody gives is an error, not a pattern.
+func TestNamedPatterns(t *testing.T) {
+	s, err := schemaOf(reflect.TypeFor[ownPatterns](), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := s.Properties; p["code"].Pattern != "^[a-z]{3}$" || p["codes"].Items.Pattern != "^[a-z]{3}$" || p["slug"].Pattern == "" || strings.HasPrefix(p["slug"].Pattern, "@") {
+		t.Errorf("named patterns: %q %q %q", p["code"].Pattern, p["codes"].Items.Pattern, p["slug"].Pattern)
+	}
+	type unnamed struct {
+		X string `json:"x" schema:"pattern=@nobody"`
+	}
+	if _, err := schemaOf(reflect.TypeFor[unnamed](), nil); err == nil || !strings.Contains(err.Error(), "@nobody") {
+		t.Errorf("a pattern nobody names: %v", err)
+	}
+}
