@@ -59,7 +59,9 @@ type ownPatterns struct {
 	Slug  string   `json:"slug" schema:"pattern=@slug"`
 }
 
-func (ownPatterns) SchemaPatterns() map[string]string { return map[string]string{"@code": "^[a-z]{3}$"} }
+func (ownPatterns) SchemaPatterns() map[string]string {
+	return map[string]string{"@code": "^[a-z]{3}$"}
+}
 
 // TestNamedPatterns: a tag's pattern=@name is the pattern its struct names,
 // or a module-wide one, and a name nobody gives is an error, not a pattern.
