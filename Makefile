@@ -97,6 +97,7 @@ FUZZ_TARGETS := \
 	./internal/handlers:FuzzRouter ./internal/handlers:FuzzMCPPreCheck ./internal/handlers:FuzzMCPAnswers \
 	./internal/token:FuzzVerifyAccessToken ./internal/token:FuzzParseAuthorization ./internal/token:FuzzVerifyAssertion \
 	./internal/cimd:FuzzDocument ./internal/mcpcall:FuzzEachMember \
+	./internal/webbotauth:FuzzParseDictionary ./internal/webbotauth:FuzzVerify \
 	./internal/site:FuzzParseFeed ./internal/site:FuzzReadPage ./internal/site:FuzzParseSitemap ./internal/site:FuzzRobots \
 	./internal/convert:FuzzContentPasses
 

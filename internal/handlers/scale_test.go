@@ -183,6 +183,33 @@ func TestRenditionCacheByteBudget(t *testing.T) {
 	t.Logf("after 40 Hosts × %d documents: %d renditions, %d bytes cached (budget %d)", len(paths), s.hosted.byBase.Len(), s.hosted.byBase.Bytes(), s.hosted.budget)
 }
 
+// A document of one Host larger than the whole budget drops that Host's
+// rendition and no other: the Hosts already kept stay, with what they hold.
+func TestDocumentOverTheBudgetDropsOnlyItsHost(t *testing.T) {
+	s := hostedService(t, 300)
+	s.hosted = newRenditionCache(64 << 10) // well under llms-full.txt
+	small := insightPath("insight-00007")
+	kept := []string{"a.example", "b.example", "c.example"}
+	for _, host := range kept {
+		if w := get(s, host, small, ""); w.Code != http.StatusOK {
+			t.Fatalf("%s: %d", host, w.Code)
+		}
+	}
+	w := get(s, "big.example", pathLLMsFull, "gzip")
+	if w.Code != http.StatusOK || w.Body.Len() <= s.hosted.budget {
+		t.Fatalf("llms-full.txt: %d, %d bytes; want 200 over the budget of %d", w.Code, w.Body.Len(), s.hosted.budget)
+	}
+	for _, host := range kept {
+		if _, ok := s.hosted.byBase.Peek("http://" + host); !ok {
+			t.Errorf("%s was dropped for another Host's document", host)
+		}
+	}
+	if _, ok := s.hosted.byBase.Peek("http://big.example"); ok {
+		t.Error("the Host of the document over the budget is still kept")
+	}
+	checkAccounting(t, s.hosted)
+}
+
 // BenchmarkUnseenHost is what one request with a Host never seen before
 // costs at 2 000 insights: one insight, and the list. Compare with
 // BenchmarkScale's render/1000, the cost of rendering every document, which

@@ -218,6 +218,11 @@ func TestVerify(t *testing.T) {
 		}, want: Result{Signed: true, Reason: "no signature for sig1"}},
 		{name: "no signature field", sign: []signature{valid}, change: func(r *http.Request) { r.Header.Del("Signature") },
 			want: Result{Signed: true, Reason: "no signature field"}},
+		// RFC 9651, 4.2.7, lets a parser that cannot be told otherwise
+		// refuse a Byte Sequence without its padding, and httpsfv does.
+		{name: "signature without its padding", sign: []signature{valid}, change: func(r *http.Request) {
+			r.Header.Set("Signature", strings.TrimSuffix(r.Header.Get("Signature"), "==:")+":")
+		}, want: Result{Signed: true, Reason: "malformed signature"}},
 		{name: "short signature", sign: []signature{valid}, change: func(r *http.Request) { r.Header.Set("Signature", "sig1=:AAAA:") },
 			want: Result{Signed: true, Reason: "signature is not an ed25519 signature"}},
 		{name: "malformed signature-input", change: func(r *http.Request) { r.Header.Set("Signature-Input", `sig1=("@authority";tag="web-bot-auth"`) },
