@@ -6,6 +6,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
+	"github.com/caddy-discovery/caddy-discovery/internal/pages"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
@@ -113,10 +114,10 @@ func newAICatalog(l links) aiCatalog {
 // the content: who the subject is, what they wrote on their newest
 // insight's topic, and how to reach them.
 func representativeQueries(l links) []string {
-	name := clipChars(oneLine(l.cfg.Site.Profile.Name), maxCardTitle)
+	name := clipChars(pages.OneLine(l.cfg.Site.Profile.Name), maxCardTitle)
 	queries := []string{"Who is " + name + " and what do they do?"}
 	if ins := l.cfg.Site.Insights; len(ins) > 0 && ins[0].Topic != "" {
-		queries = append(queries, "What has "+name+" written about "+clipChars(oneLine(ins[0].Topic), maxCardTitle)+"?")
+		queries = append(queries, "What has "+name+" written about "+clipChars(pages.OneLine(ins[0].Topic), maxCardTitle)+"?")
 	} else {
 		queries = append(queries, "What has "+name+" written?")
 	}

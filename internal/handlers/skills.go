@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"path"
@@ -15,6 +14,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
+	"github.com/caddy-discovery/caddy-discovery/internal/pages"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
@@ -73,10 +73,10 @@ const maxSkillDescription = 1024
 // use it, which is what an agent reads to decide whether to load it.
 func skillDescription(l links) string {
 	p := l.cfg.Site.Profile
-	return clipChars(oneLine(fmt.Sprintf("Look up %s (%s) and their published articles (\"insights\") in the read-only public API of %s: "+
+	return clipChars(pages.OneLine(fmt.Sprintf("Look up %s (%s) and their published articles (\"insights\") in the read-only public API of %s: "+
 		"biography, key facts, expertise, contact links, articles by topic or by words, and each article's full Markdown. "+
 		"Use when asked about %s or their writing. Works over REST (curl), the official Node.js CLI or MCP; no API key.",
-		p.Name, strings.TrimSuffix(oneLine(p.Tagline), "."), origin.HostOf(l.base), p.Name)), maxSkillDescription)
+		p.Name, strings.TrimSuffix(pages.OneLine(p.Tagline), "."), origin.HostOf(l.base), p.Name)), maxSkillDescription)
 }
 
 // skillsIndex lists the skill with the digest of the bytes served at its
@@ -178,13 +178,13 @@ type skillTool struct{ Name, Arguments, Description string }
 func skillMarkdown(l links, _ string) ([]byte, error) {
 	p := l.cfg.Site.Profile
 	slug := slugExample(l)
-	description, err := yamlString(skillDescription(l))
+	description, err := pages.YAMLString(skillDescription(l))
 	if err != nil {
 		return nil, err
 	}
 	data := map[string]any{
 		"Name": skillName(l.cfg.CLIName), "Description": description,
-		"Subject": oneLine(p.Name), "Host": origin.HostOf(l.base), "Base": l.base,
+		"Subject": pages.OneLine(p.Name), "Host": origin.HostOf(l.base), "Base": l.base,
 		"Topics":    strings.Join(l.cfg.Site.Topics(), ", "),
 		"RateLimit": rateLimitSummary(l.cfg), "OpenAPI": l.openAPI(),
 		"CLI": l.cliURL(), "CLIFile": path.Base(l.cliURL()),
@@ -250,16 +250,4 @@ func toolArguments(schema any) string {
 		args = append(args, arg)
 	}
 	return strings.Join(args, "; ")
-}
-
-// yamlString is s as a YAML double-quoted scalar (a JSON string is one),
-// so that no character of the content can break the front matter.
-func yamlString(s string) (string, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		return "", err
-	}
-	return strings.TrimSuffix(b.String(), "\n"), nil
 }
