@@ -14,6 +14,7 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 	"github.com/caddy-discovery/caddy-discovery/internal/schema"
 	"github.com/caddy-discovery/caddy-discovery/internal/search"
+	"github.com/caddy-discovery/caddy-discovery/internal/wire"
 )
 
 // mcpCapabilities are the capabilities the server declares in initialize
@@ -92,13 +93,13 @@ func addTool[In, Out any](l links, t *mcp.Tool, server *mcp.Server, h mcp.ToolHa
 
 func addProfileTool(l links, t *mcp.Tool, server *mcp.Server) {
 	p := newProfile(l)
-	addTool(l, t, server, func(context.Context, *mcp.CallToolRequest, noInput) (*mcp.CallToolResult, profile, error) {
+	addTool(l, t, server, func(context.Context, *mcp.CallToolRequest, noInput) (*mcp.CallToolResult, wire.Profile, error) {
 		return nil, p, nil
 	})
 }
 
 func addHealthTool(l links, t *mcp.Tool, server *mcp.Server) {
-	addTool(l, t, server, func(context.Context, *mcp.CallToolRequest, noInput) (*mcp.CallToolResult, health, error) {
+	addTool(l, t, server, func(context.Context, *mcp.CallToolRequest, noInput) (*mcp.CallToolResult, wire.Health, error) {
 		return nil, newHealth(l, l.cfg.Now()), nil
 	})
 }
@@ -106,11 +107,11 @@ func addHealthTool(l links, t *mcp.Tool, server *mcp.Server) {
 func addListInsightsTool(l links, t *mcp.Tool, server *mcp.Server) {
 	t.Description += " Optionally only those of one topic (" + strings.Join(l.cfg.Site.Topics(), ", ") + ")."
 	all := insights(l)
-	addTool(l, t, server, func(_ context.Context, _ *mcp.CallToolRequest, in listInsightsInput) (*mcp.CallToolResult, insightList, error) {
+	addTool(l, t, server, func(_ context.Context, _ *mcp.CallToolRequest, in listInsightsInput) (*mcp.CallToolResult, wire.InsightList, error) {
 		if in.Topic == "" {
 			return nil, all, nil
 		}
-		out := insightList{Items: []insightSummary{}}
+		out := wire.InsightList{Items: []wire.InsightSummary{}}
 		for _, it := range all.Items {
 			if strings.EqualFold(it.Topic, strings.TrimSpace(in.Topic)) {
 				out.Items = append(out.Items, it)
@@ -122,13 +123,13 @@ func addListInsightsTool(l links, t *mcp.Tool, server *mcp.Server) {
 }
 
 func addInsightTool(l links, t *mcp.Tool, server *mcp.Server) {
-	addTool(l, t, server, func(_ context.Context, _ *mcp.CallToolRequest, in getInsightInput) (*mcp.CallToolResult, insightDocument, error) {
+	addTool(l, t, server, func(_ context.Context, _ *mcp.CallToolRequest, in getInsightInput) (*mcp.CallToolResult, wire.InsightDocument, error) {
 		if !content.ValidSlug(in.Slug) {
-			return nil, insightDocument{}, fmt.Errorf("the slug %s is not valid: a slug is %s. Call list_insights for the published slugs", problem.Quote(in.Slug), content.SlugGrammar)
+			return nil, wire.InsightDocument{}, fmt.Errorf("the slug %s is not valid: a slug is %s. Call list_insights for the published slugs", problem.Quote(in.Slug), content.SlugGrammar)
 		}
 		doc, ok := l.published(in.Slug)
 		if !ok {
-			return nil, insightDocument{}, fmt.Errorf("no published insight has the slug %s. Call list_insights or search_insights for the published slugs", problem.Quote(in.Slug))
+			return nil, wire.InsightDocument{}, fmt.Errorf("no published insight has the slug %s. Call list_insights or search_insights for the published slugs", problem.Quote(in.Slug))
 		}
 		return nil, newInsightDocument(l, doc), nil
 	})

@@ -10,7 +10,7 @@
 // to internal/mcphttp, the site's answers for its pages (their Link and
 // Vary values, the other pages converted) to internal/pages.
 //
-// Imports from the module: content, internal/body, internal/cache, internal/cimd, internal/convert, internal/mcpcall, internal/mcphttp, internal/metrics, internal/negotiate, internal/oauth, internal/origin, internal/pages, internal/problem, internal/ratelimit, internal/respond, internal/schema, internal/search, internal/token.
+// Imports from the module: content, internal/body, internal/cache, internal/cimd, internal/convert, internal/mcpcall, internal/mcphttp, internal/metrics, internal/negotiate, internal/oauth, internal/origin, internal/pages, internal/problem, internal/ratelimit, internal/respond, internal/schema, internal/search, internal/token, internal/wire.
 package handlers
 
 import (

@@ -16,6 +16,7 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/pages"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
+	"github.com/caddy-discovery/caddy-discovery/internal/wire"
 )
 
 // Agent Skills: a generated SKILL.md that teaches an agent this API through
@@ -28,20 +29,6 @@ const agentSkillsSchema = "https://schemas.agentskills.io/discovery/0.2.0/schema
 // mediaSkill is the AI catalog's type of a skill in one Markdown file, as
 // the Agentic Resource Discovery specification registers it.
 const mediaSkill = `text/markdown; profile="urn:air:agent-skills"`
-
-// skillsIndex is the Agent Skills discovery index.
-type skillsIndex struct {
-	Schema string       `json:"$schema" schema:"format=uri"`
-	Skills []skillEntry `json:"skills"`
-}
-
-type skillEntry struct {
-	Name        string `json:"name" schema:"pattern=^[a-z0-9]+(-[a-z0-9]+)*$;minLength=1;maxLength=64"`
-	Type        string `json:"type" schema:"enum=skill-md"`
-	Description string `json:"description" schema:"minLength=1;maxLength=1024"`
-	URL         string `json:"url" schema:"format=uri"`
-	Digest      string `json:"digest" schema:"pattern=^sha256:[0-9a-f]{64}$" jsonschema:"The SHA-256 of the SKILL.md bytes served at url."`
-}
 
 // skillName is the skill's name, from the CLI's name (the name the site
 // already gives its tools): the skill grammar's lowercase letters, digits
@@ -81,13 +68,13 @@ func skillDescription(l links) string {
 
 // skillsIndex lists the skill with the digest of the bytes served at its
 // address, rendered here exactly as for that address.
-func newSkillsIndex(l links) (skillsIndex, error) {
+func newSkillsIndex(l links) (wire.SkillsIndex, error) {
 	body, err := skillMarkdown(l, "")
 	if err != nil {
-		return skillsIndex{}, err
+		return wire.SkillsIndex{}, err
 	}
 	sum := sha256.Sum256(body)
-	return skillsIndex{Schema: agentSkillsSchema, Skills: []skillEntry{{
+	return wire.SkillsIndex{Schema: agentSkillsSchema, Skills: []wire.SkillEntry{{
 		Name: skillName(l.cfg.CLIName), Type: "skill-md", Description: skillDescription(l),
 		URL: l.base + l.skillPath(), Digest: "sha256:" + hex.EncodeToString(sum[:]),
 	}}}, nil
