@@ -73,8 +73,6 @@ type Route struct {
 	// ExampleArgs are the curl arguments of the portal's example request
 	// beyond the method and the address.
 	ExampleArgs string
-	// Tool is the MCP tool that returns the same document, if any.
-	Tool *routeTool
 
 	// Exactly one of render and serve is set. render makes the body of a
 	// GET route once per base URL (once per slug for a {slug} route), so
@@ -261,7 +259,6 @@ var routes = []Route{
 		Summary:     "Service health",
 		Description: "Reports that the service is up, with its name, version and the time of the check.",
 		MediaType:   respond.MediaJSON, Body: typeOf[wire.Health](), CacheControl: respond.CacheNever, Listed: listMain, Bearer: true,
-		Tool:  &routeTool{name: "get_health", title: "Health", add: addHealthTool},
 		serve: (*Service).serveHealth,
 	},
 	{
@@ -269,7 +266,6 @@ var routes = []Route{
 		Summary:     "Profile of the site's subject",
 		Description: "Biography, key facts, recognition, expertise, education, contact links and site structure of the profile subject.",
 		MediaType:   respond.MediaJSON, Body: typeOf[wire.Profile](), CacheControl: respond.CacheAPI, Listed: listMain, Bearer: true,
-		Tool:   &routeTool{name: "get_profile", title: "Profile", add: addProfileTool},
 		render: jsonDocument(newProfile),
 	},
 	{
@@ -277,7 +273,6 @@ var routes = []Route{
 		Summary:     "List published insights",
 		Description: "Every published insight article, newest first, with its summary fields and canonical URL.",
 		MediaType:   respond.MediaJSON, Body: typeOf[wire.InsightList](), CacheControl: respond.CacheAPI, Listed: listMain, Bearer: true,
-		Tool:   &routeTool{name: "list_insights", title: "List insights", add: addListInsightsTool},
 		render: jsonDocument(insights),
 	},
 	{
@@ -285,7 +280,6 @@ var routes = []Route{
 		Summary:     "One insight with its Markdown body",
 		Description: "One insight article by its slug: the summary fields of the list entry plus the Markdown body in content.",
 		MediaType:   respond.MediaJSON, Body: typeOf[wire.InsightDocument](), CacheControl: respond.CacheAPI, Bearer: true,
-		Tool: &routeTool{name: "get_insight", title: "One insight", add: addInsightTool},
 		render: func(l links, slug string) ([]byte, error) {
 			in, _ := l.published(slug)
 			return respond.Marshal(newInsightDocument(l, in))
