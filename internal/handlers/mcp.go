@@ -55,8 +55,9 @@ func refuseUndeclared(next mcp.MethodHandler) mcp.MethodHandler {
 // mcpTool is one tool of the MCP server, declared once: its name and
 // title; the route whose JSON it returns, whose description it takes (a
 // tool of its own has a description instead); its handler, with its input
-// and output types (add); and the calls whose answers the endpoint keeps
-// (kept). Registration, the kept answers, the metrics' tool names and the
+// and output types (add); the calls whose answers the endpoint keeps
+// (kept); and, for a search, the shape the endpoint answers it in off the
+// SDK (search). Registration, the kept answers, the metrics' tool names and the
 // documents that describe the tools (the server and agent cards, SKILL.md,
 // the WebMCP script) follow from mcpTools.
 type mcpTool struct {
@@ -72,7 +73,21 @@ type mcpTool struct {
 	// only, naming something that exists: the endpoint keeps the SDK's
 	// answer to it. nil when no answer of the tool is kept.
 	kept func(rd *rendition, c mcpcall.Call, arg string) (mcphttp.Request, bool)
+	// search is the shape in which the endpoint answers the tool's plain
+	// calls off the SDK with the search; 0 for a tool that is no search.
+	search mcphttp.SearchShape
 }
+
+// mcpSearches are the search tools of mcpTools, by name, with their shapes.
+var mcpSearches = func() map[string]mcphttp.SearchShape {
+	shapes := make(map[string]mcphttp.SearchShape)
+	for _, t := range mcpTools {
+		if t.search != 0 {
+			shapes[t.name] = t.search
+		}
+	}
+	return shapes
+}()
 
 // mcpTools are the MCP server's tools, in the order tools/list gives them.
 var mcpTools = []mcpTool{
@@ -80,11 +95,11 @@ var mcpTools = []mcpTool{
 	{name: "get_profile", title: "Profile", route: pathProfile, add: addProfileTool, kept: keptProfile},
 	{name: "list_insights", title: "List insights", route: pathInsights, add: addListInsightsTool, kept: keptInsightList},
 	{name: "get_insight", title: "One insight", route: pathInsight, add: addInsightTool, kept: keptInsight},
-	{name: "search_insights", title: "Search insights", add: addSearchTool,
+	{name: "search_insights", title: "Search insights", add: addSearchTool, search: mcphttp.SearchFull,
 		description: "Searches the published insights' titles, descriptions, topics and bodies for the query's words, each matching its other forms (plurals and other endings, with or without accents, hyphens or dots) and, weighing less, the longer words it begins. " +
 			"Ranks them by BM25 relevance (title first, then topic, description and body), then newest first, each with its score, a snippet and its slug for get_insight. " +
 			"Optionally only one topic or a range of publication dates; limit sets the page size and nextCursor, passed back as cursor, the next page."},
-	{name: "search", title: "Search (connector)", add: addConnectorSearchTool,
+	{name: "search", title: "Search (connector)", add: addConnectorSearchTool, search: mcphttp.SearchConnector,
 		description: "Searches the published insights for the query's words, best matches first (the ranking of search_insights); each result's id is for fetch. " +
 			"The search/fetch pair ChatGPT connectors and deep research use; search_insights gives scores and snippets."},
 	{name: "fetch", title: "Fetch (connector)", add: addFetchTool, kept: keptFetch,

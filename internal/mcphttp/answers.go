@@ -98,7 +98,7 @@ func (e *Endpoint) Answer(w http.ResponseWriter, r *http.Request, body []byte) b
 	if !ok || !headers.Admits(call) {
 		return false
 	}
-	if search, ok := readSearchCall(call); ok {
+	if search, ok := readSearchCall(call, e.Searches); ok {
 		id, ok := call.AnswerID(body)
 		return ok && e.serveSearch(r.Context(), w, search, headers.Version, id, start)
 	}
