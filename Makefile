@@ -97,7 +97,7 @@ FUZZ_TARGETS := \
 	./internal/handlers:FuzzRouter ./internal/handlers:FuzzMCPPreCheck ./internal/handlers:FuzzMCPAnswers \
 	./internal/token:FuzzVerifyAccessToken ./internal/token:FuzzParseAuthorization ./internal/token:FuzzVerifyAssertion \
 	./internal/cimd:FuzzDocument ./internal/mcpcall:FuzzEachMember \
-	./internal/site:FuzzParseFeed ./internal/site:FuzzReadPage ./internal/site:FuzzParseSitemap ./internal/site:FuzzRobots \
+	./internal/sitefacts:FuzzParseFeed ./internal/sitefacts:FuzzReadPage ./internal/sitefacts:FuzzParseSitemap ./internal/sitefacts:FuzzRobots \
 	./internal/convert:FuzzContentPasses
 
 fuzz: ## run every fuzz target for FUZZTIME (30s); a finding is saved under testdata/fuzz and becomes a regression seed of make test
