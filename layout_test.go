@@ -1,8 +1,10 @@
 package discovery
 
 import (
+	"bytes"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -79,8 +81,9 @@ func TestPackageDocsNameTheirImports(t *testing.T) {
 }
 
 // TestLayoutNamesEveryFile: the Layout table of CONTRIBUTING.md names
-// every Go file of the root and of internal/handlers (by name, or by a
-// pattern such as portal*.go), the packages whose rows list their files,
+// every Go file of the root, internal/handlers, internal/pages,
+// internal/wire, internal/site and internal/sitefacts (by name, or by a pattern such as portal*.go), the
+// packages whose rows list their files,
 // and every Go file it names exists, so that the table follows the code
 // as files come and go.
 func TestLayoutNamesEveryFile(t *testing.T) {
@@ -100,7 +103,7 @@ func TestLayoutNamesEveryFile(t *testing.T) {
 		t.Fatalf("the Layout section names %d Go files: %v", len(named), named)
 	}
 	var files []string
-	for _, dir := range []string{".", "internal/handlers"} {
+	for _, dir := range []string{".", "internal/handlers", "internal/pages", "internal/wire", "internal/site", "internal/sitefacts"} {
 		all, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil {
 			t.Fatal(err)
@@ -183,6 +186,51 @@ func TestLayoutImportsRunDown(t *testing.T) {
 					t.Errorf("%s imports %s, which the Layout table does not list below it", file, imported)
 				}
 			}
+		}
+	}
+}
+
+// TestNoPackageHoldsAFifth: no package of the module holds more than a
+// fifth of its Go code (the lines of its files but tests, caddy_test/ and
+// tools/ being modules of their own), so that each is one concept a
+// reader can hold, and a package that grows past it is split along its
+// concepts rather than left to grow.
+func TestNoPackageHoldsAFifth(t *testing.T) {
+	lines := make(map[string]int) // a package's directory, "." for the root
+	total := 0
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch name := d.Name(); {
+			case path == ".":
+			case path == "caddy_test", path == "tools", name == "testdata", name == "node_modules", strings.HasPrefix(name, "."):
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		n := bytes.Count(src, []byte("\n"))
+		lines[filepath.Dir(path)] += n
+		total += n
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) < 20 {
+		t.Fatalf("%d packages found: %v", len(lines), lines)
+	}
+	for dir, n := range lines {
+		if n*5 > total {
+			t.Errorf("%s holds %d of the module's %d lines of Go, more than a fifth (%d)", dir, n, total, total/5)
 		}
 	}
 }

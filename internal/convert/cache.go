@@ -17,7 +17,7 @@ import (
 // and one for the rest) share it.
 type Kept struct {
 	// Key is the page's address, and the values of the request's fields
-	// the site's answer varied on (see the handlers' convert_serve.go).
+	// the site's answer varied on (see convert.go of internal/pages).
 	Key string
 	// ETag is the site's strong ETag of the HTML, or "".
 	ETag string

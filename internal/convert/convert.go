@@ -41,7 +41,7 @@ import (
 // the text has no use for (scripts, navigation, forms). The site is asked
 // for the page on every request, as only the site knows whether it
 // changed; what was converted is kept, so a page is converted again only
-// when the site's answer changes (see the handlers' convert_serve.go).
+// when the site's answer changes (see convert.go of internal/pages).
 
 // The bounds of converting the site's pages. A page outside them is
 // answered with the site's HTML, unchanged.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
+	"github.com/caddy-discovery/caddy-discovery/internal/wire"
 )
 
 // TestAgentCard: the card's skills are the tools the MCP server declares,
@@ -25,7 +26,7 @@ func TestAgentCard(t *testing.T) {
 	if again := serve(t, s, pathAgentJSON); !bytes.Equal(again.Body.Bytes(), rec.Body.Bytes()) || again.Header().Get("ETag") != rec.Header().Get("ETag") {
 		t.Errorf("%s serves another card than %s", pathAgentJSON, pathAgentCard)
 	}
-	var card agentCard
+	var card wire.AgentCard
 	if err := json.Unmarshal(rec.Body.Bytes(), &card); err != nil {
 		t.Fatal(err)
 	}

@@ -7,103 +7,21 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
+	"github.com/caddy-discovery/caddy-discovery/internal/wire"
 )
-
-// The JSON shapes of the API. Field order follows the specification; a
-// field is always present unless its json tag says omitempty. The schema
-// tags carry the specification's constraints into /openapi.json (internal/schema).
-
-type apiIndex struct {
-	Name          string          `json:"name" jsonschema:"Name of the API."`
-	APIVersion    string          `json:"apiVersion" jsonschema:"URL-path API version."`
-	Documentation string          `json:"documentation" schema:"format=uri" jsonschema:"Address of the developer portal."`
-	OpenAPI       string          `json:"openapi" schema:"format=uri" jsonschema:"Address of the machine-readable description."`
-	Auth          string          `json:"auth" jsonschema:"Summary of the authentication model."`
-	RateLimit     string          `json:"rateLimit" jsonschema:"Summary of the rate-limit policy."`
-	Versioning    string          `json:"versioning" jsonschema:"Summary of the versioning policy."`
-	Endpoints     []indexEndpoint `json:"endpoints" jsonschema:"The versioned endpoints."`
-	URLs          indexURLs       `json:"urls" jsonschema:"Addresses of the site and of the other interfaces."`
-}
-
-type indexEndpoint struct {
-	Method      string `json:"method" jsonschema:"HTTP method."`
-	Path        string `json:"path" jsonschema:"Path, with {slug} for the path parameter."`
-	Description string `json:"description" jsonschema:"What the endpoint returns."`
-}
-
-type indexURLs struct {
-	Home       string `json:"home" schema:"format=uri" jsonschema:"The site's home page."`
-	Developers string `json:"developers" schema:"format=uri" jsonschema:"The developer portal."`
-	OpenAPI    string `json:"openapi" schema:"format=uri" jsonschema:"The OpenAPI description."`
-	Auth       string `json:"auth" schema:"format=uri" jsonschema:"The authentication notes for agents."`
-	MCP        string `json:"mcp" schema:"format=uri" jsonschema:"The MCP endpoint."`
-	CLI        string `json:"cli" schema:"format=uri" jsonschema:"The command-line client."`
-}
-
-type health struct {
-	Status     string `json:"status" schema:"enum=ok" jsonschema:"ok while the service answers."`
-	Service    string `json:"service" jsonschema:"Service name."`
-	Version    string `json:"version" jsonschema:"Service version."`
-	APIVersion string `json:"apiVersion" schema:"examples=1" jsonschema:"URL-path API version."`
-	URL        string `json:"url" schema:"format=uri" jsonschema:"Address of this health check."`
-	CheckedAt  string `json:"checkedAt" schema:"format=date-time" jsonschema:"Time of the check."`
-}
-
-type profile struct {
-	content.Profile
-	URLs profileURLs `json:"urls" jsonschema:"Addresses of the site's pages and of the documents about the subject."`
-}
-
-// The profile's parts are the content model's own types.
-type (
-	profileContact = content.Contact
-	siteLink       = content.SiteLink
-)
-
-type profileURLs struct {
-	Home       string `json:"home" schema:"format=uri" jsonschema:"The site's home page."`
-	About      string `json:"about" schema:"format=uri" jsonschema:"The site's about page."`
-	Developers string `json:"developers" schema:"format=uri" jsonschema:"The developer portal."`
-	LLMsTxt    string `json:"llmsTxt" schema:"format=uri" jsonschema:"The llms.txt index for agents."`
-	LLMsFull   string `json:"llmsFull" schema:"format=uri" jsonschema:"Everything as one plain-text document."`
-	APICatalog string `json:"apiCatalog" schema:"format=uri" jsonschema:"The RFC 9727 API catalog."`
-	OpenAPI    string `json:"openapi" schema:"format=uri" jsonschema:"The OpenAPI description."`
-}
-
-type insightSummary struct {
-	Slug            string `json:"slug" schema:"pattern=@slug;minLength=1;maxLength=200" jsonschema:"The article's slug: the last segment of its page's address on the site, as the site writes it. Percent-encode it as a path segment in a URL."`
-	Title           string `json:"title" jsonschema:"Title of the article."`
-	Description     string `json:"description" jsonschema:"One or two sentences on what the article says."`
-	Date            string `json:"date" jsonschema:"Display date, free-form text."`
-	DateISO         string `json:"dateISO" schema:"format=date" jsonschema:"Publication date."`
-	DateModifiedISO string `json:"dateModifiedISO" schema:"format=date" jsonschema:"Last modification date."`
-	Topic           string `json:"topic" jsonschema:"The article's topic."`
-	ReadTime        string `json:"readTime" jsonschema:"Estimated reading time, such as 7 min read."`
-	URL             string `json:"url" schema:"format=uri" jsonschema:"Canonical URL of the article."`
-}
-
-type insightList struct {
-	Count int              `json:"count" schema:"minimum=0" jsonschema:"Number of published insights."`
-	Items []insightSummary `json:"items" jsonschema:"Every published insight, newest first."`
-}
-
-type insightDocument struct {
-	insightSummary
-	Content string `json:"content" schema:"contentMediaType=text/markdown" jsonschema:"Markdown body of the article."`
-}
 
 // apiVersion is the version in the API's path, sent as the API-Version header
 // and in the apiVersion fields.
 const apiVersion = "1"
 
-func index(l links) apiIndex {
-	var endpoints []indexEndpoint
+func index(l links) wire.APIIndex {
+	var endpoints []wire.IndexEndpoint
 	for _, rt := range l.routes {
 		if rt.Versioned() {
-			endpoints = append(endpoints, indexEndpoint{rt.Method, rt.Path, rt.Description})
+			endpoints = append(endpoints, wire.IndexEndpoint{Method: rt.Method, Path: rt.Path, Description: rt.Description})
 		}
 	}
-	return apiIndex{
+	return wire.APIIndex{
 		Name:          l.cfg.Site.Profile.Name + " public discovery API",
 		APIVersion:    apiVersion,
 		Documentation: l.developers(),
@@ -112,7 +30,7 @@ func index(l links) apiIndex {
 		RateLimit:     rateLimitSummary(l.cfg),
 		Versioning:    "The version is in the URL path (/api/v1) and in the API-Version response header. Additive changes stay within v1; breaking changes ship as /api/v2 with at least 180 days of overlap, announced by Deprecation and Sunset headers. See " + l.developers() + "#versioning.",
 		Endpoints:     endpoints,
-		URLs: indexURLs{
+		URLs: wire.IndexURLs{
 			Home:       l.abs(l.cfg.Site.Pages.Home),
 			Developers: l.developers(),
 			OpenAPI:    l.openAPI(),
@@ -123,8 +41,8 @@ func index(l links) apiIndex {
 	}
 }
 
-func newHealth(l links, now time.Time) health {
-	return health{
+func newHealth(l links, now time.Time) wire.Health {
+	return wire.Health{
 		Status:     "ok",
 		Service:    l.cfg.ServiceName,
 		Version:    l.cfg.Version,
@@ -134,7 +52,7 @@ func newHealth(l links, now time.Time) health {
 	}
 }
 
-func newProfile(l links) profile {
+func newProfile(l links) wire.Profile {
 	p := l.cfg.Site.Profile
 	c := &p.Contact
 	for _, f := range []*string{&c.Form, &c.LinkedIn, &c.X, &c.Substack, &c.YouTube, &c.CompanyBio} {
@@ -145,9 +63,9 @@ func newProfile(l links) profile {
 		sl.URL = l.abs(sl.URL)
 		p.SiteStructure[i] = sl
 	}
-	return profile{
+	return wire.Profile{
 		Profile: p,
-		URLs: profileURLs{
+		URLs: wire.ProfileURLs{
 			Home: l.abs(l.cfg.Site.Pages.Home),
 			// A site with no About page: the home page is what says who
 			// the profile is.
@@ -161,8 +79,8 @@ func newProfile(l links) profile {
 	}
 }
 
-func summary(l links, in content.Insight) insightSummary {
-	return insightSummary{
+func summary(l links, in content.Insight) wire.InsightSummary {
+	return wire.InsightSummary{
 		Slug:            in.Slug,
 		Title:           in.Title,
 		Description:     in.Description,
@@ -175,16 +93,16 @@ func summary(l links, in content.Insight) insightSummary {
 	}
 }
 
-func insights(l links) insightList {
-	items := make([]insightSummary, len(l.cfg.Site.Insights))
+func insights(l links) wire.InsightList {
+	items := make([]wire.InsightSummary, len(l.cfg.Site.Insights))
 	for i, in := range l.cfg.Site.Insights {
 		items[i] = summary(l, in)
 	}
-	return insightList{Count: len(items), Items: items}
+	return wire.InsightList{Count: len(items), Items: items}
 }
 
-func newInsightDocument(l links, in content.Insight) insightDocument {
-	return insightDocument{insightSummary: summary(l, in), Content: in.Body}
+func newInsightDocument(l links, in content.Insight) wire.InsightDocument {
+	return wire.InsightDocument{InsightSummary: summary(l, in), Content: in.Body}
 }
 
 // rateLimitSummary describes the rate-limit policy in a sentence.

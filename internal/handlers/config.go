@@ -13,6 +13,14 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/search"
 )
 
+// ErrNothingToConvert is given to Config.OnConvertFailure for a page with
+// no text once converted (an app's empty shell): its HTML is served, as it
+// says more than an empty Markdown document would.
+var ErrNothingToConvert = convert.ErrNoText
+
+// ErrNoIndex is the failure of a page the site keeps out of indexes.
+var ErrNoIndex = convert.ErrNoIndex
+
 // Config is what a Service serves and how.
 type Config struct {
 	// Site is the loaded content.

@@ -29,12 +29,12 @@ func TestServeConvertedCanonicalPath(t *testing.T) {
 			w.Header().Get("Link") != `<https://example.com/docs/guide>; rel="canonical"` {
 			t.Errorf("%s: Link %q\n%s", spelling, w.Header().Get("Link"), w.Body)
 		}
-		kept := s.converter.kept.Get("https://example.com/docs/guide")
+		kept := s.converter.Kept.Get("https://example.com/docs/guide")
 		if first == nil {
 			first = kept
 		}
-		if kept == nil || kept != first || s.converter.kept.Len() != 1 {
-			t.Errorf("%s: %d pages kept, converted again %v", spelling, s.converter.kept.Len(), kept != first)
+		if kept == nil || kept != first || s.converter.Kept.Len() != 1 {
+			t.Errorf("%s: %d pages kept, converted again %v", spelling, s.converter.Kept.Len(), kept != first)
 		}
 	}
 	w, _ := converting(s, site, markdownRequest(http.MethodGet, "/docs/./"))
@@ -121,7 +121,7 @@ func TestServeConvertedVariants(t *testing.T) {
 					t.Errorf("client %d: the site was asked If-Modified-Since %s", i+1, ims)
 				}
 			}
-			if n := s.converter.kept.Len(); n != tt.kept {
+			if n := s.converter.Kept.Len(); n != tt.kept {
 				t.Errorf("%d pages kept, want %d", n, tt.kept)
 			}
 		})
@@ -172,17 +172,6 @@ func TestServeConvertedGzip(t *testing.T) {
 	}
 	if held := convert.Held(); held != 0 {
 		t.Errorf("%d bytes still held", held)
-	}
-}
-
-func TestAcceptsGzip(t *testing.T) {
-	for value, want := range map[string]bool{
-		"gzip": true, "gzip, deflate, br, zstd": true, "GZIP;q=0.5": true, "x-gzip": true, "*": true, "br, *;q=0.1": true,
-		"": false, "identity": false, "br": false, "gzip;q=0": false, "gzip; q=0.000": false, "*, gzip;q=0": false, "*;q=0": false,
-	} {
-		if got := acceptsGzip([]string{value}); got != want {
-			t.Errorf("%q: %v, want %v", value, got, want)
-		}
 	}
 }
 

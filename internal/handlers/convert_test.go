@@ -16,13 +16,14 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/convert"
+	"github.com/caddy-discovery/caddy-discovery/internal/pages"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
 // convertPageText converts page as the page at https://example.com/docs/guide.
 func convertPageText(t *testing.T, page string) string {
 	t.Helper()
-	md, err := convertPage(context.Background(), []byte(page), "text/html; charset=utf-8", "https://example.com/docs/guide", "")
+	md, err := pages.ConvertPage(context.Background(), []byte(page), "text/html; charset=utf-8", "https://example.com/docs/guide", "")
 	if err != nil {
 		t.Fatalf("convertPage: %v\n%s", err, page)
 	}
@@ -103,7 +104,7 @@ func TestConvertPageFrontMatter(t *testing.T) {
 		want: "---\ntitle: \"Heading one\"\ncanonical_url: \"https://example.com/docs/guide\"\n---\n\n# Heading *one*\n\n# Two\n",
 	}} {
 		t.Run(tt.name, func(t *testing.T) {
-			md, err := convertPage(context.Background(), []byte(tt.page), "text/html", "https://example.com/docs/guide", tt.updated)
+			md, err := pages.ConvertPage(context.Background(), []byte(tt.page), "text/html", "https://example.com/docs/guide", tt.updated)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -117,7 +118,7 @@ func TestConvertPageFrontMatter(t *testing.T) {
 func TestConvertPageEncodingsAndFailures(t *testing.T) {
 	latin1 := []byte("<main><p>Caf\xe9</p></main>")
 	for _, contentType := range []string{"text/html; charset=iso-8859-1", "text/html"} {
-		md, err := convertPage(context.Background(), latin1, contentType, "https://example.com/", "")
+		md, err := pages.ConvertPage(context.Background(), latin1, contentType, "https://example.com/", "")
 		if err != nil || !strings.Contains(string(md), "Café") {
 			t.Errorf("%s: %v\n%s", contentType, err, md)
 		}
@@ -127,13 +128,13 @@ func TestConvertPageEncodingsAndFailures(t *testing.T) {
 		"an app's shell":    `<html><body><div id="app"></div><script src="/app.js"></script></body></html>`,
 		"nested too deeply": strings.Repeat("<div>", 600) + "text",
 	} {
-		if md, err := convertPage(context.Background(), []byte(page), "text/html", "https://example.com/", ""); err == nil {
+		if md, err := pages.ConvertPage(context.Background(), []byte(page), "text/html", "https://example.com/", ""); err == nil {
 			t.Errorf("%s: converted to\n%s", name, md)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := convertPage(ctx, []byte("<main><p>text</p></main>"), "text/html", "https://example.com/", ""); !errors.Is(err, convert.ErrTimeout) {
+	if _, err := pages.ConvertPage(ctx, []byte("<main><p>text</p></main>"), "text/html", "https://example.com/", ""); !errors.Is(err, convert.ErrTimeout) {
 		t.Errorf("past its deadline: %v, want %v", err, convert.ErrTimeout)
 	}
 }
@@ -167,7 +168,7 @@ var testModified = time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
 
 func (ts *testSite) serve(w http.ResponseWriter, r *http.Request) error {
 	ts.mu.Lock()
-	p := ts.pages[canonicalPath(r.URL.Path)] // as file_server finds its files
+	p := ts.pages[pages.CanonicalPath(r.URL.Path)] // as file_server finds its files
 	ts.asked++
 	ts.last = r
 	ts.mu.Unlock()
@@ -289,7 +290,7 @@ func TestServeConverted(t *testing.T) {
 		t.Fatalf("%d, %v", w.Code, err)
 	}
 	asked := site.last.Header
-	if asked.Get("Accept") != siteAccept || asked.Get("Accept-Encoding") != "gzip" || asked.Get("Range") != "" || asked.Get("If-None-Match") != "" {
+	if asked.Get("Accept") != pages.SiteAccept || asked.Get("Accept-Encoding") != "gzip" || asked.Get("Range") != "" || asked.Get("If-None-Match") != "" {
 		t.Errorf("the site was asked with %v", asked)
 	}
 	h := w.Header()
@@ -298,7 +299,7 @@ func TestServeConverted(t *testing.T) {
 		"Cache-Control":     "max-age=60",
 		"Last-Modified":     testModified.Format(http.TimeFormat),
 		"Content-Length":    strconv.Itoa(w.Body.Len()),
-		"X-Markdown-Tokens": strconv.Itoa(markdownTokens(w.Body.Bytes())),
+		"X-Markdown-Tokens": strconv.Itoa(pages.MarkdownTokens(w.Body.Bytes())),
 		"Accept-Ranges":     "",
 	} {
 		if got := h.Get(name); got != want {
@@ -320,7 +321,7 @@ func TestServeConverted(t *testing.T) {
 	if w.Body.String() != want {
 		t.Errorf("body\n%s\nwant\n%s", w.Body, want)
 	}
-	kept := s.converter.kept.Get("https://example.com/docs/guide")
+	kept := s.converter.Kept.Get("https://example.com/docs/guide")
 	if kept == nil {
 		t.Fatal("the Markdown was not kept")
 	}
@@ -333,7 +334,7 @@ func TestServeConverted(t *testing.T) {
 	if site.last.Header.Get("If-None-Match") != `"v1"` {
 		t.Errorf("repeat: the site was asked with If-None-Match %q, want its ETag", site.last.Header.Get("If-None-Match"))
 	}
-	if s.converter.kept.Get("https://example.com/docs/guide") != kept {
+	if s.converter.Kept.Get("https://example.com/docs/guide") != kept {
 		t.Error("repeat: converted again")
 	}
 	if got := w.Header().Get("Last-Modified"); got != testModified.Format(http.TimeFormat) {
@@ -341,7 +342,7 @@ func TestServeConverted(t *testing.T) {
 	}
 	// A query the site ignores finds the page kept, under its address.
 	w, _ = converting(s, site, markdownRequest(http.MethodGet, "/docs/guide?utm_source=x"))
-	if w.Body.String() != want || s.converter.kept.Get("https://example.com/docs/guide") != kept {
+	if w.Body.String() != want || s.converter.Kept.Get("https://example.com/docs/guide") != kept {
 		t.Errorf("with a query: converted again, or\n%s", w.Body)
 	}
 
@@ -392,12 +393,12 @@ func TestServeConvertedValidators(t *testing.T) {
 			page := &testPage{body: guideHTML, contentType: "text/html", etag: tt.etag, stream: tt.stream}
 			site.set(path, page)
 			first, _ := converting(s, site, markdownRequest(http.MethodGet, path))
-			kept := s.converter.kept.Get("https://example.com" + path)
+			kept := s.converter.Kept.Get("https://example.com" + path)
 			if first.Code != http.StatusOK || kept == nil {
 				t.Fatalf("%d, kept %v", first.Code, kept != nil)
 			}
 			again, _ := converting(s, site, markdownRequest(http.MethodGet, path))
-			if again.Body.String() != first.Body.String() || s.converter.kept.Get("https://example.com"+path) != kept {
+			if again.Body.String() != first.Body.String() || s.converter.Kept.Get("https://example.com"+path) != kept {
 				t.Errorf("repeat: converted again or changed\n%s", again.Body)
 			}
 			page.body = strings.Replace(guideHTML, "Read", "Then read", 1)
@@ -509,8 +510,8 @@ func TestServeConvertedFailureLoggedOnce(t *testing.T) {
 
 func TestServeConvertedBusy(t *testing.T) {
 	s := newTestService(t, agentConfig(Config{BaseURL: "https://example.com"}))
-	for range cap(s.converter.slots) {
-		s.converter.slots <- struct{}{}
+	for range cap(s.converter.Slots) {
+		s.converter.Slots <- struct{}{}
 	}
 	site := &testSite{}
 	site.set("/docs/guide", &testPage{body: guideHTML, contentType: "text/html"})
@@ -519,7 +520,7 @@ func TestServeConvertedBusy(t *testing.T) {
 	if elapsed := time.Since(start); w.Body.String() != guideHTML || elapsed < convert.Timeout || elapsed > 3*convert.Timeout {
 		t.Errorf("after %s: %q, want the HTML after %s", elapsed, w.Body, convert.Timeout)
 	}
-	if s.converter.kept.Get("https://example.com/docs/guide") != nil {
+	if s.converter.Kept.Get("https://example.com/docs/guide") != nil {
 		t.Error("a page that waited for a slot was kept as failed")
 	}
 }
@@ -537,7 +538,7 @@ func TestServeConvertedKeepsOnlyShared(t *testing.T) {
 	site.set("/public", &testPage{body: guideHTML, contentType: "text/html", etag: `"x"`})
 	for path := range site.pages {
 		w, _ := converting(s, site, markdownRequest(http.MethodGet, path))
-		kept := s.converter.kept.Get("https://example.com"+path) != nil
+		kept := s.converter.Kept.Get("https://example.com"+path) != nil
 		if w.Header().Get("Content-Type") != respond.MediaMarkdown || kept != (path == "/public") {
 			t.Errorf("%s: %q, kept %v", path, w.Header().Get("Content-Type"), kept)
 		}
@@ -545,7 +546,7 @@ func TestServeConvertedKeepsOnlyShared(t *testing.T) {
 	site.set("/other", &testPage{body: guideHTML, contentType: "text/html", etag: `"x"`})
 	for _, credentials := range [][2]string{{"Authorization", "Bearer x"}, {"Cookie", "a=b"}} {
 		w, _ := converting(s, site, markdownRequest(http.MethodGet, "/other", credentials[0], credentials[1]))
-		if w.Header().Get("Content-Type") != respond.MediaMarkdown || s.converter.kept.Get("https://example.com/other") != nil {
+		if w.Header().Get("Content-Type") != respond.MediaMarkdown || s.converter.Kept.Get("https://example.com/other") != nil {
 			t.Errorf("with %s: %q, or kept", credentials[0], w.Header().Get("Content-Type"))
 		}
 	}
@@ -582,7 +583,7 @@ func BenchmarkConvertPage(b *testing.B) {
 	b.SetBytes(int64(len(page)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := convertPage(context.Background(), page, "text/html; charset=utf-8", "https://example.com/docs/guide", ""); err != nil {
+		if _, err := pages.ConvertPage(context.Background(), page, "text/html; charset=utf-8", "https://example.com/docs/guide", ""); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -597,7 +598,7 @@ func BenchmarkConvertedRepeat(b *testing.B) {
 	site.set("/docs/guide", &testPage{body: string(benchPage(100 << 10)), contentType: "text/html; charset=utf-8", etag: `"v1"`})
 	r := markdownRequest(http.MethodGet, "/docs/guide")
 	w := &discardWriter{h: make(http.Header)}
-	if _, err := s.ServeConverted(w, r, site.serve); err != nil || s.converter.kept.Get("https://example.com/docs/guide") == nil {
+	if _, err := s.ServeConverted(w, r, site.serve); err != nil || s.converter.Kept.Get("https://example.com/docs/guide") == nil {
 		b.Fatal("not converted", err)
 	}
 	b.ReportAllocs()
@@ -617,7 +618,7 @@ func FuzzConvertPage(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, page string) {
-		md, err := convertPage(context.Background(), []byte(page), "text/html", "https://example.com/a/b", "")
+		md, err := pages.ConvertPage(context.Background(), []byte(page), "text/html", "https://example.com/a/b", "")
 		if err == nil && !bytes.HasPrefix(md, []byte("---\n")) {
 			t.Errorf("%q: no front matter in %q", page, md)
 		}

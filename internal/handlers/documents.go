@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/pages"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
@@ -55,12 +56,10 @@ var (
 	llmsURL   = strings.NewReplacer(")", "%29", " ", "%20")
 )
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
 // mdLine is s on one line as Markdown text: a "<" is escaped, so that a
 // title such as "Why a <script> tag breaks feeds" reads as the words it
 // is, never as HTML, in every Markdown document.
-func mdLine(s string) string { return markdownText.Replace(oneLine(s)) }
+func mdLine(s string) string { return markdownText.Replace(pages.OneLine(s)) }
 
 var markdownText = strings.NewReplacer("<", `\<`)
 

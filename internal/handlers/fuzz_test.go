@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
+	"github.com/caddy-discovery/caddy-discovery/internal/wire"
 )
 
 // FuzzRouter sends arbitrary methods, paths and Authorization headers to the
@@ -139,7 +140,7 @@ func FuzzMCPPreCheck(f *testing.F) {
 
 func TestToolPanicBecomesToolError(t *testing.T) {
 	var reported any
-	h := safeTool(func(v any) { reported = v }, func(context.Context, *mcp.CallToolRequest, noInput) (*mcp.CallToolResult, health, error) {
+	h := safeTool(func(v any) { reported = v }, func(context.Context, *mcp.CallToolRequest, noInput) (*mcp.CallToolResult, wire.Health, error) {
 		panic("boom")
 	})
 	_, _, err := h(context.Background(), nil, noInput{})

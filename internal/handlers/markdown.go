@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/convert"
+	"github.com/caddy-discovery/caddy-discovery/internal/pages"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
@@ -18,13 +17,6 @@ import (
 // content as the reader found it, the module's facts after it; the
 // profile alone where the site was not read. Each starts with its title and a blockquote
 // that points at llms.txt, the index of everything for agents.
-
-// Header names of the site's preferences and of the Markdown answers.
-const (
-	headerContentSignal  = "Content-Signal"
-	headerContentUsage   = "Content-Usage"
-	headerMarkdownTokens = "X-Markdown-Tokens"
-)
 
 // latestInsights is how many insights the home page's twin lists; the
 // insights list's twin has them all.
@@ -38,60 +30,18 @@ const latestInsights = 10
 func (rd *rendition) twinHeaders(url string, body []byte) [][2]string {
 	return [][2]string{
 		{respond.HeaderLink, "<" + url + `>; rel="canonical", ` + rd.link},
-		{headerContentSignal, rd.links.cfg.signal},
-		{headerMarkdownTokens, strconv.Itoa(markdownTokens(body))},
+		{pages.HeaderContentSignal, rd.links.cfg.signal},
+		{pages.HeaderMarkdownTokens, strconv.Itoa(pages.MarkdownTokens(body))},
 	}
-}
-
-// addPreferences states the site's preferences, in both vocabularies, on
-// the Markdown of a page of the site, unless the site's own answer states
-// preferences already (in either: the site's statement stands, as in
-// robots.txt).
-func addPreferences(h http.Header, c *Config) {
-	if len(h[headerContentSignal]) > 0 || len(h[headerContentUsage]) > 0 {
-		return
-	}
-	h[headerContentSignal] = []string{c.signal}
-	h[headerContentUsage] = []string{c.usage}
-}
-
-// markdownTokens estimates the tokens a model spends on body: a token is
-// about four characters of English text.
-func markdownTokens(body []byte) int {
-	return (utf8.RuneCount(body) + 3) / 4
-}
-
-// twinFacts are what a twin's front matter says of its page.
-type twinFacts struct {
-	title, description, url, updated string
 }
 
 // twinHead writes the front matter of the twin of a page (its title,
 // description, canonical address and last update, which agents cite and
 // judge staleness by), then its title and the pointer at llms.txt.
-func twinHead(l links, b *bytes.Buffer, f twinFacts) {
-	writeFrontMatter(b, f)
+func twinHead(l links, b *bytes.Buffer, f pages.TwinFacts) {
+	pages.WriteFrontMatter(b, f)
 	fmt.Fprintf(b, "# %s\n\n> The Markdown version of [%s](%s), for agents. Everything this site publishes for agents is indexed at [llms.txt](%s).\n\n",
-		mdLine(f.title), llmsTitle.Replace(f.url), llmsURL.Replace(f.url), l.base+pathLLMs)
-}
-
-// writeFrontMatter writes the YAML front matter of a Markdown answer: its
-// title, description, canonical address and last update, which agents cite
-// and judge staleness by, each a double-quoted scalar.
-func writeFrontMatter(b *bytes.Buffer, f twinFacts) {
-	b.WriteString("---\n")
-	for _, field := range [][2]string{{"title", oneLine(f.title)}, {"description", oneLine(f.description)},
-		{"canonical_url", f.url}, {"last_updated", f.updated}} {
-		if field[1] == "" {
-			continue
-		}
-		quoted, err := yamlString(field[1])
-		if err != nil {
-			panic(err) // a string always encodes
-		}
-		b.WriteString(field[0] + ": " + quoted + "\n")
-	}
-	b.WriteString("---\n\n")
+		mdLine(f.Title), llmsTitle.Replace(f.URL), llmsURL.Replace(f.URL), l.base+pathLLMs)
 }
 
 // pageDescription is what the site structure says of the page at url (an
@@ -124,8 +74,8 @@ func insightItem(l links, b *bytes.Buffer, i int) {
 	in := l.cfg.Site.Insights[i]
 	// The description cut to leave room for the topic and date, which an
 	// agent choosing what to read needs whole.
-	when := " (" + oneLine(in.Topic) + ", " + in.Date + ")"
-	llmsLink(b, in.Title, l.pageLink(l.insightLink(in.Slug)), clip(oneLine(in.Description), max(1, maxItemNote-len(when)))+when)
+	when := " (" + pages.OneLine(in.Topic) + ", " + in.Date + ")"
+	llmsLink(b, in.Title, l.pageLink(l.insightLink(in.Slug)), clip(pages.OneLine(in.Description), max(1, maxItemNote-len(when)))+when)
 }
 
 // homeMarkdown renders the home page's twin: who the subject is, the
@@ -135,7 +85,7 @@ func homeMarkdown(l links) []byte {
 	p := site.Profile
 	var b bytes.Buffer
 	home := l.abs(site.Pages.Home)
-	twinHead(l, &b, twinFacts{p.Name, pageDescription(l, home, p.Tagline), home, p.LastUpdated})
+	twinHead(l, &b, pages.TwinFacts{Title: p.Name, Description: pageDescription(l, home, p.Tagline), URL: home, Updated: p.LastUpdated})
 	if text := site.PageTexts[site.Pages.Home]; text != "" {
 		// The page's own content, as the site shows it; the module's
 		// facts follow.
@@ -183,7 +133,7 @@ func aboutMarkdown(l links) []byte {
 	site := l.cfg.Site
 	var b bytes.Buffer
 	about := l.abs(site.Pages.About)
-	twinHead(l, &b, twinFacts{"About " + site.Profile.Name, pageDescription(l, about, site.Profile.Tagline), about, site.Profile.LastUpdated})
+	twinHead(l, &b, pages.TwinFacts{Title: "About " + site.Profile.Name, Description: pageDescription(l, about, site.Profile.Tagline), URL: about, Updated: site.Profile.LastUpdated})
 	if text := site.PageTexts[site.Pages.About]; text != "" {
 		// The page's own content, as the site shows it; the module adds
 		// only the ways to reach the subject.
@@ -210,7 +160,7 @@ func contactMarkdown(l links) []byte {
 	var b bytes.Buffer
 	form := l.abs(site.Profile.Contact.Form)
 	description := pageDescription(l, form, "How to reach "+site.Profile.Name+".")
-	twinHead(l, &b, twinFacts{"Contact " + site.Profile.Name, description, form, site.Profile.LastUpdated})
+	twinHead(l, &b, pages.TwinFacts{Title: "Contact " + site.Profile.Name, Description: description, URL: form, Updated: site.Profile.LastUpdated})
 	b.WriteString(mdLine(description) + "\n\n")
 	b.WriteString("## How to reach " + mdLine(site.Profile.Name) + "\n\n")
 	for _, ch := range contactChannels(l) {
@@ -228,8 +178,8 @@ func insightsMarkdown(l links) []byte {
 	b.Grow(1024 + len(site.Insights)*(384+2*len(l.base)))
 	list := l.abs(site.Pages.Insights)
 	description := pageDescription(l, list, "")
-	twinHead(l, &b, twinFacts{"Insights by " + site.Profile.Name,
-		cmp.Or(description, "Every insight by "+site.Profile.Name+", newest first."), list, newestUpdate(l)})
+	twinHead(l, &b, pages.TwinFacts{Title: "Insights by " + site.Profile.Name,
+		Description: cmp.Or(description, "Every insight by "+site.Profile.Name+", newest first."), URL: list, Updated: newestUpdate(l)})
 	if description != "" {
 		// What the site's own page says of itself, as the page says it.
 		b.WriteString(mdLine(description) + "\n\n")
@@ -254,7 +204,7 @@ func insightMarkdown(l links, slug string) ([]byte, error) {
 	}
 	var b bytes.Buffer
 	b.Grow(len(in.Body) + 1024)
-	twinHead(l, &b, twinFacts{in.Title, in.Description, l.insight(slug), in.DateModifiedISO})
+	twinHead(l, &b, pages.TwinFacts{Title: in.Title, Description: in.Description, URL: l.insight(slug), Updated: in.DateModifiedISO})
 	body := strings.TrimSpace(in.Body)
 	if !strings.HasPrefix(body, strings.TrimSuffix(in.Description, "…")) {
 		// The description, unless the body begins with it, as a derived

@@ -64,7 +64,7 @@ func (s *Service) Match(r *http.Request) Match {
 	}
 	p := s.cfg.pages[path]
 	if p == nil {
-		if s.converter.converts(r) { // the path is neither the module's nor a named page
+		if s.converter.Converts(r) { // the path is neither the module's nor a named page
 			return Match{Answer: AnswerConverted}
 		}
 		return Match{}

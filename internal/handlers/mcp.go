@@ -10,10 +10,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcpcall"
 	"github.com/caddy-discovery/caddy-discovery/internal/mcphttp"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 	"github.com/caddy-discovery/caddy-discovery/internal/schema"
 	"github.com/caddy-discovery/caddy-discovery/internal/search"
+	"github.com/caddy-discovery/caddy-discovery/internal/wire"
 )
 
 // mcpCapabilities are the capabilities the server declares in initialize
@@ -50,12 +52,59 @@ func refuseUndeclared(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// routeTool is the MCP tool of a route: it returns the route's JSON, and
-// its description is the route's.
-type routeTool struct {
+// mcpTool is one tool of the MCP server, declared once: its name and
+// title; the route whose JSON it returns, whose description it takes (a
+// tool of its own has a description instead); its handler, with its input
+// and output types (add); the calls whose answers the endpoint keeps
+// (kept); and, for a search, the shape the endpoint answers it in off the
+// SDK (search). Registration, the kept answers, the metrics' tool names and the
+// documents that describe the tools (the server and agent cards, SKILL.md,
+// the WebMCP script) follow from mcpTools.
+type mcpTool struct {
 	name, title string
+	// route is the path of the GET route whose JSON the tool returns; ""
+	// for a tool of its own, described by description.
+	route       string
+	description string
 	// add registers the tool's handler on server.
 	add func(l links, t *mcp.Tool, server *mcp.Server)
+	// kept gives the canonical form of a call of the tool whose answer
+	// depends on the content and its one argument (arg, as a plain string)
+	// only, naming something that exists: the endpoint keeps the SDK's
+	// answer to it. nil when no answer of the tool is kept.
+	kept func(rd *rendition, c mcpcall.Call, arg string) (mcphttp.Request, bool)
+	// search is the shape in which the endpoint answers the tool's plain
+	// calls off the SDK with the search; 0 for a tool that is no search.
+	search mcphttp.SearchShape
+}
+
+// mcpSearches are the search tools of mcpTools, by name, with their shapes.
+var mcpSearches = func() map[string]mcphttp.SearchShape {
+	shapes := make(map[string]mcphttp.SearchShape)
+	for _, t := range mcpTools {
+		if t.search != 0 {
+			shapes[t.name] = t.search
+		}
+	}
+	return shapes
+}()
+
+// mcpTools are the MCP server's tools, in the order tools/list gives them.
+var mcpTools = []mcpTool{
+	{name: "get_health", title: "Health", route: pathHealth, add: addHealthTool},
+	{name: "get_profile", title: "Profile", route: pathProfile, add: addProfileTool, kept: keptProfile},
+	{name: "list_insights", title: "List insights", route: pathInsights, add: addListInsightsTool, kept: keptInsightList},
+	{name: "get_insight", title: "One insight", route: pathInsight, add: addInsightTool, kept: keptInsight},
+	{name: "search_insights", title: "Search insights", add: addSearchTool, search: mcphttp.SearchFull,
+		description: "Searches the published insights' titles, descriptions, topics and bodies for the query's words, each matching its other forms (plurals and other endings, with or without accents, hyphens or dots) and, weighing less, the longer words it begins. " +
+			"Ranks them by BM25 relevance (title first, then topic, description and body), then newest first, each with its score, a snippet and its slug for get_insight. " +
+			"Optionally only one topic or a range of publication dates; limit sets the page size and nextCursor, passed back as cursor, the next page."},
+	{name: "search", title: "Search (connector)", add: addConnectorSearchTool, search: mcphttp.SearchConnector,
+		description: "Searches the published insights for the query's words, best matches first (the ranking of search_insights); each result's id is for fetch. " +
+			"The search/fetch pair ChatGPT connectors and deep research use; search_insights gives scores and snippets."},
+	{name: "fetch", title: "Fetch (connector)", add: addFetchTool, kept: keptFetch,
+		description: "Returns one insight by the id search gave: its title, Markdown text, canonical URL and metadata. " +
+			"The search/fetch pair ChatGPT connectors and deep research use; get_insight gives the REST API's JSON."},
 }
 
 type noInput struct{}
@@ -92,13 +141,13 @@ func addTool[In, Out any](l links, t *mcp.Tool, server *mcp.Server, h mcp.ToolHa
 
 func addProfileTool(l links, t *mcp.Tool, server *mcp.Server) {
 	p := newProfile(l)
-	addTool(l, t, server, func(context.Context, *mcp.CallToolRequest, noInput) (*mcp.CallToolResult, profile, error) {
+	addTool(l, t, server, func(context.Context, *mcp.CallToolRequest, noInput) (*mcp.CallToolResult, wire.Profile, error) {
 		return nil, p, nil
 	})
 }
 
 func addHealthTool(l links, t *mcp.Tool, server *mcp.Server) {
-	addTool(l, t, server, func(context.Context, *mcp.CallToolRequest, noInput) (*mcp.CallToolResult, health, error) {
+	addTool(l, t, server, func(context.Context, *mcp.CallToolRequest, noInput) (*mcp.CallToolResult, wire.Health, error) {
 		return nil, newHealth(l, l.cfg.Now()), nil
 	})
 }
@@ -106,11 +155,11 @@ func addHealthTool(l links, t *mcp.Tool, server *mcp.Server) {
 func addListInsightsTool(l links, t *mcp.Tool, server *mcp.Server) {
 	t.Description += " Optionally only those of one topic (" + strings.Join(l.cfg.Site.Topics(), ", ") + ")."
 	all := insights(l)
-	addTool(l, t, server, func(_ context.Context, _ *mcp.CallToolRequest, in listInsightsInput) (*mcp.CallToolResult, insightList, error) {
+	addTool(l, t, server, func(_ context.Context, _ *mcp.CallToolRequest, in listInsightsInput) (*mcp.CallToolResult, wire.InsightList, error) {
 		if in.Topic == "" {
 			return nil, all, nil
 		}
-		out := insightList{Items: []insightSummary{}}
+		out := wire.InsightList{Items: []wire.InsightSummary{}}
 		for _, it := range all.Items {
 			if strings.EqualFold(it.Topic, strings.TrimSpace(in.Topic)) {
 				out.Items = append(out.Items, it)
@@ -122,13 +171,13 @@ func addListInsightsTool(l links, t *mcp.Tool, server *mcp.Server) {
 }
 
 func addInsightTool(l links, t *mcp.Tool, server *mcp.Server) {
-	addTool(l, t, server, func(_ context.Context, _ *mcp.CallToolRequest, in getInsightInput) (*mcp.CallToolResult, insightDocument, error) {
+	addTool(l, t, server, func(_ context.Context, _ *mcp.CallToolRequest, in getInsightInput) (*mcp.CallToolResult, wire.InsightDocument, error) {
 		if !content.ValidSlug(in.Slug) {
-			return nil, insightDocument{}, fmt.Errorf("the slug %s is not valid: a slug is %s. Call list_insights for the published slugs", problem.Quote(in.Slug), content.SlugGrammar)
+			return nil, wire.InsightDocument{}, fmt.Errorf("the slug %s is not valid: a slug is %s. Call list_insights for the published slugs", problem.Quote(in.Slug), content.SlugGrammar)
 		}
 		doc, ok := l.published(in.Slug)
 		if !ok {
-			return nil, insightDocument{}, fmt.Errorf("no published insight has the slug %s. Call list_insights or search_insights for the published slugs", problem.Quote(in.Slug))
+			return nil, wire.InsightDocument{}, fmt.Errorf("no published insight has the slug %s. Call list_insights or search_insights for the published slugs", problem.Quote(in.Slug))
 		}
 		return nil, newInsightDocument(l, doc), nil
 	})
@@ -169,45 +218,41 @@ func mcpServer(l links) *mcp.Server {
 }
 
 // declaredTool is a tool as the MCP server declares it to clients, with the
-// route whose JSON it returns (nil for search_insights, which has no REST
-// twin).
+// route whose JSON it returns (nil for a tool of its own, such as
+// search_insights).
 type declaredTool struct {
 	*mcp.Tool
 	route *Route
 }
 
-// addTools registers every tool on server: those of the route table,
-// search_insights, and the connectors' search and fetch. It returns them as
+// addTools registers every tool of mcpTools on server, a tool of a route
+// only when the configuration serves the route. It returns them as
 // declared, so that the documents that describe the tools (SKILL.md, the
 // WebMCP script) say what the server says.
 func addTools(l links, server *mcp.Server) []declaredTool {
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(bool)}
 	var tools []declaredTool
-	for i := range l.routes {
-		rt := &l.routes[i]
-		if rt.Tool == nil {
-			continue
+	for _, d := range mcpTools {
+		t := &mcp.Tool{Name: d.name, Title: d.title, Annotations: readOnly, Description: d.description}
+		var rt *Route
+		if d.route != "" {
+			if rt = routeOf(l, d.route); rt == nil {
+				continue
+			}
+			t.Description = rt.Description + " Same JSON as GET " + rt.Path + "."
 		}
-		t := &mcp.Tool{
-			Name: rt.Tool.name, Title: rt.Tool.title, Annotations: readOnly,
-			Description: rt.Description + " Same JSON as GET " + rt.Path + ".",
-		}
-		rt.Tool.add(l, t, server)
+		d.add(l, t, server)
 		tools = append(tools, declaredTool{t, rt})
 	}
-	searchTool := &mcp.Tool{Name: "search_insights", Title: "Search insights", Annotations: readOnly,
-		Description: "Searches the published insights' titles, descriptions, topics and bodies for the query's words, each matching its other forms (plurals and other endings, with or without accents, hyphens or dots) and, weighing less, the longer words it begins. " +
-			"Ranks them by BM25 relevance (title first, then topic, description and body), then newest first, each with its score, a snippet and its slug for get_insight. " +
-			"Optionally only one topic or a range of publication dates; limit sets the page size and nextCursor, passed back as cursor, the next page."}
-	addTool(l, searchTool, server, func(ctx context.Context, _ *mcp.CallToolRequest, in search.Input) (*mcp.CallToolResult, search.Output, error) {
+	return tools
+}
+
+// addSearchTool registers search_insights.
+func addSearchTool(l links, t *mcp.Tool, server *mcp.Server) {
+	addTool(l, t, server, func(ctx context.Context, _ *mcp.CallToolRequest, in search.Input) (*mcp.CallToolResult, search.Output, error) {
 		out, err := searchInsights(ctx, l, in)
 		return nil, out, err
 	})
-	tools = append(tools, declaredTool{searchTool, nil})
-	for _, t := range addConnectorTools(l, server, readOnly) {
-		tools = append(tools, declaredTool{t, nil})
-	}
-	return tools
 }
 
 // tools are the MCP server's tools as it declares them, from a server

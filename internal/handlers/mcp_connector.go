@@ -68,20 +68,18 @@ func connectorSearch(ctx context.Context, l links, in connectorSearchInput) (con
 	return out, nil
 }
 
-// addConnectorTools registers search and fetch on server, and returns them.
-func addConnectorTools(l links, server *mcp.Server, annotations *mcp.ToolAnnotations) []*mcp.Tool {
-	searchTool := &mcp.Tool{Name: "search", Title: "Search (connector)", Annotations: annotations,
-		Description: "Searches the published insights for the query's words, best matches first (the ranking of search_insights); each result's id is for fetch. " +
-			"The search/fetch pair ChatGPT connectors and deep research use; search_insights gives scores and snippets."}
-	addTool(l, searchTool,
+// addConnectorSearchTool registers search.
+func addConnectorSearchTool(l links, t *mcp.Tool, server *mcp.Server) {
+	addTool(l, t,
 		server, func(ctx context.Context, _ *mcp.CallToolRequest, in connectorSearchInput) (*mcp.CallToolResult, connectorSearchOutput, error) {
 			out, err := connectorSearch(ctx, l, in)
 			return nil, out, err
 		})
-	fetch := &mcp.Tool{Name: "fetch", Title: "Fetch (connector)", Annotations: annotations,
-		Description: "Returns one insight by the id search gave: its title, Markdown text, canonical URL and metadata. " +
-			"The search/fetch pair ChatGPT connectors and deep research use; get_insight gives the REST API's JSON."}
-	addTool(l, fetch,
+}
+
+// addFetchTool registers fetch.
+func addFetchTool(l links, t *mcp.Tool, server *mcp.Server) {
+	addTool(l, t,
 		server, func(_ context.Context, _ *mcp.CallToolRequest, in fetchInput) (*mcp.CallToolResult, fetchOutput, error) {
 			if !content.ValidSlug(in.ID) {
 				return nil, fetchOutput{}, fmt.Errorf("the id %s is not valid: an id is an insight's slug, %s. Call search for ids", problem.Quote(in.ID), content.SlugGrammar)
@@ -99,5 +97,4 @@ func addConnectorTools(l links, server *mcp.Server, annotations *mcp.ToolAnnotat
 				},
 			}, nil
 		})
-	return []*mcp.Tool{searchTool, fetch}
 }

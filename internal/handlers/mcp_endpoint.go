@@ -45,40 +45,59 @@ func (rd *rendition) recogniseMCP(c mcpcall.Call) (mcphttp.Request, bool) {
 
 // fixedToolCall recognises a call of a tool whose result depends on the
 // content and its arguments only, with arguments naming something that
-// exists.
+// exists (the tool's kept, in mcpTools).
 func (rd *rendition) fixedToolCall(c mcpcall.Call) (mcphttp.Request, bool) {
 	if c.ArgCount > 1 {
 		return mcphttp.Request{}, false
 	}
-	noArgs := c.ArgName == nil
-	arg := mcpcall.PlainString(c.Argument)
-	switch mcpcall.PlainString(c.Name) {
-	case "get_profile":
-		if noArgs {
-			return mcphttp.Request{Method: "tools/call", Tool: "get_profile"}, true
+	name := mcpcall.PlainString(c.Name)
+	for _, t := range mcpTools {
+		if t.name == name && t.kept != nil {
+			return t.kept(rd, c, mcpcall.PlainString(c.Argument))
 		}
-	case "list_insights":
-		if noArgs || (string(c.ArgName) == "topic" && string(c.Argument) == `""`) {
-			return mcphttp.Request{Method: "tools/call", Tool: "list_insights"}, true
+	}
+	return mcphttp.Request{}, false
+}
+
+// keptProfile: get_profile without arguments.
+func keptProfile(_ *rendition, c mcpcall.Call, _ string) (mcphttp.Request, bool) {
+	if c.ArgName == nil {
+		return mcphttp.Request{Method: "tools/call", Tool: "get_profile"}, true
+	}
+	return mcphttp.Request{}, false
+}
+
+// keptInsightList: list_insights of every topic, or of one topic the
+// content has.
+func keptInsightList(rd *rendition, c mcpcall.Call, arg string) (mcphttp.Request, bool) {
+	if c.ArgName == nil || (string(c.ArgName) == "topic" && string(c.Argument) == `""`) {
+		return mcphttp.Request{Method: "tools/call", Tool: "list_insights"}, true
+	}
+	if string(c.ArgName) != "topic" || arg == "" {
+		return mcphttp.Request{}, false
+	}
+	// The tool compares topics case-insensitively; the answer is the
+	// same for every spelling of one.
+	for _, t := range rd.cfg.topics {
+		if strings.EqualFold(t, strings.TrimSpace(arg)) {
+			return mcphttp.Request{Method: "tools/call", Tool: "list_insights", Arg: "topic", Value: t}, true
 		}
-		if string(c.ArgName) != "topic" || arg == "" {
-			break
-		}
-		// The tool compares topics case-insensitively; the answer is the
-		// same for every spelling of one.
-		for _, t := range rd.cfg.topics {
-			if strings.EqualFold(t, strings.TrimSpace(arg)) {
-				return mcphttp.Request{Method: "tools/call", Tool: "list_insights", Arg: "topic", Value: t}, true
-			}
-		}
-	case "get_insight":
-		if i, ok := rd.cfg.bySlug[arg]; ok && string(c.ArgName) == "slug" && content.ValidSlug(arg) {
-			return mcphttp.Request{Method: "tools/call", Tool: "get_insight", Arg: "slug", Value: rd.cfg.Site.Insights[i].Slug}, true
-		}
-	case "fetch":
-		if i, ok := rd.cfg.bySlug[arg]; ok && string(c.ArgName) == "id" && content.ValidSlug(arg) {
-			return mcphttp.Request{Method: "tools/call", Tool: "fetch", Arg: "id", Value: rd.cfg.Site.Insights[i].Slug}, true
-		}
+	}
+	return mcphttp.Request{}, false
+}
+
+// keptInsight: get_insight of a published slug.
+func keptInsight(rd *rendition, c mcpcall.Call, arg string) (mcphttp.Request, bool) {
+	if i, ok := rd.cfg.bySlug[arg]; ok && string(c.ArgName) == "slug" && content.ValidSlug(arg) {
+		return mcphttp.Request{Method: "tools/call", Tool: "get_insight", Arg: "slug", Value: rd.cfg.Site.Insights[i].Slug}, true
+	}
+	return mcphttp.Request{}, false
+}
+
+// keptFetch: fetch of a published slug.
+func keptFetch(rd *rendition, c mcpcall.Call, arg string) (mcphttp.Request, bool) {
+	if i, ok := rd.cfg.bySlug[arg]; ok && string(c.ArgName) == "id" && content.ValidSlug(arg) {
+		return mcphttp.Request{Method: "tools/call", Tool: "fetch", Arg: "id", Value: rd.cfg.Site.Insights[i].Slug}, true
 	}
 	return mcphttp.Request{}, false
 }

@@ -6,7 +6,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
+	"github.com/caddy-discovery/caddy-discovery/internal/pages"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
+	"github.com/caddy-discovery/caddy-discovery/internal/wire"
 )
 
 // How MCP clients and scanners find the server before they connect: the
@@ -38,45 +40,17 @@ type AgentDocs struct {
 	SecurityTxt bool
 }
 
-// aiCatalog is an AI Catalog (application/ai-catalog+json, spec version
-// 1.0): typed entries pointing at the site's agent artifacts.
-type aiCatalog struct {
-	SpecVersion string           `json:"specVersion" schema:"enum=1.0"`
-	Host        aiCatalogHost    `json:"host"`
-	Entries     []aiCatalogEntry `json:"entries"`
-}
-
-// aiCatalogHost names who operates the catalog.
-type aiCatalogHost struct {
-	DisplayName      string `json:"displayName"`
-	Identifier       string `json:"identifier" jsonschema:"The site's domain name."`
-	DocumentationURL string `json:"documentationUrl" schema:"format=uri"`
-}
-
-// aiCatalogEntry is one artifact, with the name, description and sample
-// questions the Agentic Resource Discovery schema asks for so registries
-// can index it; each is taken from the artifact itself (the server card's
-// title and description, the skill's front matter), so the two agree.
-type aiCatalogEntry struct {
-	Identifier            string   `json:"identifier" schema:"pattern=^urn:air:[^:]+:[^:]+:[^:]+$" jsonschema:"A urn:air identifier: the publishing domain, a namespace and a name."`
-	DisplayName           string   `json:"displayName" jsonschema:"The artifact's name, as people read it."`
-	Type                  string   `json:"type" jsonschema:"The artifact's media type."`
-	URL                   string   `json:"url" schema:"format=uri"`
-	Description           string   `json:"description" jsonschema:"What the artifact offers."`
-	RepresentativeQueries []string `json:"representativeQueries" schema:"minItems=2;maxItems=5" jsonschema:"Questions the artifact answers, for registries that index by meaning."`
-}
-
-func newAICatalog(l links) aiCatalog {
+func newAICatalog(l links) wire.AICatalog {
 	card := newServerCard(l)
 	queries := representativeQueries(l)
-	c := aiCatalog{
+	c := wire.AICatalog{
 		SpecVersion: "1.0",
-		Host: aiCatalogHost{
+		Host: wire.AICatalogHost{
 			DisplayName:      l.cfg.Site.Profile.Name,
 			Identifier:       airPublisher(l.base),
 			DocumentationURL: l.developers(),
 		},
-		Entries: []aiCatalogEntry{{
+		Entries: []wire.AICatalogEntry{{
 			Identifier:            airIdentifier(l.base, "mcp", l.cfg.ServiceName),
 			DisplayName:           card.Title,
 			Type:                  respond.MediaCard,
@@ -86,7 +60,7 @@ func newAICatalog(l links) aiCatalog {
 		}},
 	}
 	if l.cfg.servesSkills() {
-		c.Entries = append(c.Entries, aiCatalogEntry{
+		c.Entries = append(c.Entries, wire.AICatalogEntry{
 			Identifier:            airIdentifier(l.base, "skill", skillName(l.cfg.CLIName)),
 			DisplayName:           skillName(l.cfg.CLIName),
 			Type:                  mediaSkill,
@@ -97,7 +71,7 @@ func newAICatalog(l links) aiCatalog {
 	}
 	if l.cfg.servesAgentCard() {
 		card := newAgentCard(l)
-		c.Entries = append(c.Entries, aiCatalogEntry{
+		c.Entries = append(c.Entries, wire.AICatalogEntry{
 			Identifier:            airIdentifier(l.base, "a2a", l.cfg.ServiceName),
 			DisplayName:           card.Name,
 			Type:                  respond.MediaA2ACard,
@@ -113,10 +87,10 @@ func newAICatalog(l links) aiCatalog {
 // the content: who the subject is, what they wrote on their newest
 // insight's topic, and how to reach them.
 func representativeQueries(l links) []string {
-	name := clipChars(oneLine(l.cfg.Site.Profile.Name), maxCardTitle)
+	name := clipChars(pages.OneLine(l.cfg.Site.Profile.Name), maxCardTitle)
 	queries := []string{"Who is " + name + " and what do they do?"}
 	if ins := l.cfg.Site.Insights; len(ins) > 0 && ins[0].Topic != "" {
-		queries = append(queries, "What has "+name+" written about "+clipChars(oneLine(ins[0].Topic), maxCardTitle)+"?")
+		queries = append(queries, "What has "+name+" written about "+clipChars(pages.OneLine(ins[0].Topic), maxCardTitle)+"?")
 	} else {
 		queries = append(queries, "What has "+name+" written?")
 	}
@@ -137,13 +111,13 @@ func airIdentifier(base, namespace, name string) string {
 
 // cardCapabilities are the capabilities c declares, as the server card
 // carries them: the same JSON as initialize's.
-func cardCapabilities(c *mcp.ServerCapabilities) serverCapabilities {
-	var out serverCapabilities
+func cardCapabilities(c *mcp.ServerCapabilities) wire.ServerCapabilities {
+	var out wire.ServerCapabilities
 	if c.Tools != nil {
-		out.Tools = &listChanged{ListChanged: c.Tools.ListChanged}
+		out.Tools = &wire.ListChanged{ListChanged: c.Tools.ListChanged}
 	}
 	if c.Resources != nil {
-		out.Resources = &resourcesChange{ListChanged: c.Resources.ListChanged, Subscribe: c.Resources.Subscribe}
+		out.Resources = &wire.ResourcesChange{ListChanged: c.Resources.ListChanged, Subscribe: c.Resources.Subscribe}
 	}
 	return out
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/internal/mcphttp"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
+	"github.com/caddy-discovery/caddy-discovery/internal/pages"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
@@ -208,7 +209,7 @@ func portal(l links) *portalPage {
 	p := l.cfg.Site.Profile
 	ttl := l.cfg.tokenTTLSeconds()
 	pg := &portalPage{
-		Name: p.Name, Tagline: strings.TrimSuffix(oneLine(p.Tagline), "."), Base: l.base,
+		Name: p.Name, Tagline: strings.TrimSuffix(pages.OneLine(p.Tagline), "."), Base: l.base,
 		Home: l.abs(l.cfg.Site.Pages.Home), LLMs: l.base + pathLLMs, LLMsFull: l.base + pathLLMsFull,
 		OpenAPI: l.openAPI(), AuthNotes: l.base + pathAuth, HTML: l.developers(), Markdown: l.base + pathDevelopersTwin,
 		Updated: lastModified(l), Slug: slugExample(l), Scope: token.Scope,
@@ -553,10 +554,10 @@ func developerPortal(l links, _ string) ([]byte, error) {
 func developerPortalMarkdown(l links, _ string) ([]byte, error) {
 	var b bytes.Buffer
 	p := portal(l)
-	writeFrontMatter(&b, twinFacts{
-		title:       p.Name + " public discovery API",
-		description: "The developer portal for agents: every endpoint of the public discovery API of " + p.Name + " with examples, the field reference, authentication, rate limits, errors, MCP and the CLI.",
-		url:         l.developers(), updated: p.Updated,
+	pages.WriteFrontMatter(&b, pages.TwinFacts{
+		Title:       p.Name + " public discovery API",
+		Description: "The developer portal for agents: every endpoint of the public discovery API of " + p.Name + " with examples, the field reference, authentication, rate limits, errors, MCP and the CLI.",
+		URL:         l.developers(), Updated: p.Updated,
 	})
 	err := portalMarkdownTemplate.Execute(&b, p)
 	return b.Bytes(), err

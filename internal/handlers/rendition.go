@@ -298,7 +298,7 @@ func (s *Service) newRendition(base string) *rendition {
 	rd.endpoint = mcphttp.Endpoint{
 		Base: base, Origin: rd.origin, BodyTimeout: s.cfg.BodyTimeout,
 		Events: s.cfg.RateLimit.Events, WindowSeconds: s.cfg.RateLimit.WindowSeconds(), Charge: s.cfg.ChargeExtra,
-		Handler: rd.mcpHandler, Recognise: rd.recogniseMCP, Search: rd.search, Metrics: s.cfg.Metrics,
+		Handler: rd.mcpHandler, Recognise: rd.recogniseMCP, Search: rd.search, Searches: mcpSearches, Metrics: s.cfg.Metrics,
 		Budget: mcphttp.DefaultBudget, Account: func(n int) {
 			if rd.cache != nil {
 				rd.account(n)

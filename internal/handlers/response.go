@@ -5,14 +5,13 @@ import (
 	"encoding/base64"
 	"net/http"
 	"strconv"
-	"strings"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/pages"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
 // Header values every owned response carries.
 const (
-	valueNoSniff      = "nosniff"
 	valueExposed      = "API-Version, RateLimit, RateLimit-Policy, Retry-After, ETag, Link, Location, WWW-Authenticate, Deprecation, Sunset"
 	valuePreflightMax = "86400"
 	valueAllowed      = "Accept, Authorization, Content-Type, If-None-Match, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id, Last-Event-ID"
@@ -120,7 +119,7 @@ func serveDocument(f *fields, w http.ResponseWriter, r *http.Request, doc *docum
 		}
 	}
 	f.set(respond.HeaderETag, etag)
-	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatches(inm, etag) {
+	if inm := r.Header.Get("If-None-Match"); inm != "" && pages.EtagMatches(inm, etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
@@ -131,26 +130,14 @@ func serveDocument(f *fields, w http.ResponseWriter, r *http.Request, doc *docum
 	}
 }
 
-// etagMatches applies If-None-Match's weak comparison (RFC 9110 13.1.2):
-// "*" or any listed tag whose opaque part equals etag's.
-func etagMatches(header, etag string) bool {
-	for _, tag := range strings.Split(header, ",") {
-		tag = strings.TrimSpace(tag)
-		if tag == "*" || strings.TrimPrefix(tag, "W/") == etag {
-			return true
-		}
-	}
-	return false
-}
-
 // withEncoding is the Vary value vary with Accept-Encoding added, the
 // values pageVary gives made without allocating.
 func withEncoding(vary string) string {
 	switch vary {
-	case varyAccept:
-		return varyAccept + ", Accept-Encoding"
-	case varyAcceptUserAgent:
-		return varyAcceptUserAgent + ", Accept-Encoding"
+	case pages.VaryAccept:
+		return pages.VaryAccept + ", Accept-Encoding"
+	case pages.VaryAcceptUserAgent:
+		return pages.VaryAcceptUserAgent + ", Accept-Encoding"
 	}
 	return vary + ", Accept-Encoding"
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/mcphttp"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
+	"github.com/caddy-discovery/caddy-discovery/internal/wire"
 )
 
 // Route is one address the service answers, declared once. The route table
@@ -72,8 +73,6 @@ type Route struct {
 	// ExampleArgs are the curl arguments of the portal's example request
 	// beyond the method and the address.
 	ExampleArgs string
-	// Tool is the MCP tool that returns the same document, if any.
-	Tool *routeTool
 
 	// Exactly one of render and serve is set. render makes the body of a
 	// GET route once per base URL (once per slug for a {slug} route), so
@@ -252,39 +251,35 @@ var routes = []Route{
 		Path: pathIndex, Method: http.MethodGet, OperationID: "getApiIndex", Tag: tagAPI,
 		Summary:     "API index",
 		Description: "Lists the API's endpoints, its authentication, rate-limit and versioning policies, and the addresses of its documentation.",
-		MediaType:   respond.MediaJSON, Body: typeOf[apiIndex](), CacheControl: respond.CacheAPI, Listed: listMain, Bearer: true,
+		MediaType:   respond.MediaJSON, Body: typeOf[wire.APIIndex](), CacheControl: respond.CacheAPI, Listed: listMain, Bearer: true,
 		render: jsonDocument(index),
 	},
 	{
 		Path: pathHealth, Method: http.MethodGet, OperationID: "getHealth", Tag: tagAPI,
 		Summary:     "Service health",
 		Description: "Reports that the service is up, with its name, version and the time of the check.",
-		MediaType:   respond.MediaJSON, Body: typeOf[health](), CacheControl: respond.CacheNever, Listed: listMain, Bearer: true,
-		Tool:  &routeTool{name: "get_health", title: "Health", add: addHealthTool},
+		MediaType:   respond.MediaJSON, Body: typeOf[wire.Health](), CacheControl: respond.CacheNever, Listed: listMain, Bearer: true,
 		serve: (*Service).serveHealth,
 	},
 	{
 		Path: pathProfile, Method: http.MethodGet, OperationID: "getProfile", Tag: tagAPI,
 		Summary:     "Profile of the site's subject",
 		Description: "Biography, key facts, recognition, expertise, education, contact links and site structure of the profile subject.",
-		MediaType:   respond.MediaJSON, Body: typeOf[profile](), CacheControl: respond.CacheAPI, Listed: listMain, Bearer: true,
-		Tool:   &routeTool{name: "get_profile", title: "Profile", add: addProfileTool},
+		MediaType:   respond.MediaJSON, Body: typeOf[wire.Profile](), CacheControl: respond.CacheAPI, Listed: listMain, Bearer: true,
 		render: jsonDocument(newProfile),
 	},
 	{
 		Path: pathInsights, Method: http.MethodGet, OperationID: "listInsights", Tag: tagAPI,
 		Summary:     "List published insights",
 		Description: "Every published insight article, newest first, with its summary fields and canonical URL.",
-		MediaType:   respond.MediaJSON, Body: typeOf[insightList](), CacheControl: respond.CacheAPI, Listed: listMain, Bearer: true,
-		Tool:   &routeTool{name: "list_insights", title: "List insights", add: addListInsightsTool},
+		MediaType:   respond.MediaJSON, Body: typeOf[wire.InsightList](), CacheControl: respond.CacheAPI, Listed: listMain, Bearer: true,
 		render: jsonDocument(insights),
 	},
 	{
 		Path: pathInsight, Method: http.MethodGet, OperationID: "getInsight", Tag: tagAPI,
 		Summary:     "One insight with its Markdown body",
 		Description: "One insight article by its slug: the summary fields of the list entry plus the Markdown body in content.",
-		MediaType:   respond.MediaJSON, Body: typeOf[insightDocument](), CacheControl: respond.CacheAPI, Bearer: true,
-		Tool: &routeTool{name: "get_insight", title: "One insight", add: addInsightTool},
+		MediaType:   respond.MediaJSON, Body: typeOf[wire.InsightDocument](), CacheControl: respond.CacheAPI, Bearer: true,
 		render: func(l links, slug string) ([]byte, error) {
 			in, _ := l.published(slug)
 			return respond.Marshal(newInsightDocument(l, in))
@@ -319,28 +314,28 @@ var routes = []Route{
 		Path: pathServerCard, Method: http.MethodGet, OperationID: "getMcpServerCard", Tag: tagMCP,
 		Summary:     "MCP server card",
 		Description: "The MCP server card: the server's name, version, transport, protocol versions and capabilities.",
-		MediaType:   respond.MediaCard, Body: typeOf[serverCard](), CacheControl: respond.CacheDocument,
+		MediaType:   respond.MediaCard, Body: typeOf[wire.ServerCard](), CacheControl: respond.CacheDocument,
 		render: jsonDocument(newServerCard),
 	},
 	{
 		Path: pathWellKnownServerCard, Method: http.MethodGet, OperationID: "getWellKnownMcpServerCard", Tag: tagMCP,
 		Summary:     "MCP server card (well-known address)",
 		Description: "The same server card at the address scanners probe.",
-		MediaType:   respond.MediaJSON, Body: typeOf[serverCard](), CacheControl: respond.CacheDocument, Listed: listOptional,
+		MediaType:   respond.MediaJSON, Body: typeOf[wire.ServerCard](), CacheControl: respond.CacheDocument, Listed: listOptional,
 		render: jsonDocument(newServerCard), enabled: (*Config).servesMCPDiscovery,
 	},
 	{
 		Path: pathServerCards, Method: http.MethodGet, OperationID: "getMcpServerCards", Tag: tagMCP,
 		Summary:     "MCP server card (plural well-known address)",
 		Description: "The same server card at the plural address some scanners probe.",
-		MediaType:   respond.MediaJSON, Body: typeOf[serverCard](), CacheControl: respond.CacheDocument,
+		MediaType:   respond.MediaJSON, Body: typeOf[wire.ServerCard](), CacheControl: respond.CacheDocument,
 		render: jsonDocument(newServerCard), enabled: (*Config).servesMCPDiscovery,
 	},
 	{
 		Path: pathMCPJSON, Method: http.MethodGet, OperationID: "getMcpJson", Tag: tagMCP,
 		Summary:     "MCP server card (/.well-known/mcp.json)",
 		Description: "The same server card at the single-file address older clients and scanners probe.",
-		MediaType:   respond.MediaJSON, Body: typeOf[serverCard](), CacheControl: respond.CacheDocument,
+		MediaType:   respond.MediaJSON, Body: typeOf[wire.ServerCard](), CacheControl: respond.CacheDocument,
 		render: jsonDocument(newServerCard), enabled: (*Config).servesMCPDiscovery,
 	},
 	{
@@ -354,21 +349,21 @@ var routes = []Route{
 		Path: pathAICatalog, Method: http.MethodGet, OperationID: "getAiCatalog", Tag: tagDiscovery,
 		Summary:     "AI catalog",
 		Description: "The site's AI Catalog (ai-catalog.org): the agent artifacts it publishes, each with its type and address, starting with the MCP server card.",
-		MediaType:   respond.MediaAICatalog, Body: typeOf[aiCatalog](), CacheControl: respond.CacheDocument, Listed: listOptional,
+		MediaType:   respond.MediaAICatalog, Body: typeOf[wire.AICatalog](), CacheControl: respond.CacheDocument, Listed: listOptional,
 		render: jsonDocument(newAICatalog), enabled: (*Config).servesMCPDiscovery,
 	},
 	{
 		Path: pathAgentCard, Method: http.MethodGet, OperationID: "getAgentCard", Tag: tagDiscovery,
 		Summary:     "A2A agent card",
 		Description: "The A2A agent card (A2A 1.0): the site's agent, its skills, which are the MCP server's tools, and the MCP endpoint they are called at. The site has no A2A endpoint: an agent connects with MCP.",
-		MediaType:   respond.MediaJSON, Body: typeOf[agentCard](), CacheControl: respond.CacheDocument, Listed: listOptional,
+		MediaType:   respond.MediaJSON, Body: typeOf[wire.AgentCard](), CacheControl: respond.CacheDocument, Listed: listOptional,
 		render: jsonDocument(newAgentCard), enabled: (*Config).servesAgentCard,
 	},
 	{
 		Path: pathAgentJSON, Method: http.MethodGet, OperationID: "getAgentJson", Tag: tagDiscovery,
 		Summary:     "A2A agent card (earlier address)",
 		Description: "The same agent card at the address of A2A's earlier drafts, which scanners still probe.",
-		MediaType:   respond.MediaJSON, Body: typeOf[agentCard](), CacheControl: respond.CacheDocument,
+		MediaType:   respond.MediaJSON, Body: typeOf[wire.AgentCard](), CacheControl: respond.CacheDocument,
 		render: jsonDocument(newAgentCard), enabled: (*Config).servesAgentCard,
 	},
 	{
@@ -382,7 +377,7 @@ var routes = []Route{
 		Path: pathAgentSkills, Method: http.MethodGet, OperationID: "getAgentSkillsIndex", Tag: tagDiscovery,
 		Summary:     "Agent skills index",
 		Description: "The Agent Skills discovery index (v0.2.0): the site's skills, each with the address and SHA-256 digest of its SKILL.md.",
-		MediaType:   respond.MediaJSON, Body: typeOf[skillsIndex](), CacheControl: respond.CacheDocument, Listed: listOptional,
+		MediaType:   respond.MediaJSON, Body: typeOf[wire.SkillsIndex](), CacheControl: respond.CacheDocument, Listed: listOptional,
 		render: skillsIndexDocument, enabled: (*Config).servesSkills,
 	},
 	{
@@ -396,7 +391,7 @@ var routes = []Route{
 		Path: pathSkills, Method: http.MethodGet, OperationID: "getSkillsIndex", Tag: tagDiscovery,
 		Summary:     "Agent skills index (first draft's address)",
 		Description: "The same index at the address clients of the discovery proposal's first draft probe.",
-		MediaType:   respond.MediaJSON, Body: typeOf[skillsIndex](), CacheControl: respond.CacheDocument,
+		MediaType:   respond.MediaJSON, Body: typeOf[wire.SkillsIndex](), CacheControl: respond.CacheDocument,
 		render: skillsIndexDocument, enabled: (*Config).servesSkills,
 	},
 	{
@@ -447,28 +442,28 @@ var routes = []Route{
 		Path: pathCatalog, Method: http.MethodGet, OperationID: "getApiCatalog", Tag: tagDiscovery,
 		Summary:     "API catalog",
 		Description: "The RFC 9727 API catalog: a linkset pointing at the API's description, documentation and status.",
-		MediaType:   respond.MediaLinkset, Body: typeOf[apiCatalog](), CacheControl: respond.CacheDocument, Listed: listOptional,
+		MediaType:   respond.MediaLinkset, Body: typeOf[wire.APICatalog](), CacheControl: respond.CacheDocument, Listed: listOptional,
 		render: jsonDocument(newAPICatalog),
 	},
 	{
 		Path: pathPRM, Method: http.MethodGet, OperationID: "getProtectedResourceMetadata", Tag: tagDiscovery,
 		Summary:     "OAuth protected resource metadata",
 		Description: "RFC 9728 metadata of the API as a protected resource: its authorization server, scope and bearer methods.",
-		MediaType:   respond.MediaJSON, Body: typeOf[protectedResourceMetadata](), CacheControl: respond.CacheDocument, Listed: listOptional,
+		MediaType:   respond.MediaJSON, Body: typeOf[wire.ProtectedResourceMetadata](), CacheControl: respond.CacheDocument, Listed: listOptional,
 		render: jsonDocument(newProtectedResourceMetadata),
 	},
 	{
 		Path: pathASM, Method: http.MethodGet, OperationID: "getAuthorizationServerMetadata", Tag: tagDiscovery,
 		Summary:     "OAuth authorization server metadata",
 		Description: "RFC 8414 metadata of the authorization server: its authorization, token and registration endpoints, grants, PKCE method, scope and client authentication.",
-		MediaType:   respond.MediaJSON, Body: typeOf[authorizationServerMetadata](), CacheControl: respond.CacheDocument, Listed: listOptional,
+		MediaType:   respond.MediaJSON, Body: typeOf[wire.AuthorizationServerMetadata](), CacheControl: respond.CacheDocument, Listed: listOptional,
 		render: jsonDocument(newAuthorizationServerMetadata),
 	},
 	{
 		Path: pathJWKS, Method: http.MethodGet, OperationID: "getJwks", Tag: tagDiscovery,
 		Summary:     "JSON Web Key Set",
 		Description: "The empty key set: access tokens are opaque, so there are no public keys to verify them with.",
-		MediaType:   respond.MediaJWKSet, Body: typeOf[jwkSet](), CacheControl: respond.CacheDocument,
+		MediaType:   respond.MediaJWKSet, Body: typeOf[wire.JWKSet](), CacheControl: respond.CacheDocument,
 		render: jsonDocument(jwks),
 	},
 	{
@@ -542,7 +537,7 @@ var routes = []Route{
 		Path: pathPRMMCP, Method: http.MethodGet, OperationID: "getMcpProtectedResourceMetadata", Tag: tagDiscovery,
 		Summary:     "OAuth protected resource metadata of the MCP endpoint",
 		Description: "RFC 9728 metadata of the MCP endpoint as a protected resource, at the path-suffixed address MCP clients try first.",
-		MediaType:   respond.MediaJSON, Body: typeOf[protectedResourceMetadata](), CacheControl: respond.CacheDocument, Listed: listOptional,
+		MediaType:   respond.MediaJSON, Body: typeOf[wire.ProtectedResourceMetadata](), CacheControl: respond.CacheDocument, Listed: listOptional,
 		render: jsonDocument(mcpProtectedResourceMetadata),
 	},
 	{

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"time"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/pages"
 )
 
 // The site's security contact (RFC 9116), from the content's security
@@ -30,7 +32,7 @@ func securityExpires(c *Config) time.Time {
 func securityTxt(l links) []byte {
 	sec := l.cfg.Site.Security
 	var b bytes.Buffer
-	b.WriteString("# How to report a vulnerability in " + oneLine(l.cfg.Site.Profile.Name) + "'s site (RFC 9116).\n")
+	b.WriteString("# How to report a vulnerability in " + pages.OneLine(l.cfg.Site.Profile.Name) + "'s site (RFC 9116).\n")
 	b.WriteString("Contact: " + sec.Contact + "\n")
 	b.WriteString("Expires: " + securityExpires(l.cfg).Format(time.RFC3339) + "\n")
 	if policy := l.abs(sec.Policy); strings.HasPrefix(policy, "https://") {

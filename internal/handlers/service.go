@@ -1,17 +1,16 @@
 // Package handlers serves the public discovery API and its documents with
-// plain net/http: the Caddy module in the root package only adapts it (the
-// one piece of Caddy here is the ResponseWriterWrapper a site's page is
-// answered through, as Caddy's own handlers use it). It
+// plain net/http: the Caddy module in the root package only adapts it. It
 // owns the route table (routes.go), the single spine every surface is
 // generated from; matching a request to a route (match.go) and answering
 // it (service.go); the documents each route renders, per base URL
-// (rendition.go); the MCP server's tools (mcp.go); and the site's pages
-// the content names, with their Markdown twins, and its other pages
-// converted (pages.go, markdown.go, convert_serve.go). The routes that
-// vary per request hand it to the packages that own them: the OAuth and
-// identity endpoints to internal/oauth, /mcp to internal/mcphttp.
+// (rendition.go); the MCP server's tools (mcp.go); and the registry of
+// the site's pages the content names, with their Markdown twins (pages.go,
+// markdown.go). The routes that vary per request hand it to the packages
+// that own them: the OAuth and identity endpoints to internal/oauth, /mcp
+// to internal/mcphttp, the site's answers for its pages (their Link and
+// Vary values, the other pages converted) to internal/pages.
 //
-// Imports from the module: content, internal/body, internal/cache, internal/cimd, internal/convert, internal/mcpcall, internal/mcphttp, internal/metrics, internal/negotiate, internal/oauth, internal/origin, internal/problem, internal/ratelimit, internal/respond, internal/schema, internal/search, internal/token.
+// Imports from the module: content, internal/body, internal/cache, internal/cimd, internal/convert, internal/mcpcall, internal/mcphttp, internal/metrics, internal/negotiate, internal/oauth, internal/origin, internal/pages, internal/problem, internal/ratelimit, internal/respond, internal/schema, internal/search, internal/token, internal/wire.
 package handlers
 
 import (
@@ -32,6 +31,7 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/negotiate"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
+	"github.com/caddy-discovery/caddy-discovery/internal/pages"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
@@ -58,12 +58,12 @@ type Service struct {
 	hosted *renditionCache
 	// pageLinks are the Link values of the site's pages on the configured
 	// base URL.
-	pageLinks *pageLinks
+	pageLinks *pages.Links
 	// documents are the addresses Documents reports.
 	documents []string
 	// converter answers the site's other pages as Markdown; nil when
 	// Markdown is off.
-	converter *pageConverter
+	converter *pages.Converter
 }
 
 // New builds a Service; with a fixed BaseURL every document is rendered now.
@@ -155,7 +155,10 @@ func New(cfg Config) (*Service, error) {
 		s.cfg.toolNames[t.Name] = true
 	}
 	if cfg.servesMarkdown() {
-		s.converter = newPageConverter(&s.cfg)
+		s.converter = pages.NewConverter(&pages.Config{
+			MarkdownByUserAgent: s.cfg.MarkdownByUserAgent, Signal: s.cfg.signal, Usage: s.cfg.usage,
+			Now: s.cfg.Now, Metrics: s.cfg.Metrics, OnConvertFailure: s.cfg.OnConvertFailure, Guarded: s.cfg.guarded,
+		})
 	}
 	// The verifier names no base URL: it checks access tokens, and issues
 	// and checks client ids and authorization codes.
@@ -254,27 +257,27 @@ func (s *Service) route(path string) (rt *Route, slug string) {
 
 // ConvertsPage reports whether the service answers r with the site's own
 // page converted to Markdown: the converter would (see
-// pageConverter.converts), and the path is neither the module's nor one of
+// pages.Converter.Converts), and the path is neither the module's nor one of
 // the pages the content names, which keep their twins.
 func (s *Service) ConvertsPage(r *http.Request) bool {
-	return s.cfg.pages[r.URL.Path] == nil && !s.Owns(r.URL.Path) && s.converter.converts(r)
+	return s.cfg.pages[r.URL.Path] == nil && !s.Owns(r.URL.Path) && s.converter.Converts(r)
 }
 
 // ServeConverted answers r, for which ConvertsPage holds, with the site's
 // page as Markdown, asking site (the handlers behind the module) for its
-// HTML: see pageConverter.serve, which says what dropped and err report.
+// HTML: see pages.Converter.Serve, which says what dropped and err report.
 func (s *Service) ServeConverted(w http.ResponseWriter, r *http.Request, site func(http.ResponseWriter, *http.Request) error) (dropped bool, err error) {
 	base, ok := s.base(r)
 	if !ok {
 		return false, site(w, r)
 	}
-	return s.converter.serve(w, r, base, site)
+	return s.converter.Serve(w, r, base, site)
 }
 
 // PageWriter returns the writer the site should answer r with: w itself,
 // unless r is a GET or HEAD of a page the content names, in which case the
 // returned writer adds the module's Link values and Vary: Accept to the
-// site's answer as it is written (see addPageHeaders).
+// site's answer as it is written (see pages.Writer).
 func (s *Service) PageWriter(w http.ResponseWriter, r *http.Request) http.ResponseWriter {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return w
@@ -287,10 +290,10 @@ func (s *Service) PageWriter(w http.ResponseWriter, r *http.Request) http.Respon
 	if !ok {
 		return w
 	}
-	pw := newPageWriter(w, p, base, s.cfg.MarkdownByUserAgent)
+	pw := pages.NewWriter(w, pages.Page{Twin: p.twin, TwinURL: p.twinURL, Negotiated: p.route != nil}, base, s.cfg.MarkdownByUserAgent)
 	if s.cfg.PageLinks {
-		if pw.links = s.pageLinks; pw.links == nil {
-			pw.links = newPageLinks(base) // a request-derived base URL
+		if pw.Links = s.pageLinks; pw.Links == nil {
+			pw.Links = newPageLinks(base) // a request-derived base URL
 		}
 	}
 	return pw
@@ -469,8 +472,8 @@ func rateLimitedProblem(c *Config, base string, r *http.Request, retryAfter int)
 // of what the module answers (draft-ietf-aipref-attach: representation
 // metadata, so it goes with every answer rather than with one resource).
 func (bh *baseHeaders) setCommon(f *fields, r *http.Request, rt *Route) {
-	f.set(respond.HeaderNoSniff, valueNoSniff)
-	f.set(headerContentUsage, bh.usage)
+	f.set(respond.HeaderNoSniff, respond.ValueNoSniff)
+	f.set(pages.HeaderContentUsage, bh.usage)
 	if rt != nil && rt.SiteOrigin {
 		// Browsers may call the route only from the site itself.
 		f.set(respond.HeaderAllowOrigin, bh.origin)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
+	"github.com/caddy-discovery/caddy-discovery/internal/pages"
 )
 
 // The module's sitemap (sitemaps.org 0.9) lists the site's pages that the
@@ -92,7 +93,7 @@ func sitemapMarkdown(l links) []byte {
 		mdLine(l.cfg.Site.Profile.Name), l.base+pathSitemapOwn, l.base+pathLLMs)
 	for _, u := range urls {
 		b.WriteString("- [")
-		b.WriteString(llmsTitle.Replace(clip(oneLine(u.label), maxItemTitle)))
+		b.WriteString(llmsTitle.Replace(clip(pages.OneLine(u.label), maxItemTitle)))
 		b.WriteString("](")
 		b.WriteString(llmsURL.Replace(u.Loc))
 		b.WriteByte(')')

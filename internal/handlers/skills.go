@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"path"
@@ -15,7 +14,9 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
+	"github.com/caddy-discovery/caddy-discovery/internal/pages"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
+	"github.com/caddy-discovery/caddy-discovery/internal/wire"
 )
 
 // Agent Skills: a generated SKILL.md that teaches an agent this API through
@@ -28,20 +29,6 @@ const agentSkillsSchema = "https://schemas.agentskills.io/discovery/0.2.0/schema
 // mediaSkill is the AI catalog's type of a skill in one Markdown file, as
 // the Agentic Resource Discovery specification registers it.
 const mediaSkill = `text/markdown; profile="urn:air:agent-skills"`
-
-// skillsIndex is the Agent Skills discovery index.
-type skillsIndex struct {
-	Schema string       `json:"$schema" schema:"format=uri"`
-	Skills []skillEntry `json:"skills"`
-}
-
-type skillEntry struct {
-	Name        string `json:"name" schema:"pattern=^[a-z0-9]+(-[a-z0-9]+)*$;minLength=1;maxLength=64"`
-	Type        string `json:"type" schema:"enum=skill-md"`
-	Description string `json:"description" schema:"minLength=1;maxLength=1024"`
-	URL         string `json:"url" schema:"format=uri"`
-	Digest      string `json:"digest" schema:"pattern=^sha256:[0-9a-f]{64}$" jsonschema:"The SHA-256 of the SKILL.md bytes served at url."`
-}
 
 // skillName is the skill's name, from the CLI's name (the name the site
 // already gives its tools): the skill grammar's lowercase letters, digits
@@ -73,21 +60,21 @@ const maxSkillDescription = 1024
 // use it, which is what an agent reads to decide whether to load it.
 func skillDescription(l links) string {
 	p := l.cfg.Site.Profile
-	return clipChars(oneLine(fmt.Sprintf("Look up %s (%s) and their published articles (\"insights\") in the read-only public API of %s: "+
+	return clipChars(pages.OneLine(fmt.Sprintf("Look up %s (%s) and their published articles (\"insights\") in the read-only public API of %s: "+
 		"biography, key facts, expertise, contact links, articles by topic or by words, and each article's full Markdown. "+
 		"Use when asked about %s or their writing. Works over REST (curl), the official Node.js CLI or MCP; no API key.",
-		p.Name, strings.TrimSuffix(oneLine(p.Tagline), "."), origin.HostOf(l.base), p.Name)), maxSkillDescription)
+		p.Name, strings.TrimSuffix(pages.OneLine(p.Tagline), "."), origin.HostOf(l.base), p.Name)), maxSkillDescription)
 }
 
 // skillsIndex lists the skill with the digest of the bytes served at its
 // address, rendered here exactly as for that address.
-func newSkillsIndex(l links) (skillsIndex, error) {
+func newSkillsIndex(l links) (wire.SkillsIndex, error) {
 	body, err := skillMarkdown(l, "")
 	if err != nil {
-		return skillsIndex{}, err
+		return wire.SkillsIndex{}, err
 	}
 	sum := sha256.Sum256(body)
-	return skillsIndex{Schema: agentSkillsSchema, Skills: []skillEntry{{
+	return wire.SkillsIndex{Schema: agentSkillsSchema, Skills: []wire.SkillEntry{{
 		Name: skillName(l.cfg.CLIName), Type: "skill-md", Description: skillDescription(l),
 		URL: l.base + l.skillPath(), Digest: "sha256:" + hex.EncodeToString(sum[:]),
 	}}}, nil
@@ -178,13 +165,13 @@ type skillTool struct{ Name, Arguments, Description string }
 func skillMarkdown(l links, _ string) ([]byte, error) {
 	p := l.cfg.Site.Profile
 	slug := slugExample(l)
-	description, err := yamlString(skillDescription(l))
+	description, err := pages.YAMLString(skillDescription(l))
 	if err != nil {
 		return nil, err
 	}
 	data := map[string]any{
 		"Name": skillName(l.cfg.CLIName), "Description": description,
-		"Subject": oneLine(p.Name), "Host": origin.HostOf(l.base), "Base": l.base,
+		"Subject": pages.OneLine(p.Name), "Host": origin.HostOf(l.base), "Base": l.base,
 		"Topics":    strings.Join(l.cfg.Site.Topics(), ", "),
 		"RateLimit": rateLimitSummary(l.cfg), "OpenAPI": l.openAPI(),
 		"CLI": l.cliURL(), "CLIFile": path.Base(l.cliURL()),
@@ -250,16 +237,4 @@ func toolArguments(schema any) string {
 		args = append(args, arg)
 	}
 	return strings.Join(args, "; ")
-}
-
-// yamlString is s as a YAML double-quoted scalar (a JSON string is one),
-// so that no character of the content can break the front matter.
-func yamlString(s string) (string, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		return "", err
-	}
-	return strings.TrimSuffix(b.String(), "\n"), nil
 }

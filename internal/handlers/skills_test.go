@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/wire"
 )
 
 func serve(t *testing.T, s *Service, path string) *httptest.ResponseRecorder {
@@ -30,7 +32,7 @@ func serve(t *testing.T, s *Service, path string) *httptest.ResponseRecorder {
 // that of the bytes served.
 func TestSkill(t *testing.T) {
 	s := newTestService(t, Config{BaseURL: "https://example.com", CLIName: "Rosa_Tools", Agents: AgentDocs{Skills: true}})
-	var index skillsIndex
+	var index wire.SkillsIndex
 	if err := json.Unmarshal(serve(t, s, "/.well-known/agent-skills/index.json").Body.Bytes(), &index); err != nil {
 		t.Fatal(err)
 	}

@@ -9,48 +9,23 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
+	"github.com/caddy-discovery/caddy-discovery/internal/wire"
 )
 
 // The machine-readable discovery documents: the RFC 9727 API catalog, the
 // OAuth metadata (RFC 9728, RFC 8414), the key set and the MCP server card.
 
-// link is one target of an RFC 9264 linkset relation.
-type link struct {
-	Href string `json:"href" schema:"format=uri" jsonschema:"Address of the linked resource."`
-	Type string `json:"type,omitempty" jsonschema:"Media type of the linked resource."`
-}
-
-type apiCatalog struct {
-	Linkset []linksetEntry `json:"linkset" schema:"minItems=1"`
-}
-
-type linksetEntry struct {
-	Anchor      string `json:"anchor" schema:"format=uri" jsonschema:"The API the links describe."`
-	ServiceDesc []link `json:"service-desc" jsonschema:"Its machine-readable description."`
-	ServiceDoc  []link `json:"service-doc" jsonschema:"Its documentation for people."`
-	Status      []link `json:"status" jsonschema:"Its health check."`
-}
-
-func newAPICatalog(l links) apiCatalog {
-	return apiCatalog{Linkset: []linksetEntry{{
+func newAPICatalog(l links) wire.APICatalog {
+	return wire.APICatalog{Linkset: []wire.LinksetEntry{{
 		Anchor:      l.base + pathIndex,
-		ServiceDesc: []link{{l.openAPI(), respond.MediaJSON}},
-		ServiceDoc:  []link{{l.developers(), "text/html"}},
-		Status:      []link{{l.base + pathHealth, respond.MediaJSON}},
+		ServiceDesc: []wire.Link{{Href: l.openAPI(), Type: respond.MediaJSON}},
+		ServiceDoc:  []wire.Link{{Href: l.developers(), Type: "text/html"}},
+		Status:      []wire.Link{{Href: l.base + pathHealth, Type: respond.MediaJSON}},
 	}}}
 }
 
-type protectedResourceMetadata struct {
-	Resource               string   `json:"resource" schema:"format=uri" jsonschema:"The protected resource: this site, or its MCP endpoint."`
-	ResourceName           string   `json:"resource_name" jsonschema:"Human-readable name of the resource."`
-	AuthorizationServers   []string `json:"authorization_servers" schema:"format=uri" jsonschema:"The authorization server that issues tokens for it: this site."`
-	ScopesSupported        []string `json:"scopes_supported" jsonschema:"The scopes a token may carry: public:read."`
-	BearerMethodsSupported []string `json:"bearer_methods_supported" schema:"enum=header|body|query" jsonschema:"How a bearer token may be sent: in the Authorization header."`
-	ResourceDocumentation  string   `json:"resource_documentation" schema:"format=uri" jsonschema:"The developer portal."`
-}
-
-func newProtectedResourceMetadata(l links) protectedResourceMetadata {
-	return protectedResourceMetadata{
+func newProtectedResourceMetadata(l links) wire.ProtectedResourceMetadata {
+	return wire.ProtectedResourceMetadata{
 		Resource:               l.base,
 		ResourceName:           l.cfg.Site.Profile.Name + " public discovery API",
 		AuthorizationServers:   []string{l.base},
@@ -63,67 +38,27 @@ func newProtectedResourceMetadata(l links) protectedResourceMetadata {
 // mcpProtectedResourceMetadata describes the MCP endpoint, whose resource
 // identifier is its own address (RFC 9728 section 3.3: the resource is the
 // one the well-known address was made from).
-func mcpProtectedResourceMetadata(l links) protectedResourceMetadata {
+func mcpProtectedResourceMetadata(l links) wire.ProtectedResourceMetadata {
 	m := newProtectedResourceMetadata(l)
 	m.Resource = l.base + pathMCP
 	m.ResourceName = l.cfg.Site.Profile.Name + " MCP server"
 	return m
 }
 
-type authorizationServerMetadata struct {
-	Issuer                            string   `json:"issuer" schema:"format=uri" jsonschema:"The authorization server's identifier: this site."`
-	AuthorizationEndpoint             string   `json:"authorization_endpoint" schema:"format=uri" jsonschema:"Where the authorization code flow starts."`
-	TokenEndpoint                     string   `json:"token_endpoint" schema:"format=uri" jsonschema:"Where codes, client credentials and identity assertions are exchanged for tokens."`
-	RegistrationEndpoint              string   `json:"registration_endpoint" schema:"format=uri" jsonschema:"Dynamic client registration (RFC 7591)."`
-	ResponseTypesSupported            []string `json:"response_types_supported" schema:"enum=code" jsonschema:"Only the authorization code."`
-	ResponseModesSupported            []string `json:"response_modes_supported" schema:"enum=query" jsonschema:"The code comes back in the redirect's query."`
-	GrantTypesSupported               []string `json:"grant_types_supported" jsonschema:"The grants the token endpoint accepts."`
-	CodeChallengeMethodsSupported     []string `json:"code_challenge_methods_supported" schema:"enum=S256" jsonschema:"PKCE with S256 only."`
-	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported" schema:"enum=none" jsonschema:"No client authentication: clients are public."`
-	ScopesSupported                   []string `json:"scopes_supported" jsonschema:"The scopes a token may carry: public:read."`
-	JWKSURI                           string   `json:"jwks_uri" schema:"format=uri" jsonschema:"The key set, empty: tokens are opaque."`
-	ServiceDocumentation              string   `json:"service_documentation" schema:"format=uri" jsonschema:"The developer portal."`
-	// RFC 9207: the authorization response names its issuer, against mix-up.
-	AuthorizationResponseISSParameterSupported bool      `json:"authorization_response_iss_parameter_supported" schema:"const=true" jsonschema:"The redirect carries iss (RFC 9207)."`
-	ClientIDMetadataDocumentSupported          bool      `json:"client_id_metadata_document_supported" jsonschema:"Whether a client_id may be the https URL of the client's metadata document (draft-ietf-oauth-client-id-metadata-document)."`
-	AgentAuth                                  agentAuth `json:"agent_auth" jsonschema:"How an agent registers here, by the auth.md protocol."`
-}
-
-// agentAuth is the auth.md protocol's agent_auth block: where an agent
-// registers and as what. It carries the names of the protocol's current
-// version (v0.7: identity_endpoint, claim_endpoint), which its agents read,
-// and those of v0.1 (register_uri, claim_uri, the anonymous method's
-// credential types), which the agent-readiness scanners still check.
-type agentAuth struct {
-	Skill                  string          `json:"skill" schema:"format=uri" jsonschema:"The auth.md document: how an agent registers here, in prose."`
-	IdentityEndpoint       string          `json:"identity_endpoint" schema:"format=uri" jsonschema:"Where an agent registers an identity (v0.2 and later): POST {\"type\":\"anonymous\"} returns an identity assertion to exchange at the token endpoint."`
-	ClaimEndpoint          string          `json:"claim_endpoint" schema:"format=uri" jsonschema:"Where a registration is claimed (v0.2 and later); claiming is never required here."`
-	IdentityTypesSupported []string        `json:"identity_types_supported" schema:"enum=anonymous" jsonschema:"The identity types an agent may register as: anonymous only."`
-	RegisterURI            string          `json:"register_uri" schema:"format=uri" jsonschema:"Where an agent registers and gets a credential at once (the name of v0.1): POST returns an access token."`
-	ClaimURI               string          `json:"claim_uri" schema:"format=uri" jsonschema:"The claim endpoint, by its v0.1 name."`
-	Anonymous              agentAuthMethod `json:"anonymous" jsonschema:"The anonymous registration method (v0.1)."`
-}
-
-// agentAuthMethod is one registration method of agent_auth: the
-// credentials it gives.
-type agentAuthMethod struct {
-	CredentialTypesSupported []string `json:"credential_types_supported" schema:"enum=access_token" jsonschema:"The credentials the method gives: an OAuth access token."`
-}
-
-func newAgentAuth(l links) agentAuth {
-	return agentAuth{
+func newAgentAuth(l links) wire.AgentAuth {
+	return wire.AgentAuth{
 		Skill:                  l.base + pathAuth,
 		IdentityEndpoint:       l.base + pathIdentity,
 		ClaimEndpoint:          l.base + pathIdentityClaim,
 		IdentityTypesSupported: []string{oauth.IdentityAnonymous},
 		RegisterURI:            l.base + pathRegister,
 		ClaimURI:               l.base + pathIdentityClaim,
-		Anonymous:              agentAuthMethod{CredentialTypesSupported: []string{"access_token"}},
+		Anonymous:              wire.AgentAuthMethod{CredentialTypesSupported: []string{"access_token"}},
 	}
 }
 
-func newAuthorizationServerMetadata(l links) authorizationServerMetadata {
-	return authorizationServerMetadata{
+func newAuthorizationServerMetadata(l links) wire.AuthorizationServerMetadata {
+	return wire.AuthorizationServerMetadata{
 		Issuer:                                     l.base,
 		AuthorizationEndpoint:                      l.base + pathAuthorize,
 		TokenEndpoint:                              l.base + pathToken,
@@ -142,93 +77,31 @@ func newAuthorizationServerMetadata(l links) authorizationServerMetadata {
 	}
 }
 
-type jwkSet struct {
-	Keys []struct{} `json:"keys" schema:"maxItems=0"`
-}
+func jwks(l links) wire.JWKSet { return wire.JWKSet{Keys: []struct{}{}} }
 
-func jwks(l links) jwkSet { return jwkSet{Keys: []struct{}{}} }
-
-// serverCard is the MCP server card: the current fields (SEP-2127) and the
-// older ones scanners still read, in one object.
-type serverCard struct {
-	Schema          string             `json:"$schema" schema:"format=uri"`
-	Name            string             `json:"name" schema:"pattern=^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$;minLength=3;maxLength=200"`
-	Version         string             `json:"version" schema:"maxLength=255"`
-	Title           string             `json:"title" schema:"minLength=1;maxLength=100"`
-	Description     string             `json:"description" schema:"minLength=1;maxLength=100"`
-	WebsiteURL      string             `json:"websiteUrl" schema:"format=uri"`
-	Remotes         []serverCardRemote `json:"remotes" schema:"minItems=1"`
-	ServerInfo      serverCardInfo     `json:"serverInfo"`
-	ProtocolVersion string             `json:"protocolVersion"`
-	Transport       serverCardEndpoint `json:"transport"`
-	// Endpoint is the MCP endpoint's absolute URL, where scanners of the
-	// older shape look for it.
-	Endpoint       string             `json:"endpoint" schema:"format=uri"`
-	Capabilities   serverCapabilities `json:"capabilities"`
-	Authentication serverCardAuth     `json:"authentication"`
-}
-
-type serverCardRemote struct {
-	Type                      string   `json:"type" schema:"enum=streamable-http"`
-	URL                       string   `json:"url" schema:"format=uri"`
-	SupportedProtocolVersions []string `json:"supportedProtocolVersions"`
-}
-
-type serverCardInfo struct {
-	Name    string `json:"name"`
-	Title   string `json:"title"`
-	Version string `json:"version"`
-}
-
-type serverCardEndpoint struct {
-	Type     string `json:"type" schema:"enum=streamable-http"`
-	Endpoint string `json:"endpoint"`
-}
-
-// serverCapabilities are the capabilities initialize answers, in the same
-// JSON (see mcpCapabilities).
-type serverCapabilities struct {
-	Tools     *listChanged     `json:"tools,omitempty"`
-	Resources *resourcesChange `json:"resources,omitempty"`
-}
-
-type listChanged struct {
-	ListChanged bool `json:"listChanged,omitempty"`
-}
-
-type resourcesChange struct {
-	ListChanged bool `json:"listChanged,omitempty"`
-	Subscribe   bool `json:"subscribe,omitempty"`
-}
-
-type serverCardAuth struct {
-	Required bool     `json:"required"`
-	Schemes  []string `json:"schemes"`
-}
-
-func newServerCard(l links) serverCard {
+func newServerCard(l links) wire.ServerCard {
 	p := l.cfg.Site.Profile
 	description := "Read-only public facts about " + p.Name + " and their published insights."
 	if len(description) > 100 {
 		description = "Read-only public profile and published insights."
 	}
 	title := p.Name + " public discovery API"
-	return serverCard{
+	return wire.ServerCard{
 		Schema:      "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json",
 		Name:        cardNamespace(origin.HostOnly(origin.HostOf(l.base)), len(l.cfg.ServiceName)) + "/" + l.cfg.ServiceName,
 		Version:     l.cfg.Version,
 		Title:       clipChars(title, maxCardTitle),
 		Description: description,
 		WebsiteURL:  l.developers(),
-		Remotes: []serverCardRemote{{
+		Remotes: []wire.ServerCardRemote{{
 			Type: "streamable-http", URL: l.base + pathMCP, SupportedProtocolVersions: mcpcall.Versions,
 		}},
-		ServerInfo:      serverCardInfo{Name: l.cfg.ServiceName, Title: title, Version: l.cfg.Version},
+		ServerInfo:      wire.ServerCardInfo{Name: l.cfg.ServiceName, Title: title, Version: l.cfg.Version},
 		ProtocolVersion: mcpcall.Versions[0],
-		Transport:       serverCardEndpoint{Type: "streamable-http", Endpoint: pathMCP},
+		Transport:       wire.ServerCardEndpoint{Type: "streamable-http", Endpoint: pathMCP},
 		Endpoint:        l.base + pathMCP,
 		Capabilities:    cardCapabilities(mcpCapabilities()),
-		Authentication:  serverCardAuth{Required: false, Schemes: []string{"bearer"}},
+		Authentication:  wire.ServerCardAuth{Required: false, Schemes: []string{"bearer"}},
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"sync"
 	"time"
@@ -99,7 +98,7 @@ func (e *Endpoint) Answer(w http.ResponseWriter, r *http.Request, body []byte) b
 	if !ok || !headers.Admits(call) {
 		return false
 	}
-	if search, ok := readSearchCall(call); ok {
+	if search, ok := readSearchCall(call, e.Searches); ok {
 		id, ok := call.AnswerID(body)
 		return ok && e.serveSearch(r.Context(), w, search, headers.Version, id, start)
 	}
@@ -157,22 +156,55 @@ func (e *Endpoint) askSDK(ctx context.Context, req Request) (head, tail []byte, 
 	if err != nil {
 		panic(err) // strings and maps of strings
 	}
-	r := httptest.NewRequestWithContext(ctx, http.MethodPost, "/mcp", bytes.NewReader(body))
+	r, err := http.NewRequestWithContext(ctx, http.MethodPost, "/mcp", bytes.NewReader(body))
+	if err != nil {
+		return nil, nil, "", false
+	}
 	r.Header.Set("Content-Type", respond.MediaJSON)
 	r.Header.Set("Accept", "application/json, text/event-stream")
 	if req.Version != "" {
 		r.Header.Set("Mcp-Protocol-Version", req.Version)
 	}
 	req.canonicalHeaders(r.Header)
-	rec := httptest.NewRecorder()
+	rec := &sdkAnswer{header: make(http.Header)}
 	e.Handler().ServeHTTP(rec, r)
 	const before = `{"jsonrpc":"2.0","id":`
-	answer := rec.Body.Bytes()
+	answer := rec.body.Bytes()
 	rest, found := bytes.CutPrefix(answer, []byte(before+strconv.Itoa(mcpAnswerID)))
-	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != respond.MediaJSON || !found || !bytes.HasPrefix(rest, []byte(`,"result":`)) {
+	if rec.status() != http.StatusOK || rec.header.Get("Content-Type") != respond.MediaJSON || !found || !bytes.HasPrefix(rest, []byte(`,"result":`)) {
 		return nil, nil, "", false
 	}
-	return []byte(before), bytes.Clone(rest), rec.Header().Get("Cache-Control"), true
+	return []byte(before), bytes.Clone(rest), rec.header.Get("Cache-Control"), true
+}
+
+// sdkAnswer holds the SDK's answer to a canonical request, which no
+// client reads: the request is the endpoint's own, so there is no
+// connection to write through (Caddy's recorder needs one).
+type sdkAnswer struct {
+	header http.Header
+	code   int
+	body   bytes.Buffer
+}
+
+func (a *sdkAnswer) Header() http.Header { return a.header }
+
+func (a *sdkAnswer) WriteHeader(code int) {
+	if a.code == 0 {
+		a.code = code
+	}
+}
+
+func (a *sdkAnswer) Write(p []byte) (int, error) {
+	a.WriteHeader(http.StatusOK)
+	return a.body.Write(p)
+}
+
+// status is the answer's status, 200 when the SDK wrote none.
+func (a *sdkAnswer) status() int {
+	if a.code == 0 {
+		return http.StatusOK
+	}
+	return a.code
 }
 
 // keptAnswers returns the endpoint's kept answers, made on first use with

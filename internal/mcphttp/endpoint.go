@@ -90,9 +90,11 @@ type Endpoint struct {
 	// Recognise gives the canonical form of a call whose answer depends on
 	// the content only and names something that exists.
 	Recognise func(mcpcall.Call) (Request, bool)
-	// Search is the search of search_insights and the connectors' search,
-	// within the budget its context carries.
-	Search func(context.Context, search.Input) (search.Output, error)
+	// Search is the search of the search tools, within the budget its
+	// context carries; Searches are those tools, by name, with their
+	// shapes: the endpoint answers their plain calls off the SDK.
+	Search   func(context.Context, search.Input) (search.Output, error)
+	Searches map[string]SearchShape
 	// Budget bounds the bytes of kept answers (0: DefaultBudget); Account,
 	// when set, is told of each answer kept.
 	Budget  int

@@ -18,7 +18,7 @@ import (
 // answers of answers.go are; yet through the SDK each call costs a
 // session, the schema validation of its arguments and a marshalling of the
 // result to a map and back, several times the search itself. So a
-// tools/call of search_insights or search whose arguments are plain (the
+// tools/call of a search tool (Endpoint.Searches) whose arguments are plain (the
 // tool's own names, each once, strings without escapes, a limit within
 // its bounds) is answered here, with the bytes the SDK would write:
 // the result marshalled with its members sorted, as the SDK's
@@ -27,20 +27,35 @@ import (
 // (an empty query, a cursor of another search, a date that is not one),
 // goes to the SDK, which answers it as it always did.
 
-// searchCall is a recognised search: its tool and its arguments.
+// SearchShape is how the endpoint answers a search tool off the SDK: the
+// arguments it reads and the result it writes.
+type SearchShape int
+
+const (
+	// SearchFull is search_insights': a query, limit, cursor, topic, since
+	// and until, and the whole search.Output.
+	SearchFull SearchShape = iota + 1
+	// SearchConnector is the connectors' search: a query only, and the
+	// results as {id, title, url}.
+	SearchConnector
+)
+
+// searchCall is a recognised search: its tool, the tool's shape and its
+// arguments.
 type searchCall struct {
-	tool string
-	in   search.Input
+	tool  string
+	shape SearchShape
+	in    search.Input
 }
 
-// readSearchCall recognises a tools/call of a search tool whose arguments
-// the SDK would read exactly as they are written.
-func readSearchCall(c mcpcall.Call) (searchCall, bool) {
+// readSearchCall recognises a tools/call of a search tool of shapes whose
+// arguments the SDK would read exactly as they are written.
+func readSearchCall(c mcpcall.Call, shapes map[string]SearchShape) (searchCall, bool) {
 	if mcpcall.PlainString(c.Method) != "tools/call" || c.URI != nil || c.Arguments == nil {
 		return searchCall{}, false
 	}
 	call := searchCall{tool: mcpcall.PlainString(c.Name)}
-	if call.tool != "search_insights" && call.tool != "search" {
+	if call.shape = shapes[call.tool]; call.shape == 0 {
 		return searchCall{}, false
 	}
 	var query, limit, cursor, topic, since, until []byte
@@ -49,7 +64,7 @@ func readSearchCall(c mcpcall.Call) (searchCall, bool) {
 		case "query":
 			return mcpcall.SetOnce(&query, value)
 		}
-		if call.tool != "search_insights" {
+		if call.shape != SearchFull {
 			return false
 		}
 		switch string(name) {
@@ -122,7 +137,7 @@ func (e *Endpoint) serveSearch(ctx context.Context, w http.ResponseWriter, call 
 	}
 	buf := searchBuffers.Get().(*searchBuffer)
 	defer searchBuffers.Put(buf)
-	if call.tool == "search" {
+	if call.shape == SearchConnector {
 		buf.result = appendConnectorResult(buf.result[:0], out)
 	} else {
 		buf.result = appendSearchResult(buf.result[:0], out)

@@ -43,6 +43,9 @@ const (
 	HeaderReferrerPolicy = "Referrer-Policy"
 )
 
+// ValueNoSniff is X-Content-Type-Options' one value.
+const ValueNoSniff = "nosniff"
+
 // Cache policies.
 const (
 	CacheAPI      = "public, max-age=300"

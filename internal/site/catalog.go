@@ -15,6 +15,7 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/sitecheck"
+	"github.com/caddy-discovery/caddy-discovery/internal/sitefacts"
 )
 
 // Catalog is a catalog and how it was made.
@@ -278,11 +279,11 @@ func trimCommonSuffix(insights []content.Insight) {
 
 // insight is the insight of post p, or why it cannot be one.
 func insight(p Post, d *derived, siteWide map[string]bool) (content.Insight, string) {
-	var facts Page
+	var facts sitefacts.Page
 	if p.Facts != nil {
 		facts = *p.Facts
 	}
-	var item FeedItem
+	var item sitefacts.FeedItem
 	if p.Item != nil {
 		item = *p.Item
 	}

@@ -19,7 +19,8 @@
 // an article (JSON-LD, OpenGraph, microformats); the person is who the
 // site's own statements name (JSON-LD Person, h-card, rel="me", the feeds'
 // authors), with the site's name as the last resort. Build merges that with
-// the owner's files, field by field, the owner's word first.
+// the owner's files, field by field, the owner's word first. What each
+// document says is read by internal/sitefacts.
 //
 // A read runs in the background: the first in full, then, every refresh
 // interval, conditional requests for the feeds and sitemaps, which cost the
@@ -27,5 +28,5 @@
 // failed read never replaces what an earlier one found: a post is dropped
 // only when the site answers its address with 404 or 410.
 //
-// Imports from the module: content, internal/convert, internal/markdown, internal/sitecheck.
+// Imports from the module: content, internal/convert, internal/markdown, internal/sitecheck, internal/sitefacts.
 package site

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/sitefacts"
 )
 
 // sourced is a value and what on the site said it.
@@ -31,7 +33,7 @@ type derived struct {
 // derive reads the person and the site out of snap.
 func derive(snap *Snapshot) *derived {
 	d := &derived{}
-	home, about := snap.Home, (*Page)(nil)
+	home, about := snap.Home, (*sitefacts.Page)(nil)
 	if snap.About != nil {
 		about = snap.About.Facts
 	}
@@ -52,9 +54,9 @@ func derive(snap *Snapshot) *derived {
 
 	// Who: the person the site's pages state, in order of how plainly
 	// they say it is the site's own.
-	var person *Person
+	var person *sitefacts.Person
 	var from string
-	named := func(p *Person) bool { return p != nil && aName(p.Name) != "" }
+	named := func(p *sitefacts.Person) bool { return p != nil && aName(p.Name) != "" }
 	switch {
 	case home != nil && named(home.Person):
 		person, from = home.Person, "the home page's Person (JSON-LD or h-card)"
@@ -135,7 +137,7 @@ func derive(snap *Snapshot) *derived {
 	if person != nil {
 		me = append(me, person.SameAs...)
 	}
-	for _, p := range []*Page{home, about} {
+	for _, p := range []*sitefacts.Page{home, about} {
 		if p != nil {
 			me = append(me, p.Me...)
 		}
@@ -145,7 +147,7 @@ func derive(snap *Snapshot) *derived {
 	}
 	// Then the profiles the home and About pages link without rel="me"
 	// (a theme's footer of social links).
-	for _, p := range []*Page{home, about} {
+	for _, p := range []*sitefacts.Page{home, about} {
 		if p == nil {
 			continue
 		}
@@ -231,9 +233,9 @@ var emailLike = regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[^@\s]+$`)
 
 // commonAuthor is the Person most posts name as their author, and how
 // many do.
-func commonAuthor(snap *Snapshot) (*Person, int) {
+func commonAuthor(snap *Snapshot) (*sitefacts.Person, int) {
 	counts := make(map[string]int)
-	byName := make(map[string]*Person)
+	byName := make(map[string]*sitefacts.Person)
 	for _, p := range snap.Posts {
 		if p.Facts == nil {
 			continue
@@ -259,8 +261,8 @@ func commonAuthor(snap *Snapshot) (*Person, int) {
 }
 
 // richer reports whether a says more of the person than b.
-func richer(a, b *Person) bool {
-	score := func(p *Person) int {
+func richer(a, b *sitefacts.Person) bool {
+	score := func(p *sitefacts.Person) int {
 		n := len(p.SameAs)
 		for _, s := range []string{p.JobTitle, p.Description, p.URL, p.Email, p.Image} {
 			if s != "" {

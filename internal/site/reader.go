@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/convert"
+	"github.com/caddy-discovery/caddy-discovery/internal/sitefacts"
 )
 
 // Options configure a Reader.
@@ -70,7 +71,7 @@ type Reader struct {
 	log  *zap.Logger
 
 	// The state of what was read, owned by the goroutine running Run.
-	robots     *Robots
+	robots     *sitefacts.Robots
 	robotsBody []byte
 	robotsV    *validators
 	home       *pageRead
@@ -116,12 +117,12 @@ type pageRead struct {
 	key    string
 	status int
 	v      validators
-	facts  *Page
+	facts  *sitefacts.Page
 	// markdown is the page's body or main content, made for posts and the
 	// About page.
 	markdown []byte
 	// item is the feed's entry for the page, when a feed lists it.
-	item *FeedItem
+	item *sitefacts.FeedItem
 	// lastModified is the page's Last-Modified.
 	lastModified time.Time
 	// depth is how many links from the home page it was found at.
@@ -139,7 +140,7 @@ const maxTags = 16
 
 // tagsOf are the texts of the links that name a post's tags: rel="tag",
 // or an address in a folder of tags or categories (/tags/go/).
-func tagsOf(links []Link) []string {
+func tagsOf(links []sitefacts.Link) []string {
 	var tags []string
 	for _, l := range links {
 		u, err := url.Parse(l.URL)
@@ -161,7 +162,7 @@ type feedRead struct {
 	u     *url.URL
 	v     validators
 	info  FeedInfo
-	items map[string]*FeedItem // by key of their page
+	items map[string]*sitefacts.FeedItem // by key of their page
 }
 
 // New makes a Reader for opts. It reads nothing until Run.
@@ -438,7 +439,7 @@ func (r *Reader) readRobots(ctx context.Context) {
 	default:
 		r.robotsBody, r.robotsV = nil, nil
 	}
-	r.robots = ParseRobots(r.robotsBody)
+	r.robots = sitefacts.ParseRobots(r.robotsBody)
 	r.c.allowed = r.robots.Allowed
 	r.crawlDelay = r.robots.CrawlDelay()
 	r.changed = true
@@ -660,7 +661,7 @@ func (r *Reader) fetchPage(ctx context.Context, j job, prev *pageRead) *pageRead
 	if mediaType != "text/html" && mediaType != "application/xhtml+xml" {
 		return p // a file, not a page: its status is what counts
 	}
-	facts, err := ReadPage(a.body, a.header.Get("Content-Type"), a.url.String())
+	facts, err := sitefacts.ReadPage(a.body, a.header.Get("Content-Type"), a.url.String())
 	if err != nil {
 		r.logSkip(answer{url: a.url, err: err})
 		return p
@@ -737,7 +738,7 @@ func (r *Reader) logSkip(a answer) {
 // content, else the feed's full content. The headings that say the title
 // before the text are dropped (and its first heading when it is the
 // title), as the module writes the title itself.
-func (r *Reader) text(ctx context.Context, a answer, facts *Page, item *FeedItem) []byte {
+func (r *Reader) text(ctx context.Context, a answer, facts *sitefacts.Page, item *sitefacts.FeedItem) []byte {
 	ctx, cancel := context.WithTimeout(ctx, convert.Timeout)
 	defer cancel()
 	title := facts.Article.Headline
@@ -769,7 +770,7 @@ func (r *Reader) text(ctx context.Context, a answer, facts *Page, item *FeedItem
 
 // itemOf is the feed entry of the page at k, nil when no feed lists it.
 // r.mu is held.
-func (r *Reader) itemOf(k string) *FeedItem {
+func (r *Reader) itemOf(k string) *sitefacts.FeedItem {
 	for _, f := range r.feeds {
 		if it := f.items[k]; it != nil {
 			return it

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/sitefacts"
 )
 
 // usualFeeds are the addresses tried for a feed when the home page names
@@ -49,7 +51,7 @@ func (r *Reader) readFeeds(ctx context.Context, full bool) (changed []string) {
 		}
 		feeds = append(feeds, f)
 		for k, it := range f.items {
-			var was *FeedItem
+			var was *sitefacts.FeedItem
 			if prev != nil {
 				was = prev.items[k]
 			}
@@ -113,7 +115,7 @@ func (r *Reader) feedAddresses(ctx context.Context) []*url.URL {
 		if !a.ok() {
 			continue
 		}
-		if _, err := ParseFeed(a.body, a.header.Get("Content-Type"), a.url.String()); err == nil {
+		if _, err := sitefacts.ParseFeed(a.body, a.header.Get("Content-Type"), a.url.String()); err == nil {
 			return []*url.URL{a.url}
 		}
 	}
@@ -148,7 +150,7 @@ func (r *Reader) readFeed(ctx context.Context, u *url.URL, prev *feedRead, full 
 		}
 		return nil
 	}
-	feed, err := ParseFeed(a.body, a.header.Get("Content-Type"), a.url.String())
+	feed, err := sitefacts.ParseFeed(a.body, a.header.Get("Content-Type"), a.url.String())
 	if err != nil {
 		r.warnOnce("feed:"+key(u), "a feed of the site cannot be read: it is skipped", zap.String("feed", u.String()), zap.Error(err))
 		if prev != nil {
@@ -159,7 +161,7 @@ func (r *Reader) readFeed(ctx context.Context, u *url.URL, prev *feedRead, full 
 	if feed.Home != "" {
 		r.c.alias(feed.Home)
 	}
-	f := &feedRead{u: a.url, v: a.v, items: make(map[string]*FeedItem),
+	f := &feedRead{u: a.url, v: a.v, items: make(map[string]*sitefacts.FeedItem),
 		info: FeedInfo{URL: a.url.String(), Title: feed.Title, Description: feed.Description, Authors: feed.Authors, Generator: feed.Generator}}
 	r.addItems(f, feed)
 	if prev != nil && !full {
@@ -185,7 +187,7 @@ func (r *Reader) readFeed(ctx context.Context, u *url.URL, prev *feedRead, full 
 			}
 			break
 		}
-		if feed, err = ParseFeed(a.body, a.header.Get("Content-Type"), a.url.String()); err != nil {
+		if feed, err = sitefacts.ParseFeed(a.body, a.header.Get("Content-Type"), a.url.String()); err != nil {
 			break
 		}
 		if r.addItems(f, feed) == 0 {
@@ -198,7 +200,7 @@ func (r *Reader) readFeed(ctx context.Context, u *url.URL, prev *feedRead, full 
 
 // addItems adds the entries of feed whose pages are on the site to f, and
 // returns how many it did not have.
-func (r *Reader) addItems(f *feedRead, feed *Feed) int {
+func (r *Reader) addItems(f *feedRead, feed *sitefacts.Feed) int {
 	added := 0
 	for i := range feed.Items {
 		it := &feed.Items[i]
@@ -219,7 +221,7 @@ func (r *Reader) addItems(f *feedRead, feed *Feed) int {
 // pages-th: the one the feed names (RFC 5005 next or prev-archive, JSON
 // Feed's next_url), else, for WordPress, which names none, ?paged=N of
 // the feed's address first.
-func (r *Reader) nextFeedDocument(feed *Feed, doc, first *url.URL, pages int) *url.URL {
+func (r *Reader) nextFeedDocument(feed *sitefacts.Feed, doc, first *url.URL, pages int) *url.URL {
 	if feed.Next != "" {
 		u, ok := r.c.onSite(doc, feed.Next)
 		if !ok {
@@ -314,7 +316,7 @@ func (r *Reader) readSitemaps(ctx context.Context, full bool) (added, removed []
 		case a.same && prev != nil:
 			sm = prev
 		case a.ok():
-			parsed, err := ParseSitemap(a.body, r.b.Addresses-len(locs))
+			parsed, err := sitefacts.ParseSitemap(a.body, r.b.Addresses-len(locs))
 			if err != nil {
 				if !slices.Contains(usualSitemaps, link) {
 					r.warnOnce("sitemap:"+k, "a sitemap of the site cannot be read: it is skipped", zap.String("sitemap", u.String()), zap.Error(err))

@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/sitefacts"
 )
 
 // fakeSite is a site of the tests' own: pages by path (with any query),
@@ -564,7 +565,7 @@ func TestPostDayIsTheDayWritten(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		facts := &Page{Article: Article{IsArticle: true, Headline: "A post", Published: published}}
+		facts := &sitefacts.Page{Article: sitefacts.Article{IsArticle: true, Headline: "A post", Published: published}}
 		in, why := insight(Post{Path: "/a-post/", Facts: facts, Markdown: []byte("Text.")}, &derived{}, nil)
 		if why != "" || in.DateISO != day || in.DateModifiedISO != day {
 			t.Errorf("%s: published %s, modified %s (%s), want %s", written, in.DateISO, in.DateModifiedISO, why, day)

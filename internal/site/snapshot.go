@@ -3,6 +3,8 @@ package site
 import (
 	"net/url"
 	"time"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/sitefacts"
 )
 
 // Snapshot is what a read found on the site, as the catalog is built
@@ -21,7 +23,7 @@ type Snapshot struct {
 	// Home is the home page's facts; nil when it could not be read.
 	// HomePath is its address after redirects on the site ("/" unless
 	// the site sends its home elsewhere, as a blog under /blog/).
-	Home     *Page
+	Home     *sitefacts.Page
 	HomePath string
 	// About is the site's About page; nil when it has none.
 	About *PageText
@@ -62,7 +64,7 @@ type Snapshot struct {
 type PageText struct {
 	// Path is its address on the site (escaped).
 	Path  string
-	Facts *Page
+	Facts *sitefacts.Page
 	// Markdown is its main content.
 	Markdown []byte
 }
@@ -85,9 +87,9 @@ type Post struct {
 	Path string
 	// Facts are what its page says of it; nil when only a feed was read
 	// of it.
-	Facts *Page
+	Facts *sitefacts.Page
 	// Item is its entry in a feed, nil when no feed lists it.
-	Item *FeedItem
+	Item *sitefacts.FeedItem
 	// Markdown is its body: the element the page marks as the post's,
 	// else the feed's full content, else the page's main content,
 	// converted; its title heading removed.

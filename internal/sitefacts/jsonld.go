@@ -7,7 +7,7 @@
 // A block that is not JSON is skipped alone; the blocks, their bytes and
 // the objects looked at are capped.
 
-package site
+package sitefacts
 
 import (
 	"encoding/json"

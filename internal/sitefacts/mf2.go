@@ -7,7 +7,7 @@
 // as the value, title and datetime attributes and text, and the implied
 // name and url of an item that names neither. Items and values are capped.
 
-package site
+package sitefacts
 
 import (
 	"net/url"

@@ -17,7 +17,7 @@
 // (BenchmarkRobotsAllowed); uncut, 75 ms. temoto's wildcard rules match anywhere in a path, not only from
 // its start, which also reads less.
 
-package site
+package sitefacts
 
 import (
 	"bytes"

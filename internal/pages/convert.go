@@ -1,4 +1,4 @@
-package handlers
+package pages
 
 import (
 	"bytes"
@@ -14,18 +14,41 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/convert"
+	"github.com/caddy-discovery/caddy-discovery/internal/metrics"
+	"github.com/caddy-discovery/caddy-discovery/internal/negotiate"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
-// ErrNothingToConvert is given to Config.OnConvertFailure for a page with
-// no text once converted (an app's empty shell): its HTML is served, as it
-// says more than an empty Markdown document would.
-var ErrNothingToConvert = convert.ErrNoText
+// Config is what the converter reads of the module's configuration.
+type Config struct {
+	// MarkdownByUserAgent answers the pages' Markdown to known AI agents
+	// whose Accept names no HTML type, too.
+	MarkdownByUserAgent bool
+	// Signal and Usage are the site's preferences, in the Content-Signal
+	// and Content-Usage vocabularies.
+	Signal, Usage string
+	// Now is the clock.
+	Now func() time.Time
+	// Metrics counts the conversions; nil counts nothing.
+	Metrics *metrics.Site
+	// OnConvertFailure, if set, is told when a page could not be converted.
+	OnConvertFailure func(page string, err error)
+	// Guarded reports whether path may be the page of a post the owner
+	// keeps off every surface.
+	Guarded func(path string) bool
+}
 
-// ErrNoIndex is the failure of a page the site keeps out of indexes.
-var ErrNoIndex = convert.ErrNoIndex
+// wantsMarkdown reports whether r asks for Markdown (see
+// negotiate.WantsMarkdown).
+func (c *Config) wantsMarkdown(r *http.Request) bool {
+	return negotiate.WantsMarkdown(r, c.MarkdownByUserAgent)
+}
+
+// guarded reports whether path may be a guarded post's page.
+func (c *Config) guarded(path string) bool { return c.Guarded(path) }
 
 // Header names of the site's answers that the Markdown answer reads or
 // leaves out.
@@ -34,9 +57,9 @@ const (
 	headerSetCookie    = "Set-Cookie"
 )
 
-// siteAccept is the Accept of the request the site is asked for a page
+// SiteAccept is the Accept of the request the site is asked for a page
 // with: its HTML, whatever the client asked for.
-const siteAccept = "text/html, application/xhtml+xml;q=0.9, */*;q=0.8"
+const SiteAccept = "text/html, application/xhtml+xml;q=0.9, */*;q=0.8"
 
 // htmlOnlyHeaders describe the site's HTML and not its Markdown: they are
 // left out of the Markdown answer, which has its own.
@@ -46,39 +69,40 @@ var htmlOnlyHeaders = []string{
 	"Content-Md5", "Digest", "Content-Digest", "Repr-Digest",
 }
 
-// pageConverter answers the site's other pages as Markdown: it asks the
+// Converter answers the site's other pages as Markdown: it asks the
 // site for a page's HTML and converts it, keeping the Markdown.
-type pageConverter struct {
+type Converter struct {
 	cfg *Config
-	// kept keeps the pages as Markdown; slots bounds the conversions
+	// Kept keeps the pages as Markdown; Slots bounds the conversions
 	// running at once.
-	kept  *convert.Cache
-	slots chan struct{}
+	Kept  *convert.Cache
+	Slots chan struct{}
 }
 
-func newPageConverter(cfg *Config) *pageConverter {
-	return &pageConverter{cfg: cfg, kept: convert.NewCache(convert.Budget), slots: make(chan struct{}, convert.Slots())}
+// NewConverter returns the converter of the site's pages under cfg.
+func NewConverter(cfg *Config) *Converter {
+	return &Converter{cfg: cfg, Kept: convert.NewCache(convert.Budget), Slots: make(chan struct{}, convert.Slots())}
 }
 
-// converts reports whether r, a request for a page of the site's that
+// Converts reports whether r, a request for a page of the site's that
 // the content does not name, is answered with the page converted to
 // Markdown: Markdown is on (pc is not nil), r is a GET or HEAD that wants
 // Markdown (as wantsMarkdown decides for the pages the content names),
 // and its path is not guarded, however it is spelled.
-func (pc *pageConverter) converts(r *http.Request) bool {
+func (pc *Converter) Converts(r *http.Request) bool {
 	if pc == nil || r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return false
 	}
 	// A protocol upgrade (a WebSocket) is no page to read.
 	return r.Header.Get("Upgrade") == "" && pc.cfg.wantsMarkdown(r) &&
-		!pc.cfg.guarded(r.URL.Path) && !pc.cfg.guarded(canonicalPath(r.URL.Path))
+		!pc.cfg.guarded(r.URL.Path) && !pc.cfg.guarded(CanonicalPath(r.URL.Path))
 }
 
-// canonicalPath is the path of the page p names, cleaned as Caddy's
+// CanonicalPath is the path of the page p names, cleaned as Caddy's
 // file_server cleans it (caddyhttp.SanitizedPathJoin): dot segments
 // resolved and repeated slashes merged, a trailing slash kept. //p, /./p
 // and /x/../p are all /p; /%70 is too, as p is the decoded path.
-func canonicalPath(p string) string {
+func CanonicalPath(p string) string {
 	clean := path.Clean("/" + p)
 	if strings.HasSuffix(p, "/") && clean != "/" {
 		clean += "/"
@@ -92,7 +116,7 @@ func pageAddress(base, p string) string {
 	return base + (&url.URL{Path: p}).EscapedPath()
 }
 
-// serve answers r, for which converts holds, with the site's page at
+// Serve answers r, for which Converts holds, with the site's page at
 // base as Markdown. It asks site (the handlers behind the module) for the
 // page as HTML, in full, and converts a 200 text/html answer of at most
 // convert.MaxHTML bytes, unpacked from gzip if the site sent it so. The
@@ -105,14 +129,14 @@ func pageAddress(base, p string) string {
 // returned as site returned it; dropped reports that the site had answered
 // when it failed, and that its answer was held and not written: its
 // headers are left in w's.
-func (pc *pageConverter) serve(w http.ResponseWriter, r *http.Request, base string, site func(http.ResponseWriter, *http.Request) error) (dropped bool, err error) {
+func (pc *Converter) Serve(w http.ResponseWriter, r *http.Request, base string, site func(http.ResponseWriter, *http.Request) error) (dropped bool, err error) {
 	// The page is its canonical path: a query the site ignores (file_server
 	// does) finds the same page kept, and one it answers differently
 	// changes the HTML.
-	page := pageAddress(base, canonicalPath(r.URL.Path))
+	page := pageAddress(base, CanonicalPath(r.URL.Path))
 	// What is kept at the page itself: its Markdown when the site's answer
 	// is the same for everyone, or its failure.
-	kept := pc.kept.Get(page)
+	kept := pc.Kept.Get(page)
 	if kept != nil && kept.Failed() && !pc.cfg.Now().Before(kept.Retry) {
 		kept = nil // time to try again
 	}
@@ -161,11 +185,11 @@ func (pc *pageConverter) serve(w http.ResponseWriter, r *http.Request, base stri
 }
 
 // keptVariant is what is kept under key, a variant of page, or nil.
-func (pc *pageConverter) keptVariant(page, key string) *convert.Kept {
+func (pc *Converter) keptVariant(page, key string) *convert.Kept {
 	if key == "" || key == page {
 		return nil
 	}
-	return pc.kept.Get(key)
+	return pc.Kept.Get(key)
 }
 
 // Bounds of the variants of a page kept: the request fields a site's
@@ -235,7 +259,7 @@ func siteRequest(r *http.Request, kept *convert.Kept) *http.Request {
 	for _, name := range []string{"If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range"} {
 		delete(h, name)
 	}
-	h.Set("Accept", siteAccept)
+	h.Set("Accept", SiteAccept)
 	encoding := "identity"
 	if acceptsGzip(r.Header.Values("Accept-Encoding")) {
 		encoding = "gzip"
@@ -276,17 +300,17 @@ func acceptsGzip(values []string) bool {
 	return named || star
 }
 
-// convertPage converts body, an HTML page served as contentType at
+// ConvertPage converts body, an HTML page served as contentType at
 // pageURL, to Markdown (see convert.Page) under YAML front matter: its
 // title, description, address and updated, when given, as a twin has.
-func convertPage(ctx context.Context, body []byte, contentType, pageURL, updated string) ([]byte, error) {
+func ConvertPage(ctx context.Context, body []byte, contentType, pageURL, updated string) ([]byte, error) {
 	page, err := convert.Page(ctx, body, contentType, pageURL)
 	if err != nil {
 		return nil, err
 	}
 	var b bytes.Buffer
 	b.Grow(len(page.Markdown) + 512)
-	writeFrontMatter(&b, twinFacts{title: page.Title, description: page.Description, url: pageURL, updated: updated})
+	WriteFrontMatter(&b, TwinFacts{Title: page.Title, Description: page.Description, URL: pageURL, Updated: updated})
 	b.Write(page.Markdown)
 	b.WriteByte('\n')
 	return b.Bytes(), nil
@@ -297,11 +321,11 @@ func convertPage(ctx context.Context, body []byte, contentType, pageURL, updated
 // be shared (see shareable). It returns nil when no conversion slot was
 // free in time or the client went away, and a failed page, kept at page
 // until convert.Retry has passed, when the HTML could not be converted.
-func (pc *pageConverter) convert(r *http.Request, answer http.Header, page string, html []byte, sum [sha256.Size]byte, keep bool, key string) *convert.Kept {
+func (pc *Converter) convert(r *http.Request, answer http.Header, page string, html []byte, sum [sha256.Size]byte, keep bool, key string) *convert.Kept {
 	ctx, cancel := context.WithTimeout(r.Context(), convert.Timeout)
 	defer cancel()
 	select {
-	case pc.slots <- struct{}{}:
+	case pc.Slots <- struct{}{}:
 	case <-ctx.Done():
 		return nil // busy, not the page's fault: nothing is kept
 	}
@@ -312,9 +336,9 @@ func (pc *pageConverter) convert(r *http.Request, answer http.Header, page strin
 	if tags := answer.Values("X-Robots-Tag"); convert.NoIndex(strings.Join(tags, ",")) {
 		err = convert.ErrNoIndex
 	} else {
-		md, err = convertPage(ctx, html, p.ContentType, page, updatedOn(p.LastModified))
+		md, err = ConvertPage(ctx, html, p.ContentType, page, updatedOn(p.LastModified))
 	}
-	<-pc.slots
+	<-pc.Slots
 	if err != nil {
 		if r.Context().Err() != nil {
 			return nil
@@ -322,7 +346,7 @@ func (pc *pageConverter) convert(r *http.Request, answer http.Header, page strin
 		// Kept at the page whatever the answer: a failure holds nothing of
 		// the page, and stands for no other HTML than this one.
 		p.Retry = pc.cfg.Now().Add(convert.Retry)
-		pc.kept.Put(p)
+		pc.Kept.Put(p)
 		if pc.cfg.OnConvertFailure != nil {
 			pc.cfg.OnConvertFailure(page, err)
 		}
@@ -332,10 +356,10 @@ func (pc *pageConverter) convert(r *http.Request, answer http.Header, page strin
 	p.Markdown = md
 	p.MarkdownETag = `"` + base64.RawURLEncoding.EncodeToString(mdSum[:18]) + `"`
 	p.Length = strconv.Itoa(len(md))
-	p.Tokens = strconv.Itoa(markdownTokens(md))
+	p.Tokens = strconv.Itoa(MarkdownTokens(md))
 	if keep && shareable(r.Header, answer) {
 		p.Key = key
-		pc.kept.Put(p)
+		pc.Kept.Put(p)
 	}
 	return p
 }
@@ -379,22 +403,22 @@ var linkTarget = strings.NewReplacer("<", "%3C", ">", "%3E", " ", "%20", `"`, "%
 // writeMarkdown answers r with p, the page as Markdown: the site's headers
 // stay, but those that describe its HTML, and the Markdown's own are set;
 // 304 when the client's conditions name the Markdown as it is.
-func (pc *pageConverter) writeMarkdown(w http.ResponseWriter, r *http.Request, page string, p *convert.Kept) {
+func (pc *Converter) writeMarkdown(w http.ResponseWriter, r *http.Request, page string, p *convert.Kept) {
 	h := w.Header()
 	for _, name := range htmlOnlyHeaders {
 		delete(h, name)
 	}
 	h.Set(respond.HeaderContentType, respond.MediaMarkdown)
-	h.Set(respond.HeaderNoSniff, valueNoSniff)
+	h.Set(respond.HeaderNoSniff, respond.ValueNoSniff)
 	addPreferences(h, pc.cfg)
-	addPageVary(h, pc.cfg.MarkdownByUserAgent)
+	AddVary(h, pc.cfg.MarkdownByUserAgent)
 	h.Add(respond.HeaderLink, "<"+linkTarget.Replace(page)+`>; rel="canonical"`)
 	h.Set(respond.HeaderETag, p.MarkdownETag)
 	if h.Get(headerLastModified) == "" && p.LastModified != "" {
 		// A 304 of the site's carries no Last-Modified beside an ETag.
 		h.Set(headerLastModified, p.LastModified)
 	}
-	h.Set(headerMarkdownTokens, p.Tokens)
+	h.Set(HeaderMarkdownTokens, p.Tokens)
 	if notModified(r, p.MarkdownETag, h.Get(headerLastModified)) {
 		w.WriteHeader(http.StatusNotModified)
 		return
@@ -410,7 +434,7 @@ func (pc *pageConverter) writeMarkdown(w http.ResponseWriter, r *http.Request, p
 // its If-Modified-Since to lastModified (RFC 9110 section 13.2.2).
 func notModified(r *http.Request, etag, lastModified string) bool {
 	if inm := r.Header.Get("If-None-Match"); inm != "" {
-		return etagMatches(inm, etag)
+		return EtagMatches(inm, etag)
 	}
 	ims := r.Header.Get("If-Modified-Since")
 	if ims == "" || lastModified == "" {

@@ -7,7 +7,7 @@
 // image:loc, say) is an extension's, not a page. Compressed sitemaps are
 // the reader's to decompress first.
 
-package site
+package sitefacts
 
 import (
 	"bytes"

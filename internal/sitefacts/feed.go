@@ -11,7 +11,7 @@
 // JSON Feed is read as a stream, its items decoded one by one up to the
 // cap. Dates are read as leniently as sites write them (parseTime).
 
-package site
+package sitefacts
 
 import (
 	"bytes"

@@ -6,7 +6,7 @@
 // every list is capped, so that a page of any shape costs time and memory
 // in proportion to its bytes.
 
-package site
+package sitefacts
 
 import (
 	"bytes"
