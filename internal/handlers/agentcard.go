@@ -25,7 +25,7 @@ const mcpBinding = "https://modelcontextprotocol.io/specification/2025-11-25/bas
 // agentCard describes the site's agent: every tool the MCP server declares
 // is a skill, with the tool's own name, title and description.
 func newAgentCard(l links) wire.AgentCard {
-	p := l.cfg.Site.Profile
+	p := l.cat.Site.Profile
 	var skills []wire.AgentSkill
 	for _, t := range declaredTools(l) {
 		tags := append([]string{"mcp", "read-only"}, strings.Split(t.Name, "_")...)

@@ -22,7 +22,7 @@ func index(l links) wire.APIIndex {
 		}
 	}
 	return wire.APIIndex{
-		Name:          l.cfg.Site.Profile.Name + " public discovery API",
+		Name:          l.cat.Site.Profile.Name + " public discovery API",
 		APIVersion:    apiVersion,
 		Documentation: l.developers(),
 		OpenAPI:       l.openAPI(),
@@ -31,7 +31,7 @@ func index(l links) wire.APIIndex {
 		Versioning:    "The version is in the URL path (/api/v1) and in the API-Version response header. Additive changes stay within v1; breaking changes ship as /api/v2 with at least 180 days of overlap, announced by Deprecation and Sunset headers. See " + l.developers() + "#versioning.",
 		Endpoints:     endpoints,
 		URLs: wire.IndexURLs{
-			Home:       l.abs(l.cfg.Site.Pages.Home),
+			Home:       l.abs(l.cat.Site.Pages.Home),
 			Developers: l.developers(),
 			OpenAPI:    l.openAPI(),
 			Auth:       l.base + pathAuth,
@@ -53,23 +53,23 @@ func newHealth(l links, now time.Time) wire.Health {
 }
 
 func newProfile(l links) wire.Profile {
-	p := l.cfg.Site.Profile
+	p := l.cat.Site.Profile
 	c := &p.Contact
 	for _, f := range []*string{&c.Form, &c.LinkedIn, &c.X, &c.Substack, &c.YouTube, &c.CompanyBio} {
 		*f = l.abs(*f)
 	}
 	p.SiteStructure = make([]content.SiteLink, len(p.SiteStructure))
-	for i, sl := range l.cfg.Site.Profile.SiteStructure {
+	for i, sl := range l.cat.Site.Profile.SiteStructure {
 		sl.URL = l.abs(sl.URL)
 		p.SiteStructure[i] = sl
 	}
 	return wire.Profile{
 		Profile: p,
 		URLs: wire.ProfileURLs{
-			Home: l.abs(l.cfg.Site.Pages.Home),
+			Home: l.abs(l.cat.Site.Pages.Home),
 			// A site with no About page: the home page is what says who
 			// the profile is.
-			About:      l.abs(cmp.Or(l.cfg.Site.Pages.About, l.cfg.Site.Pages.Home)),
+			About:      l.abs(cmp.Or(l.cat.Site.Pages.About, l.cat.Site.Pages.Home)),
 			Developers: l.developers(),
 			LLMsTxt:    l.base + pathLLMs,
 			LLMsFull:   l.base + pathLLMsFull,
@@ -94,8 +94,8 @@ func summary(l links, in content.Insight) wire.InsightSummary {
 }
 
 func insights(l links) wire.InsightList {
-	items := make([]wire.InsightSummary, len(l.cfg.Site.Insights))
-	for i, in := range l.cfg.Site.Insights {
+	items := make([]wire.InsightSummary, len(l.cat.Site.Insights))
+	for i, in := range l.cat.Site.Insights {
 		items[i] = summary(l, in)
 	}
 	return wire.InsightList{Count: len(items), Items: items}

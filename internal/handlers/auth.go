@@ -191,7 +191,7 @@ func authMarkdown(l links) []byte {
 	}
 	var b bytes.Buffer
 	err := authTemplate.Execute(&b, map[string]any{
-		"Name":               l.cfg.Site.Profile.Name,
+		"Name":               l.cat.Site.Profile.Name,
 		"Base":               l.base,
 		"Scope":              token.Scope,
 		"TTL":                l.cfg.tokenTTLSeconds(),

@@ -10,7 +10,6 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/metrics"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
-	"github.com/caddy-discovery/caddy-discovery/internal/search"
 )
 
 // ErrNothingToConvert is given to Config.OnConvertFailure for a page with
@@ -21,7 +20,8 @@ var ErrNothingToConvert = convert.ErrNoText
 // ErrNoIndex is the failure of a page the site keeps out of indexes.
 var ErrNoIndex = convert.ErrNoIndex
 
-// Config is what a Service serves and how.
+// Config is what a Service serves and how, as the caller set it: the
+// indexes made of the content are the catalog's (internal/catalog).
 type Config struct {
 	// Site is the loaded content.
 	Site *content.Site
@@ -116,49 +116,6 @@ type Config struct {
 	// Metrics counts for the site (MCP calls, tokens, conversions); nil
 	// counts nothing.
 	Metrics *metrics.Site
-
-	// bySlug indexes Site.Insights by slug; topics are their distinct
-	// topics, in the content's order.
-	bySlug map[string]int
-	topics []string
-	// fullBodies are the insights' bodies as llms-full.txt prints them
-	// (trimmed), and bodiesSize their total length: they do not depend on
-	// the base URL, so they are made once.
-	fullBodies []string
-	bodiesSize int
-	// fullLinks are the fullBodies read for their links and headings, once,
-	// on the first llms-full.txt: reading is most of the cost of writing
-	// them with their links absolute and their headings demoted, which each
-	// base URL does again.
-	fullLinks func() []*convert.Body
-	// searchIndex is the search tool's index of Site.Insights.
-	searchIndex *search.Index
-	// pages are the site's pages the content names, by path, and twins
-	// the same pages by the path of their Markdown twin; twinOfSlug is
-	// the path of each insight's twin, by slug.
-	pages, twins map[string]*sitePage
-	twinOfSlug   map[string]string
-	// slugOfPage is the slug of each insight by the link of its page
-	// (Insight.Page), which is the URI of its MCP resource.
-	slugOfPage map[string]string
-	// guardedPages and guardedNames are the pages of the posts the owner
-	// keeps off every surface, by path and by folded slug (see guarded).
-	guardedPages, guardedNames map[string]bool
-	// siteFiles are the addresses of the module's documents the site has
-	// files of its own at (Site.SiteFiles), which are left to it;
-	// pageTwins the addresses of the twins of the pages the content names
-	// but the insights', which the site may have files at.
-	siteFiles map[string]bool
-	pageTwins []string
-	// toolNames are the MCP server's tools, the names calls are counted
-	// under.
-	toolNames map[string]bool
-	// loaded is when the Service was built from the content, when it
-	// serves security.txt.
-	loaded time.Time
-	// signal and usage are the site's preferences (Site.Signals) in the
-	// two vocabularies: Content-Signal's and Content-Usage's.
-	signal, usage string
 }
 
 // The defaults of the Config's fields left zero, all applied by

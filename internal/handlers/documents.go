@@ -99,7 +99,7 @@ const maxLLMsTxt = 50000
 // Pages and insights are linked to their Markdown twins when they have
 // them.
 func llmsTxt(l links) []byte {
-	p := l.cfg.Site.Profile
+	p := l.cat.Site.Profile
 	var b bytes.Buffer
 	b.Grow(maxLLMsTxt)
 	name := clip(mdLine(p.Name), maxItemTitle)
@@ -115,7 +115,7 @@ func llmsTxt(l links) []byte {
 	b.WriteString("\nThe API, the MCP server and the documents for machines, to call rather than read:\n\n")
 	for _, listed := range []listing{listMain, listOptional} {
 		for _, rt := range l.routes {
-			if rt.Listed == listed && !rt.readsAsText() && l.cfg.twinOfPage(rt.Path) == "" && !strings.Contains(rt.Path, "{") {
+			if rt.Listed == listed && !rt.readsAsText() && l.cat.TwinOfPage(rt.Path) == "" && !strings.Contains(rt.Path, "{") {
 				llmsEndpoint(&b, rt.Method, l.base+rt.Path, rt.Summary, rt.Description)
 			}
 		}
@@ -128,8 +128,8 @@ func llmsTxt(l links) []byte {
 	for _, rt := range l.routes {
 		switch {
 		case rt.Listed != listMain || strings.Contains(rt.Path, "{"):
-		case l.cfg.twinOfPage(rt.Path) != "":
-			if twin := l.routeAt(l.cfg.twinOfPage(rt.Path)); twin != nil {
+		case l.cat.TwinOfPage(rt.Path) != "":
+			if twin := l.routeAt(l.cat.TwinOfPage(rt.Path)); twin != nil {
 				llmsLink(&b, twin.Summary, l.base+twin.Path, twin.Description)
 				docs[l.base+twin.Path] = true
 			}
@@ -148,7 +148,7 @@ func llmsTxt(l links) []byte {
 
 	// The pages and insights fill what is left, an item at a time, after
 	// room for their headings and the link to the index of all insights.
-	n := len(l.cfg.Site.Insights)
+	n := len(l.cat.Site.Insights)
 	var item bytes.Buffer
 	indexLink := func(w *bytes.Buffer, listed int) {
 		llmsLink(w, fmt.Sprintf("All %d insights", n), insightsIndex(l),
@@ -214,7 +214,7 @@ func mergeLLMs(l links, site []byte) []byte {
 			continue
 		}
 		target := l.base + rt.Path
-		if twin := l.cfg.twinOfPage(rt.Path); twin != "" {
+		if twin := l.cat.TwinOfPage(rt.Path); twin != "" {
 			target = l.base + twin
 		}
 		note := rt.Description
@@ -229,10 +229,10 @@ func mergeLLMs(l links, site []byte) []byte {
 // sitePages are the site's pages as the content lists them: its site
 // structure, or else its about and insights pages.
 func sitePages(l links) []content.SiteLink {
-	if len(l.cfg.Site.Profile.SiteStructure) > 0 {
-		return l.cfg.Site.Profile.SiteStructure
+	if len(l.cat.Site.Profile.SiteStructure) > 0 {
+		return l.cat.Site.Profile.SiteStructure
 	}
-	pages := l.cfg.Site.Pages
+	pages := l.cat.Site.Pages
 	links := []content.SiteLink{}
 	if pages.About != "" {
 		links = append(links, content.SiteLink{Label: "About", URL: pages.About, Desc: "Biography, key facts, recognition, expertise, education and contact."})
@@ -247,13 +247,13 @@ func sitePages(l links) []content.SiteLink {
 // every insight in full under its own heading, separated by "---", its
 // links made absolute (see convert.AbsoluteLinks), the bodies read once.
 func llmsFullTxt(l links) []byte {
-	site := l.cfg.Site
+	site := l.cat.Site
 	p := site.Profile
 	var b bytes.Buffer
-	b.Grow(l.cfg.bodiesSize + 512*len(site.Insights) + 16<<10)
+	b.Grow(l.cat.BodiesSize + 512*len(site.Insights) + 16<<10)
 	fmt.Fprintf(&b, "# %s\n\n> %s\n\nSource: %s\nLast updated: %s\n", mdLine(p.Name), mdLine(p.Tagline), l.base+pathProfile, p.LastUpdated)
 	profileSections(l, &b, true)
-	bodies := l.cfg.fullLinks()
+	bodies := l.cat.FullLinks()
 	for i, in := range site.Insights {
 		fmt.Fprintf(&b, "\n---\n\n## %s\n\nURL: %s\nPublished: %s (%s)\nUpdated: %s\nTopic: %s\nRead time: %s\n\n%s\n\n",
 			mdLine(in.Title), l.insight(in.Slug), in.Date, in.DateISO, in.DateModifiedISO, mdLine(in.Topic), in.ReadTime,
@@ -269,7 +269,7 @@ func llmsFullTxt(l links) []byte {
 // company and initiatives (only withCompany: llms-full.txt alone publishes
 // them) and contact.
 func profileSections(l links, b *bytes.Buffer, withCompany bool) {
-	site := l.cfg.Site
+	site := l.cat.Site
 	p := site.Profile
 	section := func(title string, items []string, bullets bool) {
 		if len(items) == 0 {
@@ -331,8 +331,8 @@ func jsString(s string) string {
 
 // slugExample is a published slug for examples, or a placeholder.
 func slugExample(l links) string {
-	if len(l.cfg.Site.Insights) > 0 {
-		return l.cfg.Site.Insights[0].Slug
+	if len(l.cat.Site.Insights) > 0 {
+		return l.cat.Site.Insights[0].Slug
 	}
 	return "an-insight"
 }

@@ -33,17 +33,17 @@ var limitedCSP = func() string {
 
 // writeLimitedPage writes the HTML answer to a refused request; the rate
 // limit headers and Vary are already set.
-func writeLimitedPage(cfg *Config, f *fields, w http.ResponseWriter, r *http.Request, base string, retryAfter int) {
-	l := links{base: base, cfg: cfg}
+func writeLimitedPage(cfg *Config, cat *siteCatalog, f *fields, w http.ResponseWriter, r *http.Request, base string, retryAfter int) {
+	l := links{base: base, cfg: cfg, cat: cat}
 	minutes := 0
 	if retryAfter >= 120 {
 		minutes = (retryAfter + 30) / 60
 	}
 	var b bytes.Buffer
 	err := limitedTemplate.Execute(&b, map[string]any{
-		"Name": cfg.Site.Profile.Name, "RetryAfter": retryAfter, "Minutes": minutes,
+		"Name": cat.Site.Profile.Name, "RetryAfter": retryAfter, "Minutes": minutes,
 		"Events": cfg.RateLimit.Events, "Window": cfg.RateLimit.WindowSeconds(),
-		"Portal": l.developers(), "Home": l.abs(cfg.Site.Pages.Home), "Style": template.CSS(limitedCSS),
+		"Portal": l.developers(), "Home": l.abs(cat.Site.Pages.Home), "Style": template.CSS(limitedCSS),
 	})
 	if err != nil {
 		panic(err) // a fixed template of strings and numbers

@@ -13,8 +13,10 @@ import (
 // function of one links value, in the file of its concept (llms.txt in
 // documents.go, the portal in portal.go, ...).
 type links struct {
-	base   string
-	cfg    *Config
+	base string
+	cfg  *Config
+	// cat is the catalog: the content and its indexes.
+	cat    *siteCatalog
 	routes []Route
 	// onPanic reports a panic recovered outside the request goroutine.
 	onPanic func(any)
@@ -44,10 +46,10 @@ func (l links) insight(slug string) string { return l.abs(l.insightLink(slug)) }
 // insightLink is the content's link of an insight's page, before it is
 // made absolute.
 func (l links) insightLink(slug string) string {
-	if i, ok := l.cfg.bySlug[slug]; ok {
-		return l.cfg.Site.Insights[i].Page
+	if i, ok := l.cat.BySlug[slug]; ok {
+		return l.cat.Site.Insights[i].Page
 	}
-	return content.FillPage(l.cfg.Site.Pages.Insight, slug, "")
+	return content.FillPage(l.cat.Site.Pages.Insight, slug, "")
 }
 
 // postURL is the address of the insight a Jekyll tag names by its file
@@ -57,7 +59,7 @@ func (l links) insightLink(slug string) string {
 func (l links) postURL(name string) (string, bool) {
 	name = path.Base(name)
 	name, _ = content.NameSlug(strings.TrimSuffix(name, path.Ext(name)))
-	if _, ok := l.cfg.bySlug[name]; !ok {
+	if _, ok := l.cat.BySlug[name]; !ok {
 		return "", false
 	}
 	return l.insight(name), true
@@ -65,11 +67,11 @@ func (l links) postURL(name string) (string, bool) {
 
 // published returns the published insight with the given slug.
 func (l links) published(slug string) (content.Insight, bool) {
-	i, ok := l.cfg.bySlug[slug]
+	i, ok := l.cat.BySlug[slug]
 	if !ok {
 		return content.Insight{}, false
 	}
-	return l.cfg.Site.Insights[i], true
+	return l.cat.Site.Insights[i], true
 }
 
 // twinURL is the address of the Markdown twin of the content link (a page),
@@ -79,11 +81,11 @@ func (l links) twinURL(link string) (string, bool) {
 	if !ok || link == "" { // no page, not the home page
 		return "", false
 	}
-	p := l.cfg.pages[path]
-	if p == nil || p.twin == "" {
+	p := l.cat.Pages[path]
+	if p == nil || p.Twin == "" {
 		return "", false
 	}
-	return l.base + p.twinURL, true
+	return l.base + p.TwinURL, true
 }
 
 // pageLink is the address agents should read a site page at: its

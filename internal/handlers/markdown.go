@@ -30,7 +30,7 @@ const latestInsights = 10
 func (rd *rendition) twinHeaders(url string, body []byte) [][2]string {
 	return [][2]string{
 		{respond.HeaderLink, "<" + url + `>; rel="canonical", ` + rd.link},
-		{pages.HeaderContentSignal, rd.links.cfg.signal},
+		{pages.HeaderContentSignal, rd.links.cat.Signal},
 		{pages.HeaderMarkdownTokens, strconv.Itoa(pages.MarkdownTokens(body))},
 	}
 }
@@ -47,7 +47,7 @@ func twinHead(l links, b *bytes.Buffer, f pages.TwinFacts) {
 // pageDescription is what the site structure says of the page at url (an
 // absolute address), or else fallback.
 func pageDescription(l links, url, fallback string) string {
-	for _, sl := range l.cfg.Site.Profile.SiteStructure {
+	for _, sl := range l.cat.Site.Profile.SiteStructure {
 		if sl.Desc != "" && l.abs(sl.URL) == url {
 			return sl.Desc
 		}
@@ -58,7 +58,7 @@ func pageDescription(l links, url, fallback string) string {
 // newestUpdate is the date of the newest change to the insights, or of
 // the profile when there are none.
 func newestUpdate(l links) string {
-	site := l.cfg.Site
+	site := l.cat.Site
 	if len(site.Insights) == 0 {
 		return site.Profile.LastUpdated
 	}
@@ -71,7 +71,7 @@ func newestUpdate(l links) string {
 
 // insightItem writes the list item of one insight, linked to its twin.
 func insightItem(l links, b *bytes.Buffer, i int) {
-	in := l.cfg.Site.Insights[i]
+	in := l.cat.Site.Insights[i]
 	// The description cut to leave room for the topic and date, which an
 	// agent choosing what to read needs whole.
 	when := " (" + pages.OneLine(in.Topic) + ", " + in.Date + ")"
@@ -81,7 +81,7 @@ func insightItem(l links, b *bytes.Buffer, i int) {
 // homeMarkdown renders the home page's twin: who the subject is, the
 // site's pages, the latest insights and where agents go next.
 func homeMarkdown(l links) []byte {
-	site := l.cfg.Site
+	site := l.cat.Site
 	p := site.Profile
 	var b bytes.Buffer
 	home := l.abs(site.Pages.Home)
@@ -122,7 +122,7 @@ func homeMarkdown(l links) []byte {
 // insightsIndex is the address that lists every insight for agents: the
 // insights list's twin, else the JSON list.
 func insightsIndex(l links) string {
-	if twin, ok := l.twinURL(l.cfg.Site.Pages.Insights); ok {
+	if twin, ok := l.twinURL(l.cat.Site.Pages.Insights); ok {
 		return twin
 	}
 	return l.base + pathInsights
@@ -130,7 +130,7 @@ func insightsIndex(l links) string {
 
 // aboutMarkdown renders the about page's twin: the profile in full.
 func aboutMarkdown(l links) []byte {
-	site := l.cfg.Site
+	site := l.cat.Site
 	var b bytes.Buffer
 	about := l.abs(site.Pages.About)
 	twinHead(l, &b, pages.TwinFacts{Title: "About " + site.Profile.Name, Description: pageDescription(l, about, site.Profile.Tagline), URL: about, Updated: site.Profile.LastUpdated})
@@ -156,7 +156,7 @@ func aboutMarkdown(l links) []byte {
 // contactMarkdown renders the contact page's twin: every way to reach the
 // subject, then what the page itself is for, as the site describes it.
 func contactMarkdown(l links) []byte {
-	site := l.cfg.Site
+	site := l.cat.Site
 	var b bytes.Buffer
 	form := l.abs(site.Profile.Contact.Form)
 	description := pageDescription(l, form, "How to reach "+site.Profile.Name+".")
@@ -173,7 +173,7 @@ func contactMarkdown(l links) []byte {
 // insightsMarkdown renders the insights list's twin: every insight, newest
 // first, linked to its own twin.
 func insightsMarkdown(l links) []byte {
-	site := l.cfg.Site
+	site := l.cat.Site
 	var b bytes.Buffer
 	b.Grow(1024 + len(site.Insights)*(384+2*len(l.base)))
 	list := l.abs(site.Pages.Insights)
@@ -211,8 +211,8 @@ func insightMarkdown(l links, slug string) ([]byte, error) {
 		// one does.
 		b.WriteString(mdLine(in.Description) + "\n\n")
 	}
-	if !l.cfg.Site.Anonymous {
-		b.WriteString("- Author: " + mdLine(l.cfg.Site.Profile.Name) + "\n")
+	if !l.cat.Site.Anonymous {
+		b.WriteString("- Author: " + mdLine(l.cat.Site.Profile.Name) + "\n")
 	}
 	fmt.Fprintf(&b, "- Published: %s (%s)\n- Updated: %s\n- Topic: %s\n- Read time: %s\n- JSON: %s\n\n",
 		in.Date, in.DateISO, in.DateModifiedISO, mdLine(in.Topic), in.ReadTime, l.base+insightPath(slug))

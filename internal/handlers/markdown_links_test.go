@@ -59,8 +59,8 @@ func getBody(t *testing.T, s *Service, path string) string {
 // insight's address; one the content lacks gives none.
 func TestPostURL(t *testing.T) {
 	s := newTestService(t, Config{BaseURL: "https://example.com"})
-	in := s.cfg.Site.Insights[0]
-	l := links{base: "https://example.com", cfg: &s.cfg}
+	in := s.cat.Site.Insights[0]
+	l := links{base: "https://example.com", cfg: &s.cfg, cat: s.cat}
 	for _, name := range []string{"2024-01-01-" + in.Slug, in.Slug, "_posts/2024-01-01-" + in.Slug + ".md"} {
 		if got, ok := l.postURL(name); !ok || got != l.insight(in.Slug) {
 			t.Errorf("postURL(%q) = %q, %v", name, got, ok)

@@ -56,21 +56,21 @@ func (s *Service) Match(r *http.Request) Match {
 	if rt, slug := s.route(path); rt != nil {
 		listed := s.byPath[path] == rt
 		m := Match{Answer: AnswerOwned, route: rt, slug: slug, listed: listed}
-		m.unmetered = rt.Unmetered || !listed && s.cfg.pages[path] != nil
+		m.unmetered = rt.Unmetered || !listed && s.cat.Pages[path] != nil
 		return m
 	}
 	if isAPIPath(path) || strings.HasPrefix(path, mcpPrefix) {
 		return Match{Answer: AnswerOwned}
 	}
-	p := s.cfg.pages[path]
+	p := s.cat.Pages[path]
 	if p == nil {
 		if s.converter.Converts(r) { // the path is neither the module's nor a named page
 			return Match{Answer: AnswerConverted}
 		}
 		return Match{}
 	}
-	if p.route != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead) && s.cfg.wantsMarkdown(r) {
-		return Match{Answer: AnswerOwned, route: p.route, slug: p.slug, page: p, negotiated: true, unmetered: true}
+	if p.Route != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead) && s.cfg.wantsMarkdown(r) {
+		return Match{Answer: AnswerOwned, route: p.Route, slug: p.Slug, page: p, negotiated: true, unmetered: true}
 	}
 	return Match{Answer: AnswerPage, page: p, unmetered: true}
 }
@@ -82,10 +82,10 @@ func (m Match) ModulePath() bool { return m.Answer == AnswerOwned && !m.negotiat
 // Insight returns the insight whose page the request is for, when the
 // site answers it (AnswerPage).
 func (s *Service) Insight(m Match) (content.Insight, bool) {
-	if m.Answer != AnswerPage || m.page.slug == "" {
+	if m.Answer != AnswerPage || m.page.Slug == "" {
 		return content.Insight{}, false
 	}
-	return links{cfg: &s.cfg}.published(m.page.slug)
+	return links{cfg: &s.cfg, cat: s.cat}.published(m.page.Slug)
 }
 
 // Surface is the metrics surface of the request (see metrics.Surfaces);

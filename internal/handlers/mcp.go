@@ -153,7 +153,7 @@ func addHealthTool(l links, t *mcp.Tool, server *mcp.Server) {
 }
 
 func addListInsightsTool(l links, t *mcp.Tool, server *mcp.Server) {
-	t.Description += " Optionally only those of one topic (" + strings.Join(l.cfg.Site.Topics(), ", ") + ")."
+	t.Description += " Optionally only those of one topic (" + strings.Join(l.cat.Site.Topics(), ", ") + ")."
 	all := insights(l)
 	addTool(l, t, server, func(_ context.Context, _ *mcp.CallToolRequest, in listInsightsInput) (*mcp.CallToolResult, wire.InsightList, error) {
 		if in.Topic == "" {
@@ -190,7 +190,7 @@ func mcpServer(l links) *mcp.Server {
 	if l.onPanic == nil {
 		l.onPanic = func(any) {}
 	}
-	p := l.cfg.Site.Profile
+	p := l.cat.Site.Profile
 	server := mcp.NewServer(&mcp.Implementation{
 		Name:       l.cfg.ServiceName,
 		Title:      p.Name + " public discovery API",
@@ -203,8 +203,8 @@ func mcpServer(l links) *mcp.Server {
 			"and get_insight for one article's Markdown body; search and fetch are the same search and articles in the shape ChatGPT connectors and deep research use. The same data is at " + l.base + pathIndex + ".",
 	})
 	addTools(l, server)
-	server.AddReceivingMiddleware(refuseUndeclared, mcphttp.CountCalls(l.cfg.toolNames, l.cfg.Metrics))
-	for _, in := range l.cfg.Site.Insights {
+	server.AddReceivingMiddleware(refuseUndeclared, mcphttp.CountCalls(l.cat.ToolNames, l.cfg.Metrics))
+	for _, in := range l.cat.Site.Insights {
 		uri := l.insight(in.Slug)
 		body := in.Body
 		server.AddResource(&mcp.Resource{
@@ -268,5 +268,5 @@ func declaredTools(l links) []declaredTool {
 // content's index, each result at its page's address, within the budget
 // ctx carries (the MCP endpoint gives each request one).
 func searchInsights(ctx context.Context, l links, in search.Input) (search.Output, error) {
-	return l.cfg.searchIndex.Search(ctx, in, l.insight)
+	return l.cat.SearchIndex.Search(ctx, in, l.insight)
 }

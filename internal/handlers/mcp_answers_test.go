@@ -139,11 +139,11 @@ func TestMCPAnswersAreTheSDKs(t *testing.T) {
 	add("tools/call", `{ "arguments" : { } , "name" : "get_profile" }`)
 	add("tools/call", `{"name":"list_insights"}`)
 	add("tools/call", `{"name":"list_insights","arguments":{"topic":""}}`)
-	for _, topic := range s.cfg.topics {
+	for _, topic := range s.cat.Topics {
 		add("tools/call", `{"name":"list_insights","arguments":{"topic":"`+topic+`"}}`)
 		add("tools/call", `{"name":"list_insights","arguments":{"topic":" `+strings.ToUpper(topic)+` "}}`)
 	}
-	for _, in := range s.cfg.Site.Insights {
+	for _, in := range s.cat.Site.Insights {
 		add("tools/call", `{"name":"get_insight","arguments":{"slug":"`+in.Slug+`"}}`)
 		add("tools/call", `{"name":"fetch","arguments":{"id":"`+in.Slug+`"}}`)
 		add("resources/read", `{"uri":"`+rd.insight(in.Slug)+`"}`)
@@ -183,7 +183,7 @@ func TestMCPAnswersAreTheSDKs(t *testing.T) {
 // always did: errors included.
 func TestMCPAnswersLeaveTheRestToTheSDK(t *testing.T) {
 	s := newTestService(t, Config{BaseURL: "https://example.com"})
-	slug := s.cfg.Site.Insights[0].Slug
+	slug := s.cat.Site.Insights[0].Slug
 	for name, tc := range map[string]struct {
 		body, version string
 		headers       []string
@@ -298,7 +298,7 @@ func TestMCPAnswersLeaveTheRestToTheSDK(t *testing.T) {
 // SDK answers exactly the same.
 func FuzzMCPAnswers(f *testing.F) {
 	s := newTestService(f, Config{BaseURL: "https://example.com"})
-	slug := s.cfg.Site.Insights[0].Slug
+	slug := s.cat.Site.Insights[0].Slug
 	for _, seed := range []string{
 		rpc("1", "tools/list", ""),
 		rpc(`"a"`, "tools/call", `{"name":"get_profile"}`),
@@ -354,7 +354,7 @@ func FuzzMCPAnswers(f *testing.F) {
 func BenchmarkMCPRead(b *testing.B) {
 	s := newTestService(b, Config{BaseURL: "https://example.com"})
 	rd := s.renditionFor(s.cfg.BaseURL)
-	slug := s.cfg.Site.Insights[0].Slug
+	slug := s.cat.Site.Insights[0].Slug
 	for _, tc := range []struct{ name, rest, method, params string }{
 		{"get_profile", pathProfile, "tools/call", `{"name":"get_profile","arguments":{}}`},
 		{"get_insight", insightPath(slug), "tools/call", `{"name":"get_insight","arguments":{"slug":"` + slug + `"}}`},

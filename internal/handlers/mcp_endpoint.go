@@ -78,7 +78,7 @@ func keptInsightList(rd *rendition, c mcpcall.Call, arg string) (mcphttp.Request
 	}
 	// The tool compares topics case-insensitively; the answer is the
 	// same for every spelling of one.
-	for _, t := range rd.cfg.topics {
+	for _, t := range rd.cat.Topics {
 		if strings.EqualFold(t, strings.TrimSpace(arg)) {
 			return mcphttp.Request{Method: "tools/call", Tool: "list_insights", Arg: "topic", Value: t}, true
 		}
@@ -88,16 +88,16 @@ func keptInsightList(rd *rendition, c mcpcall.Call, arg string) (mcphttp.Request
 
 // keptInsight: get_insight of a published slug.
 func keptInsight(rd *rendition, c mcpcall.Call, arg string) (mcphttp.Request, bool) {
-	if i, ok := rd.cfg.bySlug[arg]; ok && string(c.ArgName) == "slug" && content.ValidSlug(arg) {
-		return mcphttp.Request{Method: "tools/call", Tool: "get_insight", Arg: "slug", Value: rd.cfg.Site.Insights[i].Slug}, true
+	if i, ok := rd.cat.BySlug[arg]; ok && string(c.ArgName) == "slug" && content.ValidSlug(arg) {
+		return mcphttp.Request{Method: "tools/call", Tool: "get_insight", Arg: "slug", Value: rd.cat.Site.Insights[i].Slug}, true
 	}
 	return mcphttp.Request{}, false
 }
 
 // keptFetch: fetch of a published slug.
 func keptFetch(rd *rendition, c mcpcall.Call, arg string) (mcphttp.Request, bool) {
-	if i, ok := rd.cfg.bySlug[arg]; ok && string(c.ArgName) == "id" && content.ValidSlug(arg) {
-		return mcphttp.Request{Method: "tools/call", Tool: "fetch", Arg: "id", Value: rd.cfg.Site.Insights[i].Slug}, true
+	if i, ok := rd.cat.BySlug[arg]; ok && string(c.ArgName) == "id" && content.ValidSlug(arg) {
+		return mcphttp.Request{Method: "tools/call", Tool: "fetch", Arg: "id", Value: rd.cat.Site.Insights[i].Slug}, true
 	}
 	return mcphttp.Request{}, false
 }
@@ -109,6 +109,6 @@ func (rd *rendition) resourceSlug(uri string) (string, bool) {
 	if rest, ok := strings.CutPrefix(uri, rd.base); ok && strings.HasPrefix(rest, "/") {
 		link = rest
 	}
-	slug, ok := rd.cfg.slugOfPage[link]
+	slug, ok := rd.cat.SlugOfPage[link]
 	return slug, ok && rd.insight(slug) == uri
 }

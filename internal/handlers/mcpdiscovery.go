@@ -46,7 +46,7 @@ func newAICatalog(l links) wire.AICatalog {
 	c := wire.AICatalog{
 		SpecVersion: "1.0",
 		Host: wire.AICatalogHost{
-			DisplayName:      l.cfg.Site.Profile.Name,
+			DisplayName:      l.cat.Site.Profile.Name,
 			Identifier:       airPublisher(l.base),
 			DocumentationURL: l.developers(),
 		},
@@ -87,9 +87,9 @@ func newAICatalog(l links) wire.AICatalog {
 // the content: who the subject is, what they wrote on their newest
 // insight's topic, and how to reach them.
 func representativeQueries(l links) []string {
-	name := clipChars(pages.OneLine(l.cfg.Site.Profile.Name), maxCardTitle)
+	name := clipChars(pages.OneLine(l.cat.Site.Profile.Name), maxCardTitle)
 	queries := []string{"Who is " + name + " and what do they do?"}
-	if ins := l.cfg.Site.Insights; len(ins) > 0 && ins[0].Topic != "" {
+	if ins := l.cat.Site.Insights; len(ins) > 0 && ins[0].Topic != "" {
 		queries = append(queries, "What has "+name+" written about "+clipChars(pages.OneLine(ins[0].Topic), maxCardTitle)+"?")
 	} else {
 		queries = append(queries, "What has "+name+" written?")

@@ -72,7 +72,7 @@ func openAPI31(l links) object {
 		rt := &l.routes[i]
 		metered := rateLimited && !rt.Unmetered
 		refusing := l.cfg.RefusesAgents && !rt.AnyAgent
-		paths[rt.Path] = object{strings.ToLower(rt.Method): operation(rt, l.cfg.twinOfPage(rt.Path), metered, rateLimited, refusing)}
+		paths[rt.Path] = object{strings.ToLower(rt.Method): operation(rt, l.cat.TwinOfPage(rt.Path), metered, rateLimited, refusing)}
 		for _, status := range rt.problems(metered, refusing) {
 			used[problemUse{status, metered}] = true
 		}
@@ -149,7 +149,7 @@ func openAPI31(l links) object {
 		}
 	}
 
-	profile := l.cfg.Site.Profile
+	profile := l.cat.Site.Profile
 	return object{
 		"openapi":           "3.1.0",
 		"jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",
@@ -203,8 +203,8 @@ func openAPI31(l links) object {
 // openAPIContact is the description's contact object: the subject's name,
 // and the contact form and email when the profile has them.
 func openAPIContact(l links) object {
-	c := l.cfg.Site.Profile.Contact
-	contact := object{"name": l.cfg.Site.Profile.Name}
+	c := l.cat.Site.Profile.Contact
+	contact := object{"name": l.cat.Site.Profile.Name}
 	if c.Form != "" {
 		contact["url"] = l.abs(c.Form)
 	}

@@ -3,10 +3,10 @@ package handlers
 import (
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/catalog"
 	"github.com/caddy-discovery/caddy-discovery/internal/negotiate"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/pages"
@@ -20,24 +20,13 @@ import (
 // that twin itself, at an address that follows the page's own and, for
 // Accept: text/markdown, at the page's address.
 
-// sitePage is one page of the site that the content names, or one of the
-// module's own HTML pages (the developer portal): the registry of pages
-// and their Markdown twins holds both, under one path rule (twinPath).
-type sitePage struct {
-	// path is the page's path, as requests name it.
-	path string
-	// twin is the path of its Markdown twin, twinURL the same as it goes
-	// in a URL (escaped), and route the twin's route; all empty when the
-	// page has none.
-	twin, twinURL string
-	route         *Route
-	// slug is the insight of an insight's page.
-	slug string
-	// module marks a page of the module's own, which the module answers
-	// in HTML too, choosing between the page and its twin by the request's
-	// Accept (see Serve); the other pages are the site's.
-	module bool
-}
+// sitePage is one page of the registry of the site's pages and their
+// Markdown twins (see catalog.Page), its twin's route one of this table's.
+type sitePage = catalog.Page[Route]
+
+// siteCatalog is the catalog a Service serves, its page registry pointing
+// into this route table.
+type siteCatalog = catalog.Catalog[Route]
 
 // twinPath is the address of the Markdown twin of the page at path, the
 // one agents try first: "/" and "/docs/" give "/index.md" and
@@ -56,7 +45,7 @@ func twinPath(path string) string {
 
 // pageOf gives the address of one of the site's pages named in Pages.
 func pageOf(page func(content.Pages) string) func(links, string) string {
-	return func(l links, _ string) string { return l.abs(page(l.cfg.Site.Pages)) }
+	return func(l links, _ string) string { return l.abs(page(l.cat.Site.Pages)) }
 }
 
 // onSite returns the path of a content link that names a page of this
@@ -86,7 +75,7 @@ func (c *Config) onSite(link string) (string, bool) {
 // path the module serves is not the site's. Runs once, when the service is
 // built, on every other route and before byPath; it returns the routes
 // with the twin routes placed.
-func placeAgentRoutes(cfg *Config, routes []Route) []Route {
+func placeAgentRoutes(cfg *Config, cat *siteCatalog, routes []Route) []Route {
 	// taken are the module's paths; twinRoutes the placeholders of the
 	// twin routes this configuration serves (none with Markdown off).
 	taken := make(map[string]bool, len(routes))
@@ -99,7 +88,7 @@ func placeAgentRoutes(cfg *Config, routes []Route) []Route {
 		}
 	}
 	owned := func(path string) bool {
-		return taken[path] || isAPIPath(path) || strings.HasPrefix(path, mcpPrefix) || cfg.siteFiles[path]
+		return taken[path] || isAPIPath(path) || strings.HasPrefix(path, mcpPrefix) || cat.SiteFiles[path]
 	}
 
 	// The pages, in order of precedence, with the placeholder of their
@@ -111,10 +100,10 @@ func placeAgentRoutes(cfg *Config, routes []Route) []Route {
 		path, twin, placeholder, slug string
 	}
 	var candidates []candidate
-	pages := cfg.Site.Pages
+	pages := cat.Site.Pages
 	for _, page := range []struct{ placeholder, link string }{
 		{pathHomeTwin, pages.Home}, {pathAboutTwin, pages.About}, {pathInsightsTwin, pages.Insights},
-		{pathContactTwin, cfg.Site.Profile.Contact.Form},
+		{pathContactTwin, cat.Site.Profile.Contact.Form},
 	} {
 		if page.link == "" {
 			continue
@@ -127,14 +116,14 @@ func placeAgentRoutes(cfg *Config, routes []Route) []Route {
 	if pattern, ok := cfg.onSite(pages.Insight); ok {
 		twinPattern = twinPath(pattern)
 	}
-	for _, in := range cfg.Site.Insights {
+	for _, in := range cat.Site.Insights {
 		if path, ok := cfg.onSite(in.Page); ok {
 			candidates = append(candidates, candidate{path, twinPath(path), pathInsightTwin, in.Slug})
 		}
 	}
-	cfg.pages = make(map[string]*sitePage, len(candidates))
-	cfg.twins = make(map[string]*sitePage, len(candidates))
-	cfg.twinOfSlug = make(map[string]string, len(cfg.Site.Insights))
+	cat.Pages = make(map[string]*sitePage, len(candidates))
+	cat.Twins = make(map[string]*sitePage, len(candidates))
+	cat.TwinOfSlug = make(map[string]string, len(cat.Site.Insights))
 	placed := map[string]string{} // placeholder -> path of the twin route
 	type twinned struct {
 		page        *sitePage
@@ -142,24 +131,24 @@ func placeAgentRoutes(cfg *Config, routes []Route) []Route {
 	}
 	var withTwins []twinned
 	for _, c := range candidates {
-		if owned(c.path) || cfg.pages[c.path] != nil {
+		if owned(c.path) || cat.Pages[c.path] != nil {
 			continue
 		}
-		p := &sitePage{path: c.path, slug: c.slug}
-		cfg.pages[c.path] = p
+		p := &sitePage{Path: c.path, Slug: c.slug}
+		cat.Pages[c.path] = p
 		if c.slug == "" && twinRoutes[c.placeholder] {
-			cfg.pageTwins = append(cfg.pageTwins, c.twin)
+			cat.PageTwins = append(cat.PageTwins, c.twin)
 		}
-		if !twinRoutes[c.placeholder] || owned(c.twin) || cfg.twins[c.twin] != nil {
+		if !twinRoutes[c.placeholder] || owned(c.twin) || cat.Twins[c.twin] != nil {
 			continue
 		}
-		p.twin, p.twinURL = c.twin, (&url.URL{Path: c.twin}).EscapedPath()
-		cfg.twins[c.twin] = p
+		p.Twin, p.TwinURL = c.twin, (&url.URL{Path: c.twin}).EscapedPath()
+		cat.Twins[c.twin] = p
 		withTwins = append(withTwins, twinned{p, c.placeholder})
 		placed[c.placeholder] = c.twin
 		if c.slug != "" {
 			placed[c.placeholder] = twinPattern
-			cfg.twinOfSlug[c.slug] = c.twin
+			cat.TwinOfSlug[c.slug] = c.twin
 		}
 	}
 
@@ -181,7 +170,7 @@ func placeAgentRoutes(cfg *Config, routes []Route) []Route {
 		}
 	}
 	for _, t := range withTwins {
-		t.page.route = routeOf[placed[t.placeholder]]
+		t.page.Route = routeOf[placed[t.placeholder]]
 	}
 	// The module's own HTML pages whose twin, at the same rule's address,
 	// is one of its routes: the developer portal and /developers.md.
@@ -191,40 +180,31 @@ func placeAgentRoutes(cfg *Config, routes []Route) []Route {
 			continue
 		}
 		twin := twinPath(rt.Path)
-		if route := routeOf[twin]; route != nil && !route.placeholder() && cfg.twins[twin] == nil {
-			p := &sitePage{path: rt.Path, twin: twin, twinURL: (&url.URL{Path: twin}).EscapedPath(), route: route, module: true}
-			cfg.pages[rt.Path], cfg.twins[twin] = p, p
+		if route := routeOf[twin]; route != nil && !route.placeholder() && cat.Twins[twin] == nil {
+			p := &sitePage{Path: rt.Path, Twin: twin, TwinURL: (&url.URL{Path: twin}).EscapedPath(), Route: route, Module: true}
+			cat.Pages[rt.Path], cat.Twins[twin] = p, p
 			rt.page = p
 		}
 	}
 	return routes
 }
 
-// twinOfPage is the path of the Markdown twin of the page at path, the
-// site's or the module's, or "" when it has none.
-func (c *Config) twinOfPage(path string) string {
-	if p := c.pages[path]; p != nil {
-		return p.twin
-	}
-	return ""
-}
-
 // pathFor is the path of the route's document for slug, as requests name
 // it (not percent-encoded): an insight's twin is at its page's twin, an
 // API address has the slug in place of {slug}.
-func (c *Config) pathFor(rt *Route, slug string) string {
+func pathFor(c *siteCatalog, rt *Route, slug string) string {
 	switch {
 	case slug == "":
 		return rt.Path
 	case rt.twinOf != nil:
-		return c.twinOfSlug[slug]
+		return c.TwinOfSlug[slug]
 	}
 	return strings.ReplaceAll(rt.Path, "{slug}", slug)
 }
 
 // urlPathFor is pathFor as it goes in a URL, percent-encoded.
-func (c *Config) urlPathFor(rt *Route, slug string) string {
-	return (&url.URL{Path: c.pathFor(rt, slug)}).EscapedPath()
+func urlPathFor(c *siteCatalog, rt *Route, slug string) string {
+	return (&url.URL{Path: pathFor(c, rt, slug)}).EscapedPath()
 }
 
 // wantsMarkdown reports whether r, a request for a page with a twin, is
@@ -243,38 +223,6 @@ func (c *Config) pageVary() string {
 		return pages.VaryAcceptUserAgent
 	}
 	return pages.VaryAccept
-}
-
-// withPages returns site with every insight's page address set: a Site
-// made by a loader has them; one made in code may leave them to the
-// pattern Pages.Insight. site itself is never modified.
-func withPages(site *content.Site) *content.Site {
-	for i := range site.Insights {
-		if site.Insights[i].Page != "" {
-			continue
-		}
-		copied := *site
-		copied.Insights = slices.Clone(site.Insights)
-		for j := range copied.Insights {
-			if in := &copied.Insights[j]; in.Page == "" {
-				in.Page = content.FillPage(site.Pages.Insight, in.Slug, in.DateISO)
-			}
-		}
-		return &copied
-	}
-	return site
-}
-
-// guarded reports whether path may be the page of a post the owner keeps
-// off every surface (private, noindex, sitemap: false, excluded): its
-// address as the content gives it, or any address whose last segment
-// names the post, as the site's sitemap might place it. The module makes
-// no Markdown of such a page.
-func (c *Config) guarded(path string) bool {
-	if len(c.guardedNames) == 0 {
-		return false
-	}
-	return c.guardedPages[path] || c.guardedNames[content.FoldSlug(content.LastSegment(path))]
 }
 
 // newPageLinks are the links every page of the site gets on base.

@@ -94,7 +94,7 @@ func TestPlaceAgentRoutes(t *testing.T) {
 	// is not a site page; /developers is in the registry only as the
 	// module's portal, with its twin by the same rule, and the site check
 	// never asks the site for it.
-	if p := s.cfg.pages["/developers"]; p == nil || !p.module || p.twin != "/developers.md" || p.route == nil || p.route.Path != "/developers.md" {
+	if p := s.cat.Pages["/developers"]; p == nil || !p.Module || p.Twin != "/developers.md" || p.Route == nil || p.Route.Path != "/developers.md" {
 		t.Errorf("/developers in the registry: %+v, want the module's page with its twin /developers.md", p)
 	}
 	if slices.Contains(s.SitePages(), "/developers") {
@@ -112,8 +112,8 @@ func TestPlaceAgentRoutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if elsewhere.Owns("/contact.md") || len(elsewhere.cfg.pages) != len(s.cfg.pages)-1 {
-		t.Errorf("contact form elsewhere: owns /contact.md %v, %d pages (want %d)", elsewhere.Owns("/contact.md"), len(elsewhere.cfg.pages), len(s.cfg.pages)-1)
+	if elsewhere.Owns("/contact.md") || len(elsewhere.cat.Pages) != len(s.cat.Pages)-1 {
+		t.Errorf("contact form elsewhere: owns /contact.md %v, %d pages (want %d)", elsewhere.Owns("/contact.md"), len(elsewhere.cat.Pages), len(s.cat.Pages)-1)
 	}
 
 	// Off: none of it.
@@ -147,13 +147,13 @@ func TestTwinsNeverShadow(t *testing.T) {
 	if rt, _ := s.route("/auth.md"); rt == nil || rt.Path != pathAuth {
 		t.Errorf("/auth.md is %v, want the auth notes", rt)
 	}
-	if p := s.cfg.pages["/developers"]; p == nil || !p.module {
+	if p := s.cat.Pages["/developers"]; p == nil || !p.Module {
 		t.Errorf("/developers, the module's portal, was taken for a site page: %+v", p)
 	}
 	if rt, slug := s.route("/index.md"); rt == nil || rt.OperationID != "getHomeMarkdown" || slug != "" {
 		t.Errorf("/index.md is %v %q, want the home page's twin", rt, slug)
 	}
-	if p := s.cfg.pages["/index"]; p == nil || p.twin != "" {
+	if p := s.cat.Pages["/index"]; p == nil || p.Twin != "" {
 		t.Errorf("the insight at /index: %+v, want a page without twin", p)
 	}
 	if rt, slug := s.route("/" + site.Insights[2].Slug + ".md"); rt == nil || slug != site.Insights[2].Slug {
@@ -167,7 +167,7 @@ func TestTwinsNeverShadow(t *testing.T) {
 
 func TestNegotiatedMarkdown(t *testing.T) {
 	s := newTestService(t, agentConfig(Config{BaseURL: "https://example.com"}))
-	slug := s.cfg.Site.Insights[0].Slug
+	slug := s.cat.Site.Insights[0].Slug
 	for _, tt := range []struct{ page, twin string }{
 		{"/", "/index.md"}, {"/about", "/about.md"}, {"/insights", "/insights.md"},
 		{"/insights/" + slug, "/insights/" + slug + ".md"},
@@ -249,7 +249,7 @@ func TestSitemapDocument(t *testing.T) {
 		}
 		lastmod[u.Loc] = u.LastMod
 	}
-	for _, in := range s.cfg.Site.Insights {
+	for _, in := range s.cat.Site.Insights {
 		if got := lastmod["https://example.com/insights/"+in.Slug]; got != in.DateModifiedISO {
 			t.Errorf("%s: lastmod %q, want %s", in.Slug, got, in.DateModifiedISO)
 		}
@@ -362,7 +362,7 @@ func TestInsightPagesOfTheirOwn(t *testing.T) {
 		{"/2024/05/01/Big-News/", "/2024/05/01/Big-News/index.md", "Big-News"},
 		{"/blog/café.html", "/blog/café.md", "café"},
 	} {
-		if p := s.cfg.pages[tt.path]; p == nil || p.twin != tt.twin || p.slug != tt.slug {
+		if p := s.cat.Pages[tt.path]; p == nil || p.Twin != tt.twin || p.Slug != tt.slug {
 			t.Errorf("page %s: %+v", tt.path, p)
 		}
 		rec := serve(t, s, (&url.URL{Path: tt.twin}).EscapedPath())

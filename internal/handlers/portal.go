@@ -197,8 +197,8 @@ func exampleTime(l links) time.Time {
 
 // lastModified is the newest modification date of the content.
 func lastModified(l links) string {
-	newest := l.cfg.Site.Profile.LastUpdated
-	for _, in := range l.cfg.Site.Insights {
+	newest := l.cat.Site.Profile.LastUpdated
+	for _, in := range l.cat.Site.Insights {
 		newest = max(newest, in.DateModifiedISO)
 	}
 	return newest
@@ -206,11 +206,11 @@ func lastModified(l links) string {
 
 // portal makes the portal's content for this base URL.
 func portal(l links) *portalPage {
-	p := l.cfg.Site.Profile
+	p := l.cat.Site.Profile
 	ttl := l.cfg.tokenTTLSeconds()
 	pg := &portalPage{
 		Name: p.Name, Tagline: strings.TrimSuffix(pages.OneLine(p.Tagline), "."), Base: l.base,
-		Home: l.abs(l.cfg.Site.Pages.Home), LLMs: l.base + pathLLMs, LLMsFull: l.base + pathLLMsFull,
+		Home: l.abs(l.cat.Site.Pages.Home), LLMs: l.base + pathLLMs, LLMsFull: l.base + pathLLMsFull,
 		OpenAPI: l.openAPI(), AuthNotes: l.base + pathAuth, HTML: l.developers(), Markdown: l.base + pathDevelopersTwin,
 		Updated: lastModified(l), Slug: slugExample(l), Scope: token.Scope,
 		TokenLifetime: lifetime(ttl), TokenSeconds: ttl,
@@ -298,7 +298,7 @@ func versionStatus(l links) string {
 // its type.
 func portalOperationOf(l links, rt *Route) portalOperation {
 	slug := slugExample(l)
-	address := l.base + l.cfg.urlPathFor(rt, slug)
+	address := l.base + urlPathFor(l.cat, rt, slug)
 	op := portalOperation{
 		ID: "op-" + rt.OperationID, Method: rt.Method, Path: rt.Path, Summary: rt.Summary,
 		Description: rt.Description, MediaType: rt.MediaType, Status: "200 OK",
@@ -343,7 +343,7 @@ func portalOperationOf(l links, rt *Route) portalOperation {
 	case !strings.Contains(rt.Path, "{"):
 		op.Document = address
 	default:
-		op.Document = l.base + l.cfg.urlPathFor(rt, slug)
+		op.Document = l.base + urlPathFor(l.cat, rt, slug)
 	}
 	return op
 }

@@ -260,7 +260,7 @@ func (s *Service) newBaseHeaders(base string) baseHeaders {
 	developers := base + pathDevelopers
 	bh := baseHeaders{
 		origin: origin.Of(base),
-		usage:  s.cfg.usage,
+		usage:  s.cat.Usage,
 		link: fmt.Sprintf(`<%s>; rel="api-catalog", <%s>; rel="service-desc"; type="%s", <%s>; rel="service-doc"; type="text/html"`,
 			base+pathCatalog, base+pathOpenAPI, respond.MediaJSON, developers),
 	}
@@ -288,7 +288,7 @@ func deprecationValue(d time.Time) string {
 // newRendition makes the rendition of base with nothing rendered yet.
 func (s *Service) newRendition(base string) *rendition {
 	rd := &rendition{
-		links: links{base: base, cfg: &s.cfg, routes: s.routes, onPanic: func(v any) {
+		links: links{base: base, cfg: &s.cfg, cat: s.cat, routes: s.routes, onPanic: func(v any) {
 			if s.cfg.OnPanic != nil {
 				s.cfg.OnPanic(nil, v)
 			}
@@ -309,7 +309,7 @@ func (s *Service) newRendition(base string) *rendition {
 	if err != nil {
 		panic(err) // the secret was checked by New, and base is a normalized URL
 	}
-	rd.oauth = oauth.At{Base: base, Home: rd.abs(s.cfg.Site.Pages.Home), Tokens: tokens}
+	rd.oauth = oauth.At{Base: base, Home: rd.abs(s.cat.Site.Pages.Home), Tokens: tokens}
 	return rd
 }
 
@@ -330,9 +330,9 @@ func (s *Service) renderAll(rd *rendition) error {
 			rd.eager[rt.Path] = doc
 			continue
 		}
-		for _, in := range s.cfg.Site.Insights {
-			path := s.cfg.pathFor(rt, in.Slug)
-			if rt.twinOf != nil && (path == "" || s.cfg.twins[path] == nil) {
+		for _, in := range s.cat.Site.Insights {
+			path := pathFor(s.cat, rt, in.Slug)
+			if rt.twinOf != nil && (path == "" || s.cat.Twins[path] == nil) {
 				continue // an insight whose twin would take another document's path
 			}
 			doc, err := rd.render(rt, in.Slug, false)

@@ -62,9 +62,9 @@ func usageValue(s content.ContentSignals) string {
 // the group of every crawler: Content-Signal, and Content-Usage when the
 // configuration asks for it.
 func preferenceRules(l links) string {
-	rules := "Content-Signal: " + l.cfg.signal + "\n"
+	rules := "Content-Signal: " + l.cat.Signal + "\n"
 	if l.cfg.RobotsContentUsage {
-		rules += "Content-Usage: " + l.cfg.usage + "\n"
+		rules += "Content-Usage: " + l.cat.Usage + "\n"
 	}
 	return rules
 }

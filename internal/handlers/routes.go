@@ -608,7 +608,7 @@ var routes = []Route{
 		Description: "The site's contact page for agents: every way to reach the subject that the profile publishes.",
 		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Unmetered: true,
 		enabled: (*Config).servesMarkdown,
-		render:  textDocument(contactMarkdown), twinOf: func(l links, _ string) string { return l.abs(l.cfg.Site.Profile.Contact.Form) },
+		render:  textDocument(contactMarkdown), twinOf: func(l links, _ string) string { return l.abs(l.cat.Site.Profile.Contact.Form) },
 	},
 	{
 		Path: pathInsightTwin, Method: http.MethodGet, OperationID: "getInsightMarkdown", Tag: tagDiscovery,

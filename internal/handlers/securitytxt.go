@@ -20,8 +20,8 @@ const securityTxtLifetime = 364 * 24 * time.Hour
 // securityExpires is the Expires of security.txt: a whole day, 364 days
 // after the day (UTC) the content was loaded, so the file's bytes are the
 // same all that day.
-func securityExpires(c *Config) time.Time {
-	loaded := c.loaded.UTC()
+func securityExpires(c *siteCatalog) time.Time {
+	loaded := c.Loaded.UTC()
 	return time.Date(loaded.Year(), loaded.Month(), loaded.Day(), 0, 0, 0, 0, time.UTC).Add(securityTxtLifetime)
 }
 
@@ -30,11 +30,11 @@ func securityExpires(c *Config) time.Time {
 // allows only https web addresses, so on a plain-http base URL (a test or
 // development server) a policy given as a path and Canonical are left out.
 func securityTxt(l links) []byte {
-	sec := l.cfg.Site.Security
+	sec := l.cat.Site.Security
 	var b bytes.Buffer
-	b.WriteString("# How to report a vulnerability in " + pages.OneLine(l.cfg.Site.Profile.Name) + "'s site (RFC 9116).\n")
+	b.WriteString("# How to report a vulnerability in " + pages.OneLine(l.cat.Site.Profile.Name) + "'s site (RFC 9116).\n")
 	b.WriteString("Contact: " + sec.Contact + "\n")
-	b.WriteString("Expires: " + securityExpires(l.cfg).Format(time.RFC3339) + "\n")
+	b.WriteString("Expires: " + securityExpires(l.cat).Format(time.RFC3339) + "\n")
 	if policy := l.abs(sec.Policy); strings.HasPrefix(policy, "https://") {
 		b.WriteString("Policy: " + policy + "\n")
 	}

@@ -10,7 +10,7 @@
 // to internal/mcphttp, the site's answers for its pages (their Link and
 // Vary values, the other pages converted) to internal/pages.
 //
-// Imports from the module: content, internal/body, internal/cache, internal/cimd, internal/convert, internal/mcpcall, internal/mcphttp, internal/metrics, internal/negotiate, internal/oauth, internal/origin, internal/pages, internal/problem, internal/ratelimit, internal/respond, internal/schema, internal/search, internal/token, internal/wire.
+// Imports from the module: content, internal/body, internal/cache, internal/catalog, internal/cimd, internal/convert, internal/mcpcall, internal/mcphttp, internal/metrics, internal/negotiate, internal/oauth, internal/origin, internal/pages, internal/problem, internal/ratelimit, internal/respond, internal/schema, internal/search, internal/token, internal/wire.
 package handlers
 
 import (
@@ -21,12 +21,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/body"
-	"github.com/caddy-discovery/caddy-discovery/internal/convert"
+	"github.com/caddy-discovery/caddy-discovery/internal/catalog"
 	"github.com/caddy-discovery/caddy-discovery/internal/mcphttp"
 	"github.com/caddy-discovery/caddy-discovery/internal/negotiate"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
@@ -35,13 +34,14 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
-	"github.com/caddy-discovery/caddy-discovery/internal/search"
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
 )
 
 // Service answers the paths the discovery module owns.
 type Service struct {
 	cfg Config
+	// cat is the catalog of the content, its indexes made once.
+	cat *siteCatalog
 	// routes is the route table of this configuration: the CLI path holds
 	// the CLI name, and /robots.txt is left out when it is off.
 	routes []Route
@@ -72,51 +72,17 @@ func New(cfg Config) (*Service, error) {
 		return nil, errors.New("no content")
 	}
 	cfg.withDefaults()
+	var loaded time.Time
 	if cfg.servesSecurityTxt() {
-		cfg.loaded = cfg.Now() // security.txt's Expires counts from it
+		loaded = cfg.Now() // security.txt's Expires counts from it
 	}
 	if !ValidCLIName(cfg.CLIName) {
 		return nil, fmt.Errorf("CLI name %q: use letters, digits, hyphens and underscores", cfg.CLIName)
 	}
-	cfg.Site = withPages(cfg.Site)
-	cfg.signal, cfg.usage = signalValue(cfg.Site.Signals), usageValue(cfg.Site.Signals)
-	cfg.bySlug = make(map[string]int, len(cfg.Site.Insights))
-	cfg.slugOfPage = make(map[string]string, len(cfg.Site.Insights))
-	cfg.fullBodies = make([]string, len(cfg.Site.Insights))
-	for i, in := range cfg.Site.Insights {
-		cfg.bySlug[in.Slug] = i
-		cfg.slugOfPage[in.Page] = in.Slug
-		cfg.fullBodies[i] = strings.TrimSpace(in.Body)
-		cfg.bodiesSize += len(cfg.fullBodies[i])
-	}
-	fullBodies := cfg.fullBodies
-	cfg.fullLinks = sync.OnceValue(func() []*convert.Body {
-		read := make([]*convert.Body, len(fullBodies))
-		for i, body := range fullBodies {
-			read[i] = convert.ReadBodyDemoted(body)
-		}
-		return read
-	})
-	cfg.guardedPages, cfg.guardedNames = make(map[string]bool), make(map[string]bool)
-	for _, skip := range cfg.Site.Skipped {
-		if !skip.Guarded() {
-			continue
-		}
-		if name := content.FoldSlug(skip.Slug); name != "" {
-			cfg.guardedNames[name] = true
-		}
-		if path, ok := cfg.onSite(skip.Page); ok && skip.Page != "" {
-			cfg.guardedPages[path] = true
-		}
-	}
-	cfg.toolNames = make(map[string]bool)
-	cfg.siteFiles = make(map[string]bool, len(cfg.Site.SiteFiles))
-	for _, p := range cfg.Site.SiteFiles {
-		cfg.siteFiles[p] = true
-	}
-	cfg.topics = cfg.Site.Topics()
-	cfg.searchIndex = search.New(cfg.Site.Insights, cfg.Site.Language)
-	s := &Service{cfg: cfg, hosted: newRenditionCache(renditionBudget), byPath: make(map[string]*Route)}
+	cat := catalog.New[Route](cfg.Site, cfg.onSite)
+	cat.Loaded = loaded
+	cat.Signal, cat.Usage = signalValue(cat.Site.Signals), usageValue(cat.Site.Signals)
+	s := &Service{cfg: cfg, cat: cat, hosted: newRenditionCache(renditionBudget), byPath: make(map[string]*Route)}
 	var documents []string
 	for _, rt := range routes {
 		if rt.enabled != nil && !rt.enabled(&cfg) {
@@ -125,7 +91,7 @@ func New(cfg Config) (*Service, error) {
 		switch {
 		case rt.leftToTheSite():
 			documents = append(documents, rt.Path)
-			if cfg.siteFiles[rt.Path] {
+			if cat.SiteFiles[rt.Path] {
 				continue // the site's own file: never hidden
 			}
 		case rt.merge != nil && rt.Path != pathRobots:
@@ -133,7 +99,7 @@ func New(cfg Config) (*Service, error) {
 			// one (a site that answers every address with the same text
 			// has none), else the module's.
 			documents = append(documents, rt.Path)
-			if !cfg.siteFiles[rt.Path] {
+			if !cat.SiteFiles[rt.Path] {
 				rt.merge = nil
 			}
 		}
@@ -141,8 +107,8 @@ func New(cfg Config) (*Service, error) {
 		rt.Path = strings.Replace(rt.Path, "{skill}", skillName(cfg.CLIName), 1)
 		s.routes = append(s.routes, rt)
 	}
-	s.routes = placeAgentRoutes(&s.cfg, s.routes)
-	s.documents = slices.Concat(documents, s.cfg.pageTwins)
+	s.routes = placeAgentRoutes(&s.cfg, s.cat, s.routes)
+	s.documents = slices.Concat(documents, s.cat.PageTwins)
 	slices.Sort(s.documents)
 	for i := range s.routes {
 		s.routes[i].surface = surfaceOf(&s.routes[i])
@@ -151,13 +117,13 @@ func New(cfg Config) (*Service, error) {
 		s.byPath[s.routes[i].Path] = &s.routes[i]
 	}
 	s.insightRoute = s.byPath[pathInsight]
-	for _, t := range declaredTools((links{cfg: &s.cfg, routes: s.routes})) {
-		s.cfg.toolNames[t.Name] = true
+	for _, t := range declaredTools((links{cfg: &s.cfg, cat: s.cat, routes: s.routes})) {
+		s.cat.ToolNames[t.Name] = true
 	}
 	if cfg.servesMarkdown() {
 		s.converter = pages.NewConverter(&pages.Config{
-			MarkdownByUserAgent: s.cfg.MarkdownByUserAgent, Signal: s.cfg.signal, Usage: s.cfg.usage,
-			Now: s.cfg.Now, Metrics: s.cfg.Metrics, OnConvertFailure: s.cfg.OnConvertFailure, Guarded: s.cfg.guarded,
+			MarkdownByUserAgent: s.cfg.MarkdownByUserAgent, Signal: s.cat.Signal, Usage: s.cat.Usage,
+			Now: s.cfg.Now, Metrics: s.cfg.Metrics, OnConvertFailure: s.cfg.OnConvertFailure, Guarded: s.cat.Guarded,
 		})
 	}
 	// The verifier names no base URL: it checks access tokens, and issues
@@ -169,7 +135,7 @@ func New(cfg Config) (*Service, error) {
 	s.oauth = oauth.New(oauth.Config{
 		Verifier: verifier, Ledger: cfg.CodeLedger, ClientMetadata: cfg.ClientMetadata, Now: cfg.Now,
 		BodyTimeout: cfg.BodyTimeout, Owns: s.Owns, Paths: oauthPaths,
-		SiteName: s.cfg.Site.Profile.Name, PageStyle: limitedCSS, PageCSP: limitedCSP, Metrics: cfg.Metrics,
+		SiteName: s.cat.Site.Profile.Name, PageStyle: limitedCSS, PageCSP: limitedCSP, Metrics: cfg.Metrics,
 	})
 	if cfg.BaseURL != "" {
 		base, err := origin.NormalizeBaseURL(cfg.BaseURL)
@@ -188,15 +154,15 @@ func New(cfg Config) (*Service, error) {
 }
 
 // Site is the content the service publishes.
-func (s *Service) Site() *content.Site { return s.cfg.Site }
+func (s *Service) Site() *content.Site { return s.cat.Site }
 
 // SitePages are the paths, percent-encoded, of the site's own pages whose
 // addresses the service publishes (home, about, the insights list, the
 // contact form and each insight's page), sorted.
 func (s *Service) SitePages() []string {
-	paths := make([]string, 0, len(s.cfg.pages))
-	for path, p := range s.cfg.pages {
-		if !p.module {
+	paths := make([]string, 0, len(s.cat.Pages))
+	for path, p := range s.cat.Pages {
+		if !p.Module {
 			paths = append(paths, (&url.URL{Path: path}).EscapedPath())
 		}
 	}
@@ -217,7 +183,7 @@ func (s *Service) Owns(path string) bool {
 		return true
 	}
 	_, ok := s.byPath[path]
-	return ok || s.cfg.twins[path] != nil
+	return ok || s.cat.Twins[path] != nil
 }
 
 // ValidCLIName reports whether name can name the CLI script: 1 to 64
@@ -245,8 +211,8 @@ func (s *Service) route(path string) (rt *Route, slug string) {
 	if rt := s.byPath[path]; rt != nil {
 		return rt, ""
 	}
-	if p := s.cfg.twins[path]; p != nil {
-		return p.route, p.slug
+	if p := s.cat.Twins[path]; p != nil {
+		return p.Route, p.Slug
 	}
 	slug, ok := strings.CutPrefix(path, insightPrefix)
 	if ok && slug != "" && !strings.Contains(slug, "/") && s.insightRoute != nil {
@@ -260,7 +226,7 @@ func (s *Service) route(path string) (rt *Route, slug string) {
 // pages.Converter.Converts), and the path is neither the module's nor one of
 // the pages the content names, which keep their twins.
 func (s *Service) ConvertsPage(r *http.Request) bool {
-	return s.cfg.pages[r.URL.Path] == nil && !s.Owns(r.URL.Path) && s.converter.Converts(r)
+	return s.cat.Pages[r.URL.Path] == nil && !s.Owns(r.URL.Path) && s.converter.Converts(r)
 }
 
 // ServeConverted answers r, for which ConvertsPage holds, with the site's
@@ -282,15 +248,15 @@ func (s *Service) PageWriter(w http.ResponseWriter, r *http.Request) http.Respon
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return w
 	}
-	p := s.cfg.pages[r.URL.Path]
-	if p == nil || !s.cfg.PageLinks && p.route == nil {
+	p := s.cat.Pages[r.URL.Path]
+	if p == nil || !s.cfg.PageLinks && p.Route == nil {
 		return w
 	}
 	base, ok := s.base(r)
 	if !ok {
 		return w
 	}
-	pw := pages.NewWriter(w, pages.Page{Twin: p.twin, TwinURL: p.twinURL, Negotiated: p.route != nil}, base, s.cfg.MarkdownByUserAgent)
+	pw := pages.NewWriter(w, pages.Page{Twin: p.Twin, TwinURL: p.TwinURL, Negotiated: p.Route != nil}, base, s.cfg.MarkdownByUserAgent)
 	if s.cfg.PageLinks {
 		if pw.Links = s.pageLinks; pw.Links == nil {
 			pw.Links = newPageLinks(base) // a request-derived base URL
@@ -355,7 +321,7 @@ func (s *Service) Serve(w http.ResponseWriter, r *http.Request, m Match) {
 		// what chose.
 		f.vary = s.cfg.pageVary()
 		if s.cfg.wantsMarkdown(r) {
-			rt = p.route
+			rt = p.Route
 		}
 	}
 	// A Host /mcp does not answer to is refused whatever the method, and
@@ -392,7 +358,7 @@ func (s *Service) Serve(w http.ResponseWriter, r *http.Request, m Match) {
 	if rt.Bearer && !s.oauth.CheckBearer(w, r, base, rt.Path) {
 		return
 	}
-	if _, ok := s.cfg.bySlug[slug]; rt.hasSlug() && !ok {
+	if _, ok := s.cat.BySlug[slug]; rt.hasSlug() && !ok {
 		s.unknownSlug(w, r, base, slug)
 		return
 	}
@@ -402,7 +368,7 @@ func (s *Service) Serve(w http.ResponseWriter, r *http.Request, m Match) {
 		rt.serve(s, w, r, rd)
 		return
 	}
-	doc := s.document(rd, rt, slug, s.cfg.pathFor(rt, slug))
+	doc := s.document(rd, rt, slug, pathFor(s.cat, rt, slug))
 	if doc == nil { // every rendered route has a document; this is a safeguard
 		respond.Problem(w, r, problem.New(base, problem.NotFound, r, "The requested API endpoint does not exist."))
 		return
@@ -451,7 +417,7 @@ func (s *Service) RateLimited(w http.ResponseWriter, r *http.Request, m Match, r
 		f.set(respond.HeaderVary, "Accept")
 	}
 	if ok && negotiate.PrefersHTML(r.Header.Values("Accept")) {
-		writeLimitedPage(&s.cfg, f, w, r, base, retryAfter)
+		writeLimitedPage(&s.cfg, s.cat, f, w, r, base, retryAfter)
 		return
 	}
 	respond.Problem(w, r, rateLimitedProblem(&s.cfg, base, r, retryAfter))

@@ -59,7 +59,7 @@ const maxSkillDescription = 1024
 // skillDescription is the skill's description: what it is for and when to
 // use it, which is what an agent reads to decide whether to load it.
 func skillDescription(l links) string {
-	p := l.cfg.Site.Profile
+	p := l.cat.Site.Profile
 	return clipChars(pages.OneLine(fmt.Sprintf("Look up %s (%s) and their published articles (\"insights\") in the read-only public API of %s: "+
 		"biography, key facts, expertise, contact links, articles by topic or by words, and each article's full Markdown. "+
 		"Use when asked about %s or their writing. Works over REST (curl), the official Node.js CLI or MCP; no API key.",
@@ -163,7 +163,7 @@ type skillTool struct{ Name, Arguments, Description string }
 // skillMarkdown renders the SKILL.md from the route table, the CLI's
 // commands and the MCP server's tools as the server declares them.
 func skillMarkdown(l links, _ string) ([]byte, error) {
-	p := l.cfg.Site.Profile
+	p := l.cat.Site.Profile
 	slug := slugExample(l)
 	description, err := pages.YAMLString(skillDescription(l))
 	if err != nil {
@@ -172,7 +172,7 @@ func skillMarkdown(l links, _ string) ([]byte, error) {
 	data := map[string]any{
 		"Name": skillName(l.cfg.CLIName), "Description": description,
 		"Subject": pages.OneLine(p.Name), "Host": origin.HostOf(l.base), "Base": l.base,
-		"Topics":    strings.Join(l.cfg.Site.Topics(), ", "),
+		"Topics":    strings.Join(l.cat.Site.Topics(), ", "),
 		"RateLimit": rateLimitSummary(l.cfg), "OpenAPI": l.openAPI(),
 		"CLI": l.cliURL(), "CLIFile": path.Base(l.cliURL()),
 		"MCP": l.base + pathMCP, "ServerKey": l.cfg.CLIName,
@@ -182,7 +182,7 @@ func skillMarkdown(l links, _ string) ([]byte, error) {
 	var endpoints []skillEndpoint
 	for _, rt := range l.routes {
 		if rt.Versioned() && rt.Method == http.MethodGet {
-			endpoints = append(endpoints, skillEndpoint{rt.Path, rt.Description, l.base + l.cfg.urlPathFor(&rt, slug)})
+			endpoints = append(endpoints, skillEndpoint{rt.Path, rt.Description, l.base + urlPathFor(l.cat, &rt, slug)})
 		}
 	}
 	data["Endpoints"] = endpoints

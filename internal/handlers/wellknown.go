@@ -27,7 +27,7 @@ func newAPICatalog(l links) wire.APICatalog {
 func newProtectedResourceMetadata(l links) wire.ProtectedResourceMetadata {
 	return wire.ProtectedResourceMetadata{
 		Resource:               l.base,
-		ResourceName:           l.cfg.Site.Profile.Name + " public discovery API",
+		ResourceName:           l.cat.Site.Profile.Name + " public discovery API",
 		AuthorizationServers:   []string{l.base},
 		ScopesSupported:        []string{token.Scope},
 		BearerMethodsSupported: []string{"header"},
@@ -41,7 +41,7 @@ func newProtectedResourceMetadata(l links) wire.ProtectedResourceMetadata {
 func mcpProtectedResourceMetadata(l links) wire.ProtectedResourceMetadata {
 	m := newProtectedResourceMetadata(l)
 	m.Resource = l.base + pathMCP
-	m.ResourceName = l.cfg.Site.Profile.Name + " MCP server"
+	m.ResourceName = l.cat.Site.Profile.Name + " MCP server"
 	return m
 }
 
@@ -80,7 +80,7 @@ func newAuthorizationServerMetadata(l links) wire.AuthorizationServerMetadata {
 func jwks(l links) wire.JWKSet { return wire.JWKSet{Keys: []struct{}{}} }
 
 func newServerCard(l links) wire.ServerCard {
-	p := l.cfg.Site.Profile
+	p := l.cat.Site.Profile
 	description := "Read-only public facts about " + p.Name + " and their published insights."
 	if len(description) > 100 {
 		description = "Read-only public profile and published insights."
