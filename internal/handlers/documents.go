@@ -21,7 +21,7 @@ func llmsLink(b *bytes.Buffer, title, url, note string) {
 	b.WriteString("](")
 	b.WriteString(llmsURL.Replace(url))
 	b.WriteByte(')')
-	if note = clip(mdLine(note), maxItemNote); note != "" {
+	if note = clip(pages.MarkdownLine(note), maxItemNote); note != "" {
 		b.WriteString(": ")
 		b.WriteString(note)
 	}
@@ -32,13 +32,13 @@ func llmsLink(b *bytes.Buffer, title, url, note string) {
 // rather than a document to read: "- Title: `GET url`. Note".
 func llmsEndpoint(b *bytes.Buffer, method, url, title, note string) {
 	b.WriteString("- ")
-	b.WriteString(clip(mdLine(title), maxItemTitle))
+	b.WriteString(clip(pages.MarkdownLine(title), maxItemTitle))
 	b.WriteString(": `")
 	b.WriteString(method)
 	b.WriteByte(' ')
 	b.WriteString(strings.ReplaceAll(url, "`", "%60"))
 	b.WriteByte('`')
-	if note = clip(mdLine(note), maxItemNote); note != "" {
+	if note = clip(pages.MarkdownLine(note), maxItemNote); note != "" {
 		b.WriteString(". ")
 		b.WriteString(note)
 	}
@@ -55,13 +55,6 @@ var (
 	llmsTitle = strings.NewReplacer("[", "(", "]", ")", "\n", " ", "<", `\<`)
 	llmsURL   = strings.NewReplacer(")", "%29", " ", "%20")
 )
-
-// mdLine is s on one line as Markdown text: a "<" is escaped, so that a
-// title such as "Why a <script> tag breaks feeds" reads as the words it
-// is, never as HTML, in every Markdown document.
-func mdLine(s string) string { return markdownText.Replace(pages.OneLine(s)) }
-
-var markdownText = strings.NewReplacer("<", `\<`)
 
 // The longest title and note of a list item, and of the name and tagline
 // at the head of an index, in bytes: an index is read whole, so no one
@@ -102,8 +95,8 @@ func llmsTxt(l links) []byte {
 	p := l.cat.Site.Profile
 	var b bytes.Buffer
 	b.Grow(maxLLMsTxt)
-	name := clip(mdLine(p.Name), maxItemTitle)
-	fmt.Fprintf(&b, "# %s\n\n> %s\n\n", name, clip(mdLine(p.Tagline), maxHeadLine))
+	name := clip(pages.MarkdownLine(p.Name), maxItemTitle)
+	fmt.Fprintf(&b, "# %s\n\n> %s\n\n", name, clip(pages.MarkdownLine(p.Tagline), maxHeadLine))
 	fmt.Fprintf(&b, "Public, read-only facts about %s and their published insights, for agents and people. No API key is needed. "+
 		"Use the JSON API under %s for structured facts; the MCP server at %s when your agent speaks MCP; "+
 		"the command-line client at %s from a terminal or script; and %s to read everything as plain text in one request.\n",
@@ -251,13 +244,13 @@ func llmsFullTxt(l links) []byte {
 	p := site.Profile
 	var b bytes.Buffer
 	b.Grow(l.cat.BodiesSize + 512*len(site.Insights) + 16<<10)
-	fmt.Fprintf(&b, "# %s\n\n> %s\n\nSource: %s\nLast updated: %s\n", mdLine(p.Name), mdLine(p.Tagline), l.base+pathProfile, p.LastUpdated)
+	fmt.Fprintf(&b, "# %s\n\n> %s\n\nSource: %s\nLast updated: %s\n", pages.MarkdownLine(p.Name), pages.MarkdownLine(p.Tagline), l.base+pathProfile, p.LastUpdated)
 	profileSections(l, &b, true)
 	bodies := l.cat.FullLinks()
 	for i, in := range site.Insights {
 		fmt.Fprintf(&b, "\n---\n\n## %s\n\nURL: %s\nPublished: %s (%s)\nUpdated: %s\nTopic: %s\nRead time: %s\n\n%s\n\n",
-			mdLine(in.Title), l.insight(in.Slug), in.Date, in.DateISO, in.DateModifiedISO, mdLine(in.Topic), in.ReadTime,
-			mdLine(in.Description))
+			pages.MarkdownLine(in.Title), l.insight(in.Slug), in.Date, in.DateISO, in.DateModifiedISO, pages.MarkdownLine(in.Topic), in.ReadTime,
+			pages.MarkdownLine(in.Description))
 		b.WriteString(bodies[i].Absolute(l.insight(in.Slug), l.base, l.postURL))
 		b.WriteByte('\n')
 	}
@@ -278,7 +271,7 @@ func profileSections(l links, b *bytes.Buffer, withCompany bool) {
 		fmt.Fprintf(b, "\n## %s\n", title)
 		for _, it := range items {
 			if bullets {
-				fmt.Fprintf(b, "\n- %s", mdLine(it))
+				fmt.Fprintf(b, "\n- %s", pages.MarkdownLine(it))
 			} else {
 				fmt.Fprintf(b, "\n%s\n", strings.TrimSpace(it))
 			}

@@ -41,7 +41,7 @@ func (rd *rendition) twinHeaders(url string, body []byte) [][2]string {
 func twinHead(l links, b *bytes.Buffer, f pages.TwinFacts) {
 	pages.WriteFrontMatter(b, f)
 	fmt.Fprintf(b, "# %s\n\n> The Markdown version of [%s](%s), for agents. Everything this site publishes for agents is indexed at [llms.txt](%s).\n\n",
-		mdLine(f.Title), llmsTitle.Replace(f.URL), llmsURL.Replace(f.URL), l.base+pathLLMs)
+		pages.MarkdownLine(f.Title), llmsTitle.Replace(f.URL), llmsURL.Replace(f.URL), l.base+pathLLMs)
 }
 
 // pageDescription is what the site structure says of the page at url (an
@@ -91,7 +91,7 @@ func homeMarkdown(l links) []byte {
 		// facts follow.
 		b.WriteString(strings.TrimSpace(text) + "\n\n")
 	} else {
-		b.WriteString(mdLine(p.Tagline) + "\n\n")
+		b.WriteString(pages.MarkdownLine(p.Tagline) + "\n\n")
 		if len(p.About) > 0 {
 			b.WriteString(strings.TrimSpace(p.About[0]) + "\n\n")
 		}
@@ -141,12 +141,12 @@ func aboutMarkdown(l links) []byte {
 		if contact := contactChannels(l); len(contact) > 0 {
 			b.WriteString("\n## Contact\n")
 			for _, ch := range contact {
-				b.WriteString("\n- " + mdLine(ch))
+				b.WriteString("\n- " + pages.MarkdownLine(ch))
 			}
 			b.WriteByte('\n')
 		}
 	} else {
-		b.WriteString(mdLine(site.Profile.Tagline) + "\n")
+		b.WriteString(pages.MarkdownLine(site.Profile.Tagline) + "\n")
 		profileSections(l, &b, false)
 	}
 	fmt.Fprintf(&b, "\nLast updated: %s. The same facts as JSON: %s\n", site.Profile.LastUpdated, l.base+pathProfile)
@@ -161,10 +161,10 @@ func contactMarkdown(l links) []byte {
 	form := l.abs(site.Profile.Contact.Form)
 	description := pageDescription(l, form, "How to reach "+site.Profile.Name+".")
 	twinHead(l, &b, pages.TwinFacts{Title: "Contact " + site.Profile.Name, Description: description, URL: form, Updated: site.Profile.LastUpdated})
-	b.WriteString(mdLine(description) + "\n\n")
-	b.WriteString("## How to reach " + mdLine(site.Profile.Name) + "\n\n")
+	b.WriteString(pages.MarkdownLine(description) + "\n\n")
+	b.WriteString("## How to reach " + pages.MarkdownLine(site.Profile.Name) + "\n\n")
 	for _, ch := range contactChannels(l) {
-		b.WriteString("- " + mdLine(ch) + "\n")
+		b.WriteString("- " + pages.MarkdownLine(ch) + "\n")
 	}
 	fmt.Fprintf(&b, "\nThe same details as JSON, under contact: %s\n", l.base+pathProfile)
 	return b.Bytes()
@@ -182,7 +182,7 @@ func insightsMarkdown(l links) []byte {
 		Description: cmp.Or(description, "Every insight by "+site.Profile.Name+", newest first."), URL: list, Updated: newestUpdate(l)})
 	if description != "" {
 		// What the site's own page says of itself, as the page says it.
-		b.WriteString(mdLine(description) + "\n\n")
+		b.WriteString(pages.MarkdownLine(description) + "\n\n")
 	}
 	if len(site.Insights) == 0 {
 		b.WriteString("No insights are published yet.\n")
@@ -209,13 +209,13 @@ func insightMarkdown(l links, slug string) ([]byte, error) {
 	if !strings.HasPrefix(body, strings.TrimSuffix(in.Description, "…")) {
 		// The description, unless the body begins with it, as a derived
 		// one does.
-		b.WriteString(mdLine(in.Description) + "\n\n")
+		b.WriteString(pages.MarkdownLine(in.Description) + "\n\n")
 	}
 	if !l.cat.Site.Anonymous {
-		b.WriteString("- Author: " + mdLine(l.cat.Site.Profile.Name) + "\n")
+		b.WriteString("- Author: " + pages.MarkdownLine(l.cat.Site.Profile.Name) + "\n")
 	}
 	fmt.Fprintf(&b, "- Published: %s (%s)\n- Updated: %s\n- Topic: %s\n- Read time: %s\n- JSON: %s\n\n",
-		in.Date, in.DateISO, in.DateModifiedISO, mdLine(in.Topic), in.ReadTime, l.base+insightPath(slug))
+		in.Date, in.DateISO, in.DateModifiedISO, pages.MarkdownLine(in.Topic), in.ReadTime, l.base+insightPath(slug))
 	b.WriteString(convert.AbsoluteLinks(strings.TrimSpace(in.Body), l.insight(slug), l.base, l.postURL))
 	b.WriteByte('\n')
 	return b.Bytes(), nil

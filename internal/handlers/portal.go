@@ -3,24 +3,22 @@ package handlers
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"html/template"
 	"net/http"
 	"net/url"
 	"path"
 	"slices"
 	"strconv"
 	"strings"
-	texttemplate "text/template"
 	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/mcphttp"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/pages"
+	"github.com/caddy-discovery/caddy-discovery/internal/portal"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
@@ -29,35 +27,13 @@ import (
 )
 
 // The developer portal, /developers, and its Markdown twin, /developers.md,
-// are two renderings of one portalPage, which is made from the route table,
-// the types' schemas, the problem codes and the content.
-
-//go:embed portal/developers.html
-var portalHTML string
-
-//go:embed portal/developers.md
-var portalMarkdown string
-
-//go:embed portal/style.css
-var portalCSS string
-
-var (
-	portalTemplate         = template.Must(template.New("developers").Parse(portalHTML))
-	portalMarkdownTemplate = texttemplate.Must(texttemplate.New("developers.md").Funcs(texttemplate.FuncMap{
-		"fence": markdownFence,
-		"cell":  markdownCell,
-	}).Parse(portalMarkdown))
-)
+// are two renderings (internal/portal) of one portal.Page, which is made
+// here from the route table, the types' schemas, the problem codes and the
+// catalog.
 
 // pathDevelopersTwin is the portal's Markdown twin, by the rule of every
 // page's twin (twinPath).
 var pathDevelopersTwin = twinPath(pathDevelopers)
-
-// portalStyleSource is the CSP source of the portal's inline style: its hash.
-var portalStyleSource = func() string {
-	sum := sha256.Sum256([]byte(portalCSS))
-	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
-}()
 
 // portalHeaders are the portal's headers for a base URL. Its
 // Content-Security-Policy allows its own inline style and, while WebMCP is
@@ -65,7 +41,7 @@ var portalStyleSource = func() string {
 // llms.txt, robots.txt and AI catalog, which audits (Lighthouse's SEO and
 // Agentic Browsing categories) fetch from the page: nothing else.
 func portalHeaders(l links) [][2]string {
-	csp := "default-src 'none'; style-src " + portalStyleSource
+	csp := "default-src 'none'; style-src " + portal.StyleSource
 	connect := ""
 	if l.cfg.servesWebMCP() {
 		csp += "; script-src " + l.webMCPSource(pathWebMCP)
@@ -90,101 +66,6 @@ func portalHeaders(l links) [][2]string {
 	return [][2]string{{respond.HeaderCSP, csp}, {respond.HeaderReferrerPolicy, "no-referrer"}}
 }
 
-// portalPage is everything the portal says.
-type portalPage struct {
-	Name, Tagline, Base, Home, LLMs, LLMsFull, OpenAPI, AuthNotes, Markdown, HTML string
-	// Updated is the newest modification date of the content, YYYY-MM-DD.
-	Updated string
-	Slug    string
-	Scope   string
-	// TokenLifetime says how long an access token lives, in words, and
-	// TokenSeconds is its expires_in.
-	TokenLifetime string
-	TokenSeconds  int
-	RateLimit     string
-	Limited       bool
-	Events        int
-	Window        int
-	Policy        string
-	VersionStatus string
-	OpenAPIVer    string
-	MCP           string
-	MCPBatch      int
-	CLI           string
-	CLIFile       string
-	CLIName       string
-	WebMCP        string
-	// Listing says how the MCP server is listed beyond the site.
-	Listing portalListing
-	// Core are the versioned API's operations; Auth, MCPOps and Documents
-	// the others, by group.
-	Core, Auth, MCPOps, Documents []portalOperation
-	Problems                      []problem.Code
-	// The example error responses, each a whole HTTP response.
-	NotFound, Unauthorized, Refused string
-	Clients                         []portalClient
-	Types                           []portalType
-}
-
-// portalOperation is one route as the portal documents it.
-type portalOperation struct {
-	ID, Method, Path, Summary, Description string
-	// Status and MediaType describe the success response.
-	Status    string
-	MediaType string
-	// Request is a curl command; RequestBody its body, if any, with its
-	// media type.
-	Request          string
-	RequestBody      string
-	RequestMediaType string
-	// Response is the whole example response body (JSON indented in the
-	// order the API sends it), or the response's headers for a redirect;
-	// Document is set instead for a route whose response is a document
-	// to open.
-	Response         string
-	ResponseLanguage string
-	Document         string
-	// Type is the response body's type in the field reference, TypeID its
-	// anchor; Shared names the operation whose example is the same.
-	Type, TypeID       string
-	Shared, SharedPath string
-	// Errors are the problem codes beyond the ones every route can give.
-	Errors []problem.Code
-	// Note says more about the example, when it is not the whole story.
-	Note string
-}
-
-// portalListing is what the site's owner needs to list the MCP server in
-// the official MCP Registry and in DNS (see listing.go).
-type portalListing struct {
-	// ServerJSON is the server.json to publish; Domain the domain to
-	// prove, Proof the address of the proof and Key the key the module
-	// serves there ("" while none is configured).
-	ServerJSON, Domain, Proof, Key string
-	// Login and Publish are the publisher's commands.
-	Login, Publish string
-	// Records are the DNS-AID records, one a line.
-	Records string
-}
-
-// portalClient is the setup of one agent or tool.
-type portalClient struct {
-	ID, Name, Intro, Where, Code, Language, Note string
-}
-
-// portalType is one response type of the field reference.
-type portalType struct {
-	Name, ID, Description string
-	Fields                []portalField
-}
-
-// portalField is one member of a type; Ref is the type it refers to.
-type portalField struct {
-	Name, Type, Description string
-	Required                bool
-	Ref, RefID              string
-}
-
 // exampleTime is the time in the examples that would show the clock: the
 // content's last update, at noon UTC.
 func exampleTime(l links) time.Time {
@@ -204,16 +85,16 @@ func lastModified(l links) string {
 	return newest
 }
 
-// portal makes the portal's content for this base URL.
-func portal(l links) *portalPage {
+// portalOf makes the portal's content for this base URL.
+func portalOf(l links) *portal.Page {
 	p := l.cat.Site.Profile
 	ttl := l.cfg.tokenTTLSeconds()
-	pg := &portalPage{
+	pg := &portal.Page{
 		Name: p.Name, Tagline: strings.TrimSuffix(pages.OneLine(p.Tagline), "."), Base: l.base,
 		Home: l.abs(l.cat.Site.Pages.Home), LLMs: l.base + pathLLMs, LLMsFull: l.base + pathLLMsFull,
 		OpenAPI: l.openAPI(), AuthNotes: l.base + pathAuth, HTML: l.developers(), Markdown: l.base + pathDevelopersTwin,
 		Updated: lastModified(l), Slug: slugExample(l), Scope: token.Scope,
-		TokenLifetime: lifetime(ttl), TokenSeconds: ttl,
+		TokenLifetime: portal.Lifetime(ttl), TokenSeconds: ttl,
 		RateLimit: rateLimitSummary(l.cfg), Limited: l.cfg.RateLimit.Events > 0,
 		Events: l.cfg.RateLimit.Events, Window: l.cfg.RateLimit.WindowSeconds(),
 		Policy:        ratelimit.NewHeaders(l.cfg.RateLimit).Policy(),
@@ -253,31 +134,10 @@ func portal(l links) *portalPage {
 		}
 	}
 	types["Problem"] = true
-	pg.Types = portalTypes(types)
+	pg.Types = portal.Types(types, components)
 	pg.NotFound, pg.Unauthorized, pg.Refused = errorExamples(l)
-	pg.Clients = clients(l)
+	pg.Clients = portal.Clients(l.base+pathMCP, l.cfg.CLIName)
 	return pg
-}
-
-// lifetime says a number of seconds in words: "24 hours".
-func lifetime(seconds int) string {
-	d := time.Duration(seconds) * time.Second
-	switch {
-	case d%(24*time.Hour) == 0 && d >= 48*time.Hour:
-		return strconv.Itoa(int(d/(24*time.Hour))) + " days"
-	case d%time.Hour == 0:
-		return plural(int(d/time.Hour), "hour")
-	case d%time.Minute == 0:
-		return plural(int(d/time.Minute), "minute")
-	}
-	return plural(seconds, "second")
-}
-
-func plural(n int, unit string) string {
-	if n == 1 {
-		return "1 " + unit
-	}
-	return strconv.Itoa(n) + " " + unit + "s"
 }
 
 func versionStatus(l links) string {
@@ -296,10 +156,10 @@ func versionStatus(l links) string {
 
 // operation documents one route: its request, its example response and
 // its type.
-func portalOperationOf(l links, rt *Route) portalOperation {
+func portalOperationOf(l links, rt *Route) portal.Operation {
 	slug := slugExample(l)
 	address := l.base + urlPathFor(l.cat, rt, slug)
-	op := portalOperation{
+	op := portal.Operation{
 		ID: "op-" + rt.OperationID, Method: rt.Method, Path: rt.Path, Summary: rt.Summary,
 		Description: rt.Description, MediaType: rt.MediaType, Status: "200 OK",
 	}
@@ -319,7 +179,7 @@ func portalOperationOf(l links, rt *Route) portalOperation {
 	op.Request = request + address
 	op.RequestMediaType = rt.RequestMediaType
 	if name := components.Name(rt.Body); name != "" {
-		op.Type, op.TypeID = name, typeAnchor(name)
+		op.Type, op.TypeID = name, portal.TypeAnchor(name)
 	}
 	for _, status := range rt.Problems {
 		for _, c := range problem.Codes {
@@ -445,17 +305,17 @@ func errorExamples(l links) (notFound, unauthorized, refused string) {
 	r := &http.Request{Method: http.MethodGet, URL: &url.URL{Path: insightPath("no-such-insight")}}
 	p := problem.New(l.base, problem.NotFound, r, "The requested API endpoint does not exist: no published insight has the slug \"no-such-insight\".")
 	p.Hint = "List the published insights and their slugs at " + l.base + pathInsights + "; the machine-readable description is at " + l.base + pathOpenAPI + "."
-	notFound = httpExample(http.StatusNotFound, nil, p)
+	notFound = portal.HTTPExample(http.StatusNotFound, nil, p)
 
 	r = &http.Request{Method: http.MethodGet, URL: &url.URL{Path: pathProfile}}
 	if profile != nil {
-		unauthorized = httpExample(http.StatusUnauthorized, [][2]string{{"WWW-Authenticate", oauthPaths.BearerChallenge(l.base, profile.Path, "invalid_token")}},
+		unauthorized = portal.HTTPExample(http.StatusUnauthorized, [][2]string{{"WWW-Authenticate", oauthPaths.BearerChallenge(l.base, profile.Path, "invalid_token")}},
 			oauthPaths.InvalidToken(l.base, r, profile.Path, "The bearer token has expired."))
 	}
 	if l.cfg.RateLimit.Events > 0 {
 		retry := min(17, l.cfg.RateLimit.WindowSeconds())
 		rh := ratelimit.NewHeaders(l.cfg.RateLimit)
-		refused = httpExample(http.StatusTooManyRequests, [][2]string{
+		refused = portal.HTTPExample(http.StatusTooManyRequests, [][2]string{
 			{"Retry-After", strconv.Itoa(retry)},
 			{"RateLimit-Policy", rh.Policy()},
 			{"RateLimit", rh.Value(0, retry)},
@@ -474,24 +334,11 @@ func routeOf(l links, path string) *Route {
 	return nil
 }
 
-// httpExample is a problem response as it goes over the wire.
-func httpExample(status int, headers [][2]string, p *problem.Problem) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "HTTP/1.1 %d %s\nContent-Type: %s\n", status, http.StatusText(status), respond.MediaProblem)
-	for _, h := range headers {
-		b.WriteString(h[0] + ": " + h[1] + "\n")
-	}
-	body, _ := json.MarshalIndent(p, "", "  ")
-	b.WriteString("\n")
-	b.Write(body)
-	return b.String()
-}
-
 // portalListingOf is the portal's account of the MCP server's listings.
-func portalListingOf(l links) portalListing {
+func portalListingOf(l links) portal.Listing {
 	server, _ := json.MarshalIndent(newRegistryServer(l), "", "  ")
 	domain := registryDomain(l)
-	return portalListing{
+	return portal.Listing{
 		ServerJSON: string(server), Domain: domain, Proof: l.base + pathMCPRegistryAuth, Key: l.cfg.MCPRegistryKey,
 		Login: "mcp-publisher login http --domain " + domain +
 			` --private-key "$(openssl pkey -in key.pem -noout -text | grep -A3 'priv:' | tail -n +2 | tr -d ' :\n')"`,
@@ -500,80 +347,12 @@ func portalListingOf(l links) portalListing {
 	}
 }
 
-// clients are the setups of the agents people use, for this MCP endpoint.
-func clients(l links) []portalClient {
-	mcp := l.base + pathMCP
-	name := l.cfg.CLIName
-	indent := func(v any) string {
-		b, _ := json.MarshalIndent(v, "", "  ")
-		return string(b)
-	}
-	type server = map[string]any
-	type stdio struct {
-		Command string   `json:"command"`
-		Args    []string `json:"args"`
-	}
-	type remote struct {
-		Type string `json:"type,omitempty"`
-		URL  string `json:"url"`
-	}
-	return []portalClient{
-		{ID: "connect-claude-code", Name: "Claude Code", Intro: "Run once in a terminal; add --scope user to have it in every project:",
-			Code: "claude mcp add --transport http " + name + " " + mcp, Language: "sh"},
-		{ID: "connect-claude-desktop", Name: "Claude Desktop",
-			Intro: "Remote servers are added under Settings → Connectors → Add custom connector, with the URL " + mcp + ". Or, in claude_desktop_config.json (Settings → Developer → Edit Config), through the mcp-remote bridge (needs Node.js):",
-			Where: "claude_desktop_config.json",
-			Code:  indent(server{"mcpServers": server{name: stdio{"npx", []string{"-y", "mcp-remote", mcp}}}}), Language: "json"},
-		{ID: "connect-cursor", Name: "Cursor", Intro: "In the project's .cursor/mcp.json (or ~/.cursor/mcp.json for every project):",
-			Where: ".cursor/mcp.json", Code: indent(server{"mcpServers": server{name: remote{URL: mcp}}}), Language: "json"},
-		{ID: "connect-vscode", Name: "VS Code", Intro: "In the workspace's .vscode/mcp.json (GitHub Copilot's agent mode):",
-			Where: ".vscode/mcp.json", Code: indent(server{"servers": server{name: remote{"http", mcp}}}), Language: "json"},
-		{ID: "connect-chatgpt", Name: "ChatGPT",
-			Intro: "Connectors need developer mode: Settings → Apps & Connectors → Advanced settings → Developer mode. Then Settings → Apps & Connectors → Create, give it a name and this MCP server URL, with no authentication:",
-			Code:  mcp, Language: "text"},
-		{ID: "connect-other", Name: "Other MCP clients", Intro: "Any client that speaks Streamable HTTP takes the URL; most read this shape:",
-			Code: indent(server{"mcpServers": server{name: remote{"http", mcp}}}), Language: "json",
-			Note: "Clients that run OAuth on a 401 with a loopback or private-use redirect URI complete it unattended: there is no login. An https redirect URI gets a page that names its host first."},
-	}
-}
-
-// typeAnchor is the anchor of a type in the field reference.
-func typeAnchor(name string) string { return "type-" + strings.ToLower(name) }
-
 // developerPortal renders /developers.
 func developerPortal(l links, _ string) ([]byte, error) {
-	var b bytes.Buffer
-	err := portalTemplate.Execute(&b, struct {
-		*portalPage
-		Style template.CSS
-	}{portal(l), template.CSS(portalCSS)})
-	return b.Bytes(), err
+	return portal.HTML(portalOf(l))
 }
 
 // developerPortalMarkdown renders /developers.md, the portal for agents.
 func developerPortalMarkdown(l links, _ string) ([]byte, error) {
-	var b bytes.Buffer
-	p := portal(l)
-	pages.WriteFrontMatter(&b, pages.TwinFacts{
-		Title:       p.Name + " public discovery API",
-		Description: "The developer portal for agents: every endpoint of the public discovery API of " + p.Name + " with examples, the field reference, authentication, rate limits, errors, MCP and the CLI.",
-		URL:         l.developers(), Updated: p.Updated,
-	})
-	err := portalMarkdownTemplate.Execute(&b, p)
-	return b.Bytes(), err
-}
-
-// markdownFence wraps code in a fence longer than any run of backticks in
-// it.
-func markdownFence(language, code string) string {
-	fence := "```"
-	for strings.Contains(code, fence) {
-		fence += "`"
-	}
-	return fence + language + "\n" + code + "\n" + fence
-}
-
-// markdownCell makes text safe in a Markdown table cell.
-func markdownCell(s string) string {
-	return strings.ReplaceAll(mdLine(s), "|", `\|`)
+	return portal.Markdown(portalOf(l), l.developers())
 }

@@ -10,7 +10,7 @@
 // to internal/mcphttp, the site's answers for its pages (their Link and
 // Vary values, the other pages converted) to internal/pages.
 //
-// Imports from the module: content, internal/body, internal/cache, internal/catalog, internal/cimd, internal/convert, internal/mcpcall, internal/mcphttp, internal/metrics, internal/negotiate, internal/oauth, internal/origin, internal/pages, internal/problem, internal/ratelimit, internal/respond, internal/schema, internal/search, internal/token, internal/wire.
+// Imports from the module: content, internal/body, internal/cache, internal/catalog, internal/cimd, internal/convert, internal/mcpcall, internal/mcphttp, internal/metrics, internal/negotiate, internal/oauth, internal/origin, internal/pages, internal/portal, internal/problem, internal/ratelimit, internal/respond, internal/schema, internal/search, internal/token, internal/wire.
 package handlers
 
 import (
@@ -31,6 +31,7 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/pages"
+	"github.com/caddy-discovery/caddy-discovery/internal/portal"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
@@ -135,7 +136,7 @@ func New(cfg Config) (*Service, error) {
 	s.oauth = oauth.New(oauth.Config{
 		Verifier: verifier, Ledger: cfg.CodeLedger, ClientMetadata: cfg.ClientMetadata, Now: cfg.Now,
 		BodyTimeout: cfg.BodyTimeout, Owns: s.Owns, Paths: oauthPaths,
-		SiteName: s.cat.Site.Profile.Name, PageStyle: limitedCSS, PageCSP: limitedCSP, Metrics: cfg.Metrics,
+		SiteName: s.cat.Site.Profile.Name, PageStyle: portal.LimitedCSS, PageCSP: portal.LimitedCSP, Metrics: cfg.Metrics,
 	})
 	if cfg.BaseURL != "" {
 		base, err := origin.NormalizeBaseURL(cfg.BaseURL)

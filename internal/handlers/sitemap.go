@@ -90,7 +90,7 @@ func sitemapMarkdown(l links) []byte {
 	b.Grow(512 + len(urls)*(160+2*len(l.base)))
 	fmt.Fprintf(&b, "# Sitemap of %s's site\n\n> Every page of this site named in its content, with its Markdown version for agents and its last update. "+
 		"The same addresses as XML: %s. Everything published for agents is indexed at [llms.txt](%s).\n\n",
-		mdLine(l.cat.Site.Profile.Name), l.base+pathSitemapOwn, l.base+pathLLMs)
+		pages.MarkdownLine(l.cat.Site.Profile.Name), l.base+pathSitemapOwn, l.base+pathLLMs)
 	for _, u := range urls {
 		b.WriteString("- [")
 		b.WriteString(llmsTitle.Replace(clip(pages.OneLine(u.label), maxItemTitle)))

@@ -16,6 +16,7 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/pages"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
+	"github.com/caddy-discovery/caddy-discovery/internal/schema"
 	"github.com/caddy-discovery/caddy-discovery/internal/wire"
 )
 
@@ -214,12 +215,12 @@ func skillMarkdown(l links, _ string) ([]byte, error) {
 
 // toolArguments describes a tool's input schema in a line: each argument
 // with its type, whether it is required, and its description.
-func toolArguments(schema any) string {
-	s, ok := schema.(*jsonschema.Schema)
+func toolArguments(input any) string {
+	s, ok := input.(*jsonschema.Schema)
 	if !ok || len(s.Properties) == 0 {
 		return "no arguments"
 	}
-	names := propertyNames(s)
+	names := schema.PropertyNames(s)
 	var args []string
 	for _, name := range names {
 		prop := s.Properties[name]

@@ -60,6 +60,13 @@ func WriteFrontMatter(b *bytes.Buffer, f TwinFacts) {
 // OneLine is s with its runs of white space made one space, on one line.
 func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
+// MarkdownLine is s on one line as Markdown text: a "<" is escaped, so that a
+// title such as "Why a <script> tag breaks feeds" reads as the words it
+// is, never as HTML, in every Markdown document.
+func MarkdownLine(s string) string { return markdownText.Replace(OneLine(s)) }
+
+var markdownText = strings.NewReplacer("<", `\<`)
+
 // YAMLString is s as a YAML double-quoted scalar (a JSON string is one),
 // so that no character of the content can break the front matter.
 func YAMLString(s string) (string, error) {

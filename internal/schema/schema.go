@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -288,4 +289,19 @@ func constrain(s *jsonschema.Schema, tag string, own map[string]string) error {
 func intValue(s string) (*int, error) {
 	n, err := strconv.Atoi(s)
 	return &n, err
+}
+
+// PropertyNames are the members of an object schema in the order the
+// schema gives (the Go type's field order, which the API sends), else
+// sorted.
+func PropertyNames(s *jsonschema.Schema) []string {
+	if len(s.PropertyOrder) > 0 {
+		return s.PropertyOrder
+	}
+	names := make([]string, 0, len(s.Properties))
+	for name := range s.Properties {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
 }

@@ -1,4 +1,4 @@
-package handlers
+package portal
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/schema"
 )
 
 // The portal's field reference: each response type's members, read from
@@ -13,9 +15,9 @@ import (
 // them. Objects that are not components of their own are flattened into
 // their parent ("urls.home", "endpoints[].path").
 
-// portalTypes are the named types and every component they refer to, in
+// Types are the named types and every component they refer to, in
 // the order of the components table.
-func portalTypes(named map[string]bool) []portalType {
+func Types(named map[string]bool, components *schema.Components) []Type {
 	want := map[string]bool{}
 	var visit func(name string)
 	visit = func(name string) {
@@ -28,13 +30,13 @@ func portalTypes(named map[string]bool) []portalType {
 	for name := range named {
 		visit(name)
 	}
-	var out []portalType
+	var out []Type
 	for _, c := range components.List {
 		if !want[c.Name] {
 			continue
 		}
 		s := components.Schemas[c.Name]
-		t := portalType{Name: c.Name, ID: typeAnchor(c.Name), Description: s.Description}
+		t := Type{Name: c.Name, ID: TypeAnchor(c.Name), Description: s.Description}
 		t.Fields = schemaFields("", s)
 		out = append(out, t)
 	}
@@ -60,35 +62,20 @@ func walkRefs(s *jsonschema.Schema, f func(string)) {
 	}
 }
 
-// propertyNames are the members of an object schema in the order the
-// schema gives (the Go type's field order, which the API sends), else
-// sorted.
-func propertyNames(s *jsonschema.Schema) []string {
-	if len(s.PropertyOrder) > 0 {
-		return s.PropertyOrder
-	}
-	names := make([]string, 0, len(s.Properties))
-	for name := range s.Properties {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names
-}
-
 // schemaFields lists the members of an object schema, prefix naming the
 // object within its type.
-func schemaFields(prefix string, s *jsonschema.Schema) []portalField {
-	names := propertyNames(s)
-	var fields []portalField
+func schemaFields(prefix string, s *jsonschema.Schema) []Field {
+	names := schema.PropertyNames(s)
+	var fields []Field
 	for _, name := range names {
 		prop := s.Properties[name]
 		if prop == nil {
 			continue
 		}
-		f := portalField{Name: prefix + name, Required: slices.Contains(s.Required, name), Description: prop.Description}
+		f := Field{Name: prefix + name, Required: slices.Contains(s.Required, name), Description: prop.Description}
 		f.Type, f.Ref = schemaType(prop)
 		if f.Ref != "" {
-			f.RefID = typeAnchor(f.Ref)
+			f.RefID = TypeAnchor(f.Ref)
 		}
 		fields = append(fields, f)
 		// An object described in place: its members follow, prefixed.
