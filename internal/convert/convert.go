@@ -139,15 +139,21 @@ func Post(ctx context.Context, body []byte, contentType, pageURL, title string) 
 	return convertPage(ctx, body, contentType, pageURL, title)
 }
 
-func convertPage(ctx context.Context, body []byte, contentType, pageURL, title string) (page *Converted, err error) {
-	defer func() {
-		// The converter is not ours: a page it fails on is served as HTML.
-		if v := recover(); v != nil {
-			page, err = nil, fmt.Errorf("converting the HTML: %v", v)
-		}
-	}()
-	// Declared encodings are honoured; an undeclared one is UTF-8 unless
-	// the bytes say otherwise.
+func convertPage(ctx context.Context, body []byte, contentType, pageURL, title string) (*Converted, error) {
+	doc, err := Parse(ctx, body, contentType)
+	if err != nil {
+		return nil, err
+	}
+	return convertTree(ctx, doc, pageURL, title)
+}
+
+// Parse parses body, an HTML page served as contentType, as Page does
+// before converting it: its declared encoding honoured (an undeclared one
+// is UTF-8 unless the bytes say otherwise), a page whose shape is past the
+// bounds refused with ErrTooComplex before the parser starts, and
+// ErrTimeout when ctx is done first. The reader of the site parses each
+// page once with it, for its facts and for PostTree.
+func Parse(ctx context.Context, body []byte, contentType string) (*html.Node, error) {
 	if enc, name, certain := charset.DetermineEncoding(body, contentType); name != "utf-8" && (certain || !utf8.Valid(body)) {
 		decoded, err := enc.NewDecoder().Bytes(body)
 		if err != nil {
@@ -165,6 +171,38 @@ func convertPage(ctx context.Context, body []byte, contentType, pageURL, title s
 	case err != nil:
 		return nil, fmt.Errorf("parsing the HTML: %w", err)
 	}
+	return doc, nil
+}
+
+// PostTree is Post for a page Parse made: doc is taken apart, so that it
+// serves one conversion. When body is not nil, it is the element of doc
+// the page marks as the post's body, and it alone is converted, as a page
+// whose body it is.
+func PostTree(ctx context.Context, doc, body *html.Node, pageURL, title string) (*Converted, error) {
+	if body != nil {
+		if body.Parent != nil {
+			body.Parent.RemoveChild(body)
+		}
+		doc = &html.Node{Type: html.DocumentNode}
+		root := &html.Node{Type: html.ElementNode, DataAtom: atom.Html, Data: "html"}
+		head := &html.Node{Type: html.ElementNode, DataAtom: atom.Head, Data: "head"}
+		wrap := &html.Node{Type: html.ElementNode, DataAtom: atom.Body, Data: "body"}
+		doc.AppendChild(root)
+		root.AppendChild(head)
+		root.AppendChild(wrap)
+		wrap.AppendChild(body)
+	}
+	return convertTree(ctx, doc, pageURL, title)
+}
+
+// convertTree converts doc, a parsed page, as Page does.
+func convertTree(ctx context.Context, doc *html.Node, pageURL, title string) (page *Converted, err error) {
+	defer func() {
+		// The converter is not ours: a page it fails on is served as HTML.
+		if v := recover(); v != nil {
+			page, err = nil, fmt.Errorf("converting the HTML: %v", v)
+		}
+	}()
 	p := readPage(doc)
 	if p.noindex {
 		return nil, ErrNoIndex

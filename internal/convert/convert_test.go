@@ -2,7 +2,10 @@ package convert
 
 import (
 	"bytes"
+	"context"
 	"testing"
+
+	"golang.org/x/net/html"
 )
 
 func TestConvertCache(t *testing.T) {
@@ -47,4 +50,62 @@ func TestNoindex(t *testing.T) {
 			t.Errorf("%q: %v, want %v", directives, got, want)
 		}
 	}
+}
+
+// TestPostTreeIsPost: a page parsed once (Parse) and converted from its
+// tree (PostTree) gives the Markdown Post gives of its bytes, and the
+// element a page marks as the post's body, converted from the tree, what
+// Post gives of that element's HTML alone.
+func TestPostTreeIsPost(t *testing.T) {
+	const page = `<!doctype html><html><head><title>On caching | Blog</title><base href="https://blog.example/b/"></head>
+<body><nav><a href="/">Home</a></nav><main><article><h1>On caching</h1><p>A <a href="notes/">note</a> &amp; <em>more</em>.</p>
+<div class="e-content"><p>The body, with <code>a &lt; b</code> and an <img src="x.png" alt="image">.</p>
+<pre><code class="language-go">if a &lt; b {
+	return
+}</code></pre></div><footer>Tags: <a href="/tags/go/">go</a></footer></article></main></body></html>`
+	const pageURL = "https://blog.example/posts/on-caching/"
+	ctx := context.Background()
+	whole, err := Post(ctx, []byte(page), "text/html; charset=utf-8", pageURL, "On caching")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := Parse(ctx, []byte(page), "text/html; charset=utf-8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := PostTree(ctx, doc, nil, pageURL, "On caching")
+	if err != nil || string(tree.Markdown) != string(whole.Markdown) {
+		t.Errorf("the page from its tree:\n%s\nfrom its bytes:\n%s\n(err %v)", tree.Markdown, whole.Markdown, err)
+	}
+
+	doc, _ = Parse(ctx, []byte(page), "text/html; charset=utf-8")
+	body := findClass(doc, "e-content")
+	var rendered bytes.Buffer
+	if err := html.Render(&rendered, body); err != nil {
+		t.Fatal(err)
+	}
+	alone, err := Post(ctx, rendered.Bytes(), "text/html; charset=utf-8", pageURL, "On caching")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err = PostTree(ctx, doc, body, pageURL, "On caching")
+	if err != nil || string(tree.Markdown) != string(alone.Markdown) {
+		t.Errorf("the body from the tree:\n%s\nfrom its HTML:\n%s\n(err %v)", tree.Markdown, alone.Markdown, err)
+	}
+	if !bytes.Contains(tree.Markdown, []byte("if a < b {\n\treturn\n}")) || bytes.Contains(tree.Markdown, []byte("Tags")) {
+		t.Errorf("the body's code is not as written, or what is around the body is in it:\n%s", tree.Markdown)
+	}
+}
+
+// findClass is the first element under n with the class c.
+func findClass(n *html.Node, c string) *html.Node {
+	if n.Type == html.ElementNode && attr(n, "class") == c {
+		return n
+	}
+	for k := n.FirstChild; k != nil; k = k.NextSibling {
+		if f := findClass(k, c); f != nil {
+			return f
+		}
+	}
+	return nil
 }

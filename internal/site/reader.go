@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+	"golang.org/x/net/html"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/convert"
 	"github.com/caddy-discovery/caddy-discovery/internal/sitefacts"
@@ -661,11 +662,16 @@ func (r *Reader) fetchPage(ctx context.Context, j job, prev *pageRead) *pageRead
 	if mediaType != "text/html" && mediaType != "application/xhtml+xml" {
 		return p // a file, not a page: its status is what counts
 	}
-	facts, err := sitefacts.ReadPage(a.body, a.header.Get("Content-Type"), a.url.String())
+	// The page is parsed once, within the conversion's bounds, for its
+	// facts and its Markdown both.
+	ctx, cancel := context.WithTimeout(ctx, convert.Timeout)
+	defer cancel()
+	doc, err := convert.Parse(ctx, a.body, a.header.Get("Content-Type"))
 	if err != nil {
 		r.logSkip(answer{url: a.url, err: err})
 		return p
 	}
+	facts, bodyNode := sitefacts.ReadTree(doc, a.url.String())
 	if convert.NoIndex(strings.Join(a.header.Values("X-Robots-Tag"), ",")) {
 		facts.NoIndex = true
 	}
@@ -679,7 +685,7 @@ func (r *Reader) fetchPage(ctx context.Context, j job, prev *pageRead) *pageRead
 	r.mu.Unlock()
 	p.item = item
 	if wantText {
-		p.markdown = r.text(ctx, a, facts, item)
+		p.markdown = r.text(ctx, a, doc, bodyNode, facts, item)
 	}
 	if (item != nil || facts.Article.IsArticle) && !facts.IsList && p.key != "/" {
 		// A post's links are not followed: they need not be kept, but
@@ -738,9 +744,9 @@ func (r *Reader) logSkip(a answer) {
 // content, else the feed's full content. The headings that say the title
 // before the text are dropped (and its first heading when it is the
 // title), as the module writes the title itself.
-func (r *Reader) text(ctx context.Context, a answer, facts *sitefacts.Page, item *sitefacts.FeedItem) []byte {
-	ctx, cancel := context.WithTimeout(ctx, convert.Timeout)
-	defer cancel()
+// doc is the page as parsed, bodyNode the element of it ReadTree found;
+// ctx bounds the conversion.
+func (r *Reader) text(ctx context.Context, a answer, doc, bodyNode *html.Node, facts *sitefacts.Page, item *sitefacts.FeedItem) []byte {
 	title := facts.Article.Headline
 	if title == "" && item != nil {
 		title = item.Title
@@ -751,11 +757,7 @@ func (r *Reader) text(ctx context.Context, a answer, facts *sitefacts.Page, item
 	// post's Markdown must get what its page says (scanners compare the
 	// two). The feed's copy, often shorter, serves only a page with no
 	// text of its own to convert.
-	if facts.Article.BodyHTML != "" {
-		c, err = convert.Post(ctx, []byte(facts.Article.BodyHTML), "text/html; charset=utf-8", a.url.String(), title)
-	} else {
-		c, err = convert.Post(ctx, a.body, a.header.Get("Content-Type"), a.url.String(), title)
-	}
+	c, err = convert.PostTree(ctx, doc, bodyNode, a.url.String(), title)
 	if (err != nil || len(bytes.TrimSpace(c.Markdown)) == 0) && item != nil && item.ContentHTML != "" {
 		c, err = convert.Post(ctx, []byte(item.ContentHTML), "text/html; charset=utf-8", a.url.String(), title)
 	}

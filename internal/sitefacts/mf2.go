@@ -584,12 +584,14 @@ func (it *mfItem) fillArticle(a *Article) {
 			a.Authors = appendPerson(a.Authors, Person{Name: cut(v.text, MaxNameRunes)})
 		}
 	}
-	if a.BodyHTML == "" {
-		for _, v := range it.props["content"] {
-			if v.node != nil {
-				a.BodyHTML = outerHTML(v.node)
-				break
-			}
+}
+
+// contentNode is the h-entry's e-content element, nil when it has none.
+func (it *mfItem) contentNode() *html.Node {
+	for _, v := range it.props["content"] {
+		if v.node != nil {
+			return v.node
 		}
 	}
+	return nil
 }

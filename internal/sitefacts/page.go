@@ -149,6 +149,18 @@ func ReadPage(body []byte, contentType, pageURL string) (*Page, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parsing the HTML: %w", err)
 	}
+	p, node := ReadTree(doc, pageURL)
+	if node != nil {
+		p.Article.BodyHTML = outerHTML(node)
+	}
+	return p, nil
+}
+
+// ReadTree reads the facts of doc, a page parsed (by convert.Parse) at
+// pageURL, leaving doc as it was. It returns the element the page marks as
+// the article's body too (nil when it marks none), and leaves
+// Article.BodyHTML empty: its caller converts that element itself.
+func ReadTree(doc *html.Node, pageURL string) (*Page, *html.Node) {
 	base, _ := url.Parse(pageURL)
 	if base != nil && !base.IsAbs() {
 		base = nil
@@ -162,7 +174,7 @@ func ReadPage(body []byte, contentType, pageURL string) (*Page, error) {
 	r := &pageReader{base: base, page: &Page{URL: pageURL}, seen: make(map[string]bool)}
 	r.walk(doc, false)
 	r.finish(doc)
-	return r.page, nil
+	return r.page, r.bodyNode
 }
 
 // isHTML reports whether body, served as contentType, may be an HTML page:
@@ -188,6 +200,7 @@ type pageReader struct {
 	topArticles         int // <article> elements not inside another
 	firstH1             string
 	articleBody         *html.Node // the first itemprop=articleBody
+	bodyNode            *html.Node // the element the page marks as the article's body (see Article.BodyHTML)
 	jsonLD              []string   // the text of each ld+json script
 	meta                map[string][]string
 	canonical, next     string
@@ -484,9 +497,10 @@ func (r *pageReader) finish(doc *html.Node) {
 	}
 	if entry != nil {
 		entry.fillArticle(a)
+		r.bodyNode = entry.contentNode()
 	}
-	if a.BodyHTML == "" && r.articleBody != nil {
-		a.BodyHTML = outerHTML(r.articleBody)
+	if r.bodyNode == nil {
+		r.bodyNode = r.articleBody
 	}
 
 	// Two <article> elements make a list only on a page that is not an
