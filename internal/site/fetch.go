@@ -17,6 +17,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 )
@@ -347,7 +348,35 @@ func (s *sink) Write(p []byte) (int, error) {
 		s.over = true
 		return 0, errWriteRefused
 	}
+	s.sized()
 	return s.body.Write(p)
+}
+
+// ReadFrom reads the body from r into the sink's own buffer, up to the
+// limit: file_server copies a file to a writer that can read it (the
+// connection, here the sink), and without it the copy would take a
+// buffer of 32 KiB for each page, the most the reader allocates.
+func (s *sink) ReadFrom(r io.Reader) (int64, error) {
+	s.WriteHeader(http.StatusOK)
+	s.sized()
+	n, err := s.body.ReadFrom(io.LimitReader(r, int64(s.limit-s.body.Len())+1))
+	if s.body.Len() > s.limit {
+		s.body.Truncate(s.limit)
+		s.over = true
+		return n, errWriteRefused
+	}
+	return n, err
+}
+
+// sized makes room for the body at its first byte when the handler said
+// its length, within the limit.
+func (s *sink) sized() {
+	if s.body.Cap() > 0 {
+		return
+	}
+	if n, err := strconv.Atoi(s.header.Get("Content-Length")); err == nil && n > 0 && n <= s.limit {
+		s.body.Grow(n + bytes.MinRead)
+	}
 }
 
 // EnableFullDuplex is what a server's full-duplex setting asks of a
