@@ -40,3 +40,29 @@ func TestSinkTakesWhatFileServerCopies(t *testing.T) {
 		})
 	}
 }
+
+// TestRestKeepsTheCollectionsFew: after a page, the reader rests as long
+// as the page took, the Crawl-delay, or the time that keeps the garbage it
+// made to collectionsPerSecond collections, whichever is the longest.
+func TestRestKeepsTheCollectionsFew(t *testing.T) {
+	const mb = 1 << 20
+	for _, tc := range []struct {
+		name             string
+		took, crawlDelay time.Duration
+		allocated, room  uint64
+		want             time.Duration
+	}{
+		{"a page that made two collections' garbage", time.Millisecond, 0, 16 * mb, 8 * mb, 2 * time.Second},
+		{"a large heap leaves more room", time.Millisecond, 0, 16 * mb, 64 * mb, 250 * time.Millisecond},
+		{"the room is never less than the runtime's least", time.Millisecond, 0, 4 * mb, 0, time.Second},
+		{"a page that took longer than its garbage asks", 3 * time.Second, 0, 16 * mb, 8 * mb, 3 * time.Second},
+		{"the site's Crawl-delay", time.Millisecond, 3 * time.Second, 16 * mb, 8 * mb, 3 * time.Second},
+		{"no garbage", 5 * time.Millisecond, 0, 0, 8 * mb, 5 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := rest(tc.took, tc.crawlDelay, tc.allocated, tc.room); got != tc.want {
+				t.Errorf("rest = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"sync"
@@ -697,10 +698,8 @@ func (r *Reader) fetchPage(ctx context.Context, j job, prev *pageRead) *pageRead
 }
 
 // work runs f, the reading of one page (asking the site, then parsing
-// and converting what it answered), one at a time, then waits as long as
-// f took before the next may run: the reader keeps the site and the
-// process busy at most half the time of one visitor, so that the site's
-// visitors keep the rest. It reports false, without running f, when ctx
+// and converting what it answered), one at a time, then rests before the
+// next may run (see rest). It reports false, without running f, when ctx
 // is done first.
 func (r *Reader) work(ctx context.Context, f func()) bool {
 	select {
@@ -709,17 +708,70 @@ func (r *Reader) work(ctx context.Context, f func()) bool {
 		return false
 	}
 	defer func() { <-r.cpu }()
+	heap := readHeap()
 	start := time.Now()
 	f()
-	// As long as the page took, or the Crawl-delay the site asks, if
-	// longer.
-	rest := time.NewTimer(max(time.Since(start), r.crawlDelay))
-	defer rest.Stop()
+	took := time.Since(start)
+	after := readHeap()
+	timer := time.NewTimer(rest(took, r.crawlDelay, after.allocs-heap.allocs, after.room()))
+	defer timer.Stop()
 	select {
-	case <-rest.C:
+	case <-timer.C:
 	case <-ctx.Done():
 	}
 	return true
+}
+
+// collectionsPerSecond bounds the garbage collections the reading of the
+// site may cause: what a read allocates (parsing and converting pages,
+// some 110 KB a post) makes the process collect its garbage, and each
+// collection stops and slows the site's visitors for a moment; at this
+// pace a read makes their p99 at most 1.5 times what it is at rest (see
+// docs/performance.md, "Reading the site").
+const collectionsPerSecond = 1
+
+// rest is how long the reader waits after a page that took took and
+// allocated allocated bytes, with room bytes left before the heap reaches
+// the collector's goal: as long as the page took (the reader keeps the
+// site and the process busy at most half the time of one visitor), as
+// long as the site's Crawl-delay asks, and as long as makes its
+// allocations cause at most collectionsPerSecond collections, whichever
+// is the longest. A process with more memory in use collects less often
+// for the same garbage, and reads faster.
+func rest(took, crawlDelay time.Duration, allocated, room uint64) time.Duration {
+	room = max(room, minRoom)
+	garbage := time.Duration(float64(allocated) / float64(room) / collectionsPerSecond * float64(time.Second))
+	return max(took, crawlDelay, garbage)
+}
+
+// minRoom is the least room the collector leaves between collections (the
+// runtime's smallest heap goal).
+const minRoom = 4 << 20
+
+// heapState is what the runtime says of the heap: the bytes allocated
+// since the process started, and the collector's goal and live heap.
+type heapState struct{ allocs, goal, live uint64 }
+
+// room is how much may be allocated before the next collection.
+func (h heapState) room() uint64 {
+	if h.goal > h.live {
+		return h.goal - h.live
+	}
+	return 0
+}
+
+// readHeap reads the heap's state, without stopping the process as
+// runtime.ReadMemStats would.
+func readHeap() heapState {
+	samples := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/heap/goal:bytes"}, {Name: "/gc/heap/live:bytes"}}
+	metrics.Read(samples)
+	var v [3]uint64
+	for i, s := range samples {
+		if s.Value.Kind() == metrics.KindUint64 {
+			v[i] = s.Value.Uint64()
+		}
+	}
+	return heapState{allocs: v[0], goal: v[1], live: v[2]}
 }
 
 // logSkip logs an answer the reader could not use: once per reason at
