@@ -58,6 +58,7 @@ func TestRestKeepsTheCollectionsFew(t *testing.T) {
 		{"a page that took longer than its garbage asks", 3 * time.Second, 0, 16 * mb, 8 * mb, 3 * time.Second},
 		{"the site's Crawl-delay", time.Millisecond, 3 * time.Second, 16 * mb, 8 * mb, 3 * time.Second},
 		{"no garbage", 5 * time.Millisecond, 0, 0, 8 * mb, 5 * time.Millisecond},
+		{"a busy process's garbage rests at most maxGarbageRest", time.Millisecond, 0, 1 << 40, 8 * mb, maxGarbageRest},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := rest(tc.took, tc.crawlDelay, tc.allocated, tc.room); got != tc.want {

@@ -740,9 +740,14 @@ const collectionsPerSecond = 1
 // for the same garbage, and reads faster.
 func rest(took, crawlDelay time.Duration, allocated, room uint64) time.Duration {
 	room = max(room, minRoom)
-	garbage := time.Duration(float64(allocated) / float64(room) / collectionsPerSecond * float64(time.Second))
+	garbage := time.Duration(min(float64(allocated)/float64(room)/collectionsPerSecond, maxGarbageRest.Seconds()) * float64(time.Second))
 	return max(took, crawlDelay, garbage)
 }
+
+// maxGarbageRest bounds the rest the garbage of one page asks: the
+// allocations counted are the process's, and a page read while the site's
+// visitors allocate much would otherwise hold the read for long.
+const maxGarbageRest = 5 * time.Second
 
 // minRoom is the least room the collector leaves between collections (the
 // runtime's smallest heap goal).
