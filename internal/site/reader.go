@@ -724,10 +724,11 @@ func (r *Reader) work(ctx context.Context, f func()) bool {
 
 // collectionsPerSecond bounds the garbage collections the reading of the
 // site may cause: what a read allocates (parsing and converting pages,
-// some 110 KB a post) makes the process collect its garbage, and each
-// collection stops and slows the site's visitors for a moment; at this
-// pace a read makes their p99 at most 1.5 times what it is at rest (see
-// docs/performance.md, "Reading the site").
+// about 100 KB a post) makes the process collect its garbage, and each
+// collection stops and slows the site's visitors for a moment. At two a
+// second a read of 1 000 posts left visitors' p99 at 1.5-1.7 times what
+// it is at rest, at one 1.2 times (docs/performance.md, "Reading the
+// site").
 const collectionsPerSecond = 1
 
 // rest is how long the reader waits after a page that took took and

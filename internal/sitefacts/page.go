@@ -9,9 +9,8 @@
 package sitefacts
 
 import (
-	"bytes"
+	"context"
 	"errors"
-	"fmt"
 	"mime"
 	"net/http"
 	"net/url"
@@ -22,7 +21,6 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/convert"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
-	"golang.org/x/net/html/charset"
 )
 
 // The caps of what is read of a page. A string longer than its cap is cut
@@ -129,25 +127,18 @@ var feedTypes = map[string]bool{
 }
 
 // ReadPage reads the facts of body, an HTML page served as contentType at
-// pageURL (charset as declared or sniffed, as internal/convert does it).
-// It returns an error only for input that is not HTML at all (ErrNotHTML),
-// or that the HTML parser refuses (elements nested deeper than 512).
+// pageURL, parsed as convert.Parse parses it (charset as declared or
+// sniffed, the shape within convert's bounds), with Article.BodyHTML. It
+// returns an error only for input that is not HTML at all (ErrNotHTML), or
+// that the parser refuses. The reader of the site parses a page once for
+// both its facts and its Markdown, with convert.Parse and ReadTree.
 func ReadPage(body []byte, contentType, pageURL string) (*Page, error) {
 	if !isHTML(body, contentType) {
 		return nil, ErrNotHTML
 	}
-	// Declared encodings are honoured; an undeclared one is UTF-8 unless
-	// the bytes say otherwise.
-	if enc, name, certain := charset.DetermineEncoding(body, contentType); name != "utf-8" && (certain || !utf8.Valid(body)) {
-		decoded, err := enc.NewDecoder().Bytes(body)
-		if err != nil {
-			return nil, fmt.Errorf("decoding %s: %w", name, err)
-		}
-		body = decoded
-	}
-	doc, err := html.Parse(bytes.NewReader(body))
+	doc, err := convert.Parse(context.Background(), body, contentType)
 	if err != nil {
-		return nil, fmt.Errorf("parsing the HTML: %w", err)
+		return nil, err
 	}
 	p, node := ReadTree(doc, pageURL)
 	if node != nil {
