@@ -15,6 +15,7 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 	"github.com/caddy-discovery/caddy-discovery/internal/schema"
 	"github.com/caddy-discovery/caddy-discovery/internal/search"
+	"github.com/caddy-discovery/caddy-discovery/internal/view"
 	"github.com/caddy-discovery/caddy-discovery/internal/wire"
 )
 
@@ -91,10 +92,10 @@ var mcpSearches = func() map[string]mcphttp.SearchShape {
 
 // mcpTools are the MCP server's tools, in the order tools/list gives them.
 var mcpTools = []mcpTool{
-	{name: "get_health", title: "Health", route: pathHealth, add: addHealthTool},
-	{name: "get_profile", title: "Profile", route: pathProfile, add: addProfileTool, kept: keptProfile},
-	{name: "list_insights", title: "List insights", route: pathInsights, add: addListInsightsTool, kept: keptInsightList},
-	{name: "get_insight", title: "One insight", route: pathInsight, add: addInsightTool, kept: keptInsight},
+	{name: "get_health", title: "Health", route: view.PathHealth, add: addHealthTool},
+	{name: "get_profile", title: "Profile", route: view.PathProfile, add: addProfileTool, kept: keptProfile},
+	{name: "list_insights", title: "List insights", route: view.PathInsights, add: addListInsightsTool, kept: keptInsightList},
+	{name: "get_insight", title: "One insight", route: view.PathInsight, add: addInsightTool, kept: keptInsight},
 	{name: "search_insights", title: "Search insights", add: addSearchTool, search: mcphttp.SearchFull,
 		description: "Searches the published insights' titles, descriptions, topics and bodies for the query's words, each matching its other forms (plurals and other endings, with or without accents, hyphens or dots) and, weighing less, the longer words it begins. " +
 			"Ranks them by BM25 relevance (title first, then topic, description and body), then newest first, each with its score, a snippet and its slug for get_insight. " +
@@ -140,7 +141,7 @@ func addTool[In, Out any](l links, t *mcp.Tool, server *mcp.Server, h mcp.ToolHa
 }
 
 func addProfileTool(l links, t *mcp.Tool, server *mcp.Server) {
-	p := newProfile(l)
+	p := l.Profile()
 	addTool(l, t, server, func(context.Context, *mcp.CallToolRequest, noInput) (*mcp.CallToolResult, wire.Profile, error) {
 		return nil, p, nil
 	})
@@ -148,13 +149,13 @@ func addProfileTool(l links, t *mcp.Tool, server *mcp.Server) {
 
 func addHealthTool(l links, t *mcp.Tool, server *mcp.Server) {
 	addTool(l, t, server, func(context.Context, *mcp.CallToolRequest, noInput) (*mcp.CallToolResult, wire.Health, error) {
-		return nil, newHealth(l, l.cfg.Now()), nil
+		return nil, l.Health(l.cfg.Now()), nil
 	})
 }
 
 func addListInsightsTool(l links, t *mcp.Tool, server *mcp.Server) {
-	t.Description += " Optionally only those of one topic (" + strings.Join(l.cat.Site.Topics(), ", ") + ")."
-	all := insights(l)
+	t.Description += " Optionally only those of one topic (" + strings.Join(l.Cat.Site.Topics(), ", ") + ")."
+	all := l.Insights()
 	addTool(l, t, server, func(_ context.Context, _ *mcp.CallToolRequest, in listInsightsInput) (*mcp.CallToolResult, wire.InsightList, error) {
 		if in.Topic == "" {
 			return nil, all, nil
@@ -175,11 +176,11 @@ func addInsightTool(l links, t *mcp.Tool, server *mcp.Server) {
 		if !content.ValidSlug(in.Slug) {
 			return nil, wire.InsightDocument{}, fmt.Errorf("the slug %s is not valid: a slug is %s. Call list_insights for the published slugs", problem.Quote(in.Slug), content.SlugGrammar)
 		}
-		doc, ok := l.published(in.Slug)
+		doc, ok := l.Published(in.Slug)
 		if !ok {
 			return nil, wire.InsightDocument{}, fmt.Errorf("no published insight has the slug %s. Call list_insights or search_insights for the published slugs", problem.Quote(in.Slug))
 		}
-		return nil, newInsightDocument(l, doc), nil
+		return nil, l.InsightDocument(doc), nil
 	})
 }
 
@@ -190,22 +191,22 @@ func mcpServer(l links) *mcp.Server {
 	if l.onPanic == nil {
 		l.onPanic = func(any) {}
 	}
-	p := l.cat.Site.Profile
+	p := l.Cat.Site.Profile
 	server := mcp.NewServer(&mcp.Implementation{
 		Name:       l.cfg.ServiceName,
 		Title:      p.Name + " public discovery API",
 		Version:    l.cfg.Version,
-		WebsiteURL: l.base + pathDevelopers,
+		WebsiteURL: l.Base + view.PathDevelopers,
 	}, &mcp.ServerOptions{
 		Capabilities: mcpCapabilities(),
 		Instructions: "Read-only public facts about " + p.Name + " and their published insights. " +
 			"Use get_profile for the biography and contact links, list_insights or search_insights to find articles, " +
-			"and get_insight for one article's Markdown body; search and fetch are the same search and articles in the shape ChatGPT connectors and deep research use. The same data is at " + l.base + pathIndex + ".",
+			"and get_insight for one article's Markdown body; search and fetch are the same search and articles in the shape ChatGPT connectors and deep research use. The same data is at " + l.Base + view.PathIndex + ".",
 	})
 	addTools(l, server)
-	server.AddReceivingMiddleware(refuseUndeclared, mcphttp.CountCalls(l.cat.ToolNames, l.cfg.Metrics))
-	for _, in := range l.cat.Site.Insights {
-		uri := l.insight(in.Slug)
+	server.AddReceivingMiddleware(refuseUndeclared, mcphttp.CountCalls(l.Cat.ToolNames, l.cfg.Metrics))
+	for _, in := range l.Cat.Site.Insights {
+		uri := l.Insight(in.Slug)
 		body := in.Body
 		server.AddResource(&mcp.Resource{
 			URI: uri, Name: in.Slug, Title: in.Title, MIMEType: "text/markdown",
@@ -222,7 +223,7 @@ func mcpServer(l links) *mcp.Server {
 // search_insights).
 type declaredTool struct {
 	*mcp.Tool
-	route *Route
+	route *route
 }
 
 // addTools registers every tool of mcpTools on server, a tool of a route
@@ -234,7 +235,7 @@ func addTools(l links, server *mcp.Server) []declaredTool {
 	var tools []declaredTool
 	for _, d := range mcpTools {
 		t := &mcp.Tool{Name: d.name, Title: d.title, Annotations: readOnly, Description: d.description}
-		var rt *Route
+		var rt *route
 		if d.route != "" {
 			if rt = routeOf(l, d.route); rt == nil {
 				continue
@@ -268,5 +269,5 @@ func declaredTools(l links) []declaredTool {
 // content's index, each result at its page's address, within the budget
 // ctx carries (the MCP endpoint gives each request one).
 func searchInsights(ctx context.Context, l links, in search.Input) (search.Output, error) {
-	return l.cat.SearchIndex.Search(ctx, in, l.insight)
+	return l.Cat.SearchIndex.Search(ctx, in, l.Insight)
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/mcpcall"
+	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
 
 // mcpRequest is a POST /mcp with the headers MCP clients send.
@@ -146,7 +147,7 @@ func TestMCPAnswersAreTheSDKs(t *testing.T) {
 	for _, in := range s.cat.Site.Insights {
 		add("tools/call", `{"name":"get_insight","arguments":{"slug":"`+in.Slug+`"}}`)
 		add("tools/call", `{"name":"fetch","arguments":{"id":"`+in.Slug+`"}}`)
-		add("resources/read", `{"uri":"`+rd.insight(in.Slug)+`"}`)
+		add("resources/read", `{"uri":"`+rd.Insight(in.Slug)+`"}`)
 	}
 	for _, version := range []string{"", "2025-03-26", "2025-06-18", "2025-11-25"} {
 		for _, req := range requests {
@@ -356,10 +357,10 @@ func BenchmarkMCPRead(b *testing.B) {
 	rd := s.renditionFor(s.cfg.BaseURL)
 	slug := s.cat.Site.Insights[0].Slug
 	for _, tc := range []struct{ name, rest, method, params string }{
-		{"get_profile", pathProfile, "tools/call", `{"name":"get_profile","arguments":{}}`},
+		{"get_profile", view.PathProfile, "tools/call", `{"name":"get_profile","arguments":{}}`},
 		{"get_insight", insightPath(slug), "tools/call", `{"name":"get_insight","arguments":{"slug":"` + slug + `"}}`},
-		{"resources_read", insightPath(slug), "resources/read", `{"uri":"` + rd.insight(slug) + `"}`},
-		{"tools_list", pathOpenAPI, "tools/list", ""},
+		{"resources_read", insightPath(slug), "resources/read", `{"uri":"` + rd.Insight(slug) + `"}`},
+		{"tools_list", view.PathOpenAPI, "tools/list", ""},
 	} {
 		body := rpc("1", tc.method, tc.params)
 		b.Run(tc.name+"/rest", func(b *testing.B) {

@@ -84,16 +84,16 @@ func addFetchTool(l links, t *mcp.Tool, server *mcp.Server) {
 			if !content.ValidSlug(in.ID) {
 				return nil, fetchOutput{}, fmt.Errorf("the id %s is not valid: an id is an insight's slug, %s. Call search for ids", problem.Quote(in.ID), content.SlugGrammar)
 			}
-			doc, ok := l.published(in.ID)
+			doc, ok := l.Published(in.ID)
 			if !ok {
 				return nil, fetchOutput{}, fmt.Errorf("no published insight has the id %s. Call search for ids", problem.Quote(in.ID))
 			}
-			d := newInsightDocument(l, doc)
+			d := l.InsightDocument(doc)
 			return nil, fetchOutput{
 				ID: d.Slug, Title: d.Title, Text: d.Content, URL: d.URL,
 				Metadata: fetchMetadata{
 					Topic: d.Topic, Description: d.Description, Published: d.DateISO, Modified: d.DateModifiedISO,
-					ReadTime: d.ReadTime, APIURL: l.base + insightPath(d.Slug), ContentType: "text/markdown",
+					ReadTime: d.ReadTime, APIURL: l.Base + insightPath(d.Slug), ContentType: "text/markdown",
 				},
 			}, nil
 		})

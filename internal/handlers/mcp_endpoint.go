@@ -32,7 +32,7 @@ func (rd *rendition) recogniseMCP(c mcpcall.Call) (mcphttp.Request, bool) {
 			break
 		}
 		if slug, ok := rd.resourceSlug(mcpcall.PlainString(c.URI)); ok {
-			return mcphttp.Request{Method: "resources/read", Arg: "uri", Value: rd.insight(slug)}, true
+			return mcphttp.Request{Method: "resources/read", Arg: "uri", Value: rd.Insight(slug)}, true
 		}
 	case "tools/call":
 		if c.URI != nil {
@@ -78,7 +78,7 @@ func keptInsightList(rd *rendition, c mcpcall.Call, arg string) (mcphttp.Request
 	}
 	// The tool compares topics case-insensitively; the answer is the
 	// same for every spelling of one.
-	for _, t := range rd.cat.Topics {
+	for _, t := range rd.Cat.Topics {
 		if strings.EqualFold(t, strings.TrimSpace(arg)) {
 			return mcphttp.Request{Method: "tools/call", Tool: "list_insights", Arg: "topic", Value: t}, true
 		}
@@ -88,16 +88,16 @@ func keptInsightList(rd *rendition, c mcpcall.Call, arg string) (mcphttp.Request
 
 // keptInsight: get_insight of a published slug.
 func keptInsight(rd *rendition, c mcpcall.Call, arg string) (mcphttp.Request, bool) {
-	if i, ok := rd.cat.BySlug[arg]; ok && string(c.ArgName) == "slug" && content.ValidSlug(arg) {
-		return mcphttp.Request{Method: "tools/call", Tool: "get_insight", Arg: "slug", Value: rd.cat.Site.Insights[i].Slug}, true
+	if i, ok := rd.Cat.BySlug[arg]; ok && string(c.ArgName) == "slug" && content.ValidSlug(arg) {
+		return mcphttp.Request{Method: "tools/call", Tool: "get_insight", Arg: "slug", Value: rd.Cat.Site.Insights[i].Slug}, true
 	}
 	return mcphttp.Request{}, false
 }
 
 // keptFetch: fetch of a published slug.
 func keptFetch(rd *rendition, c mcpcall.Call, arg string) (mcphttp.Request, bool) {
-	if i, ok := rd.cat.BySlug[arg]; ok && string(c.ArgName) == "id" && content.ValidSlug(arg) {
-		return mcphttp.Request{Method: "tools/call", Tool: "fetch", Arg: "id", Value: rd.cat.Site.Insights[i].Slug}, true
+	if i, ok := rd.Cat.BySlug[arg]; ok && string(c.ArgName) == "id" && content.ValidSlug(arg) {
+		return mcphttp.Request{Method: "tools/call", Tool: "fetch", Arg: "id", Value: rd.Cat.Site.Insights[i].Slug}, true
 	}
 	return mcphttp.Request{}, false
 }
@@ -106,9 +106,9 @@ func keptFetch(rd *rendition, c mcpcall.Call, arg string) (mcphttp.Request, bool
 // address) is uri.
 func (rd *rendition) resourceSlug(uri string) (string, bool) {
 	link := uri
-	if rest, ok := strings.CutPrefix(uri, rd.base); ok && strings.HasPrefix(rest, "/") {
+	if rest, ok := strings.CutPrefix(uri, rd.Base); ok && strings.HasPrefix(rest, "/") {
 		link = rest
 	}
-	slug, ok := rd.cat.SlugOfPage[link]
-	return slug, ok && rd.insight(slug) == uri
+	slug, ok := rd.Cat.SlugOfPage[link]
+	return slug, ok && rd.Insight(slug) == uri
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
+	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
 
 // rendition is the documents of one base URL. For the configured base URL
@@ -189,7 +190,7 @@ func (s *Service) headersFor(base string) *baseHeaders {
 
 // document returns the document of path (of route rt, and slug for an
 // insight), rendering it first in a request-derived rendition.
-func (s *Service) document(rd *rendition, rt *Route, slug, path string) *document {
+func (s *Service) document(rd *rendition, rt *route, slug, path string) *document {
 	if rd.eager != nil {
 		return rd.eager[path]
 	}
@@ -220,7 +221,7 @@ func (rd *rendition) account(n int) {
 	if rd.own {
 		return
 	}
-	rd.cache.byBase.Grow(rd.base, rd, n)
+	rd.cache.byBase.Grow(rd.Base, rd, n)
 }
 
 // mcpHandler returns the rendition's stateless MCP handler, built on first
@@ -257,12 +258,12 @@ type baseHeaders struct {
 }
 
 func (s *Service) newBaseHeaders(base string) baseHeaders {
-	developers := base + pathDevelopers
+	developers := base + view.PathDevelopers
 	bh := baseHeaders{
 		origin: origin.Of(base),
 		usage:  s.cat.Usage,
 		link: fmt.Sprintf(`<%s>; rel="api-catalog", <%s>; rel="service-desc"; type="%s", <%s>; rel="service-doc"; type="text/html"`,
-			base+pathCatalog, base+pathOpenAPI, respond.MediaJSON, developers),
+			base+view.PathCatalog, base+view.PathOpenAPI, respond.MediaJSON, developers),
 	}
 	bh.apiLink = bh.link
 	if d := s.cfg.Deprecation; !d.IsZero() {
@@ -288,12 +289,13 @@ func deprecationValue(d time.Time) string {
 // newRendition makes the rendition of base with nothing rendered yet.
 func (s *Service) newRendition(base string) *rendition {
 	rd := &rendition{
-		links: links{base: base, cfg: &s.cfg, cat: s.cat, routes: s.routes, onPanic: func(v any) {
-			if s.cfg.OnPanic != nil {
-				s.cfg.OnPanic(nil, v)
-			}
-		}},
+		links:       newLinks(base, &s.cfg, s.cat, s.routes),
 		baseHeaders: s.newBaseHeaders(base),
+	}
+	rd.onPanic = func(v any) {
+		if s.cfg.OnPanic != nil {
+			s.cfg.OnPanic(nil, v)
+		}
 	}
 	rd.endpoint = mcphttp.Endpoint{
 		Base: base, Origin: rd.origin, BodyTimeout: s.cfg.BodyTimeout,
@@ -309,7 +311,7 @@ func (s *Service) newRendition(base string) *rendition {
 	if err != nil {
 		panic(err) // the secret was checked by New, and base is a normalized URL
 	}
-	rd.oauth = oauth.At{Base: base, Home: rd.abs(s.cat.Site.Pages.Home), Tokens: tokens}
+	rd.oauth = oauth.At{Base: base, Home: rd.Abs(s.cat.Site.Pages.Home), Tokens: tokens}
 	return rd
 }
 
@@ -347,7 +349,7 @@ func (s *Service) renderAll(rd *rendition) error {
 
 // render makes the document of route rt (for slug, on a {slug} route); a
 // Markdown twin carries its page's address and its size in tokens.
-func (rd *rendition) render(rt *Route, slug string, hosted bool) (*document, error) {
+func (rd *rendition) render(rt *route, slug string, hosted bool) (*document, error) {
 	body, err := rt.render(rd.links, slug)
 	if err != nil {
 		return nil, err

@@ -18,6 +18,7 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 	"github.com/caddy-discovery/caddy-discovery/internal/search"
+	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
 
 // scaleContent is a content directory with n insights of about 900 words.
@@ -152,7 +153,7 @@ func TestUnseenHostRendersOneDocument(t *testing.T) {
 func TestRenditionCacheByteBudget(t *testing.T) {
 	s := hostedService(t, 300)
 	s.hosted = newRenditionCache(1 << 20) // a few renditions of the largest document
-	paths := []string{"/llms-full.txt", "/llms.txt", pathInsights, "/openapi.json", insightPath("insight-00007")}
+	paths := []string{"/llms-full.txt", "/llms.txt", view.PathInsights, "/openapi.json", insightPath("insight-00007")}
 	var wg sync.WaitGroup
 	for g := range 4 {
 		wg.Add(1)
@@ -168,7 +169,7 @@ func TestRenditionCacheByteBudget(t *testing.T) {
 				}
 				// The site's own Host keeps being used; it is never the
 				// least recently used.
-				if w := get(s, "site.example", pathInsights, "gzip"); w.Code != http.StatusOK {
+				if w := get(s, "site.example", view.PathInsights, "gzip"); w.Code != http.StatusOK {
 					t.Errorf("site.example: %d", w.Code)
 					return
 				}
@@ -195,7 +196,7 @@ func TestDocumentOverTheBudgetDropsOnlyItsHost(t *testing.T) {
 			t.Fatalf("%s: %d", host, w.Code)
 		}
 	}
-	w := get(s, "big.example", pathLLMsFull, "gzip")
+	w := get(s, "big.example", view.PathLLMsFull, "gzip")
 	if w.Code != http.StatusOK || w.Body.Len() <= s.hosted.budget {
 		t.Fatalf("llms-full.txt: %d, %d bytes; want 200 over the budget of %d", w.Code, w.Body.Len(), s.hosted.budget)
 	}
@@ -216,7 +217,7 @@ func TestDocumentOverTheBudgetDropsOnlyItsHost(t *testing.T) {
 // an unseen Host used to pay.
 func BenchmarkUnseenHost(b *testing.B) {
 	s := hostedService(b, 2000)
-	for _, path := range []string{insightPath("insight-01000"), pathInsights, pathLLMs, pathLLMsFull, pathOpenAPI, pathDevelopers} {
+	for _, path := range []string{insightPath("insight-01000"), view.PathInsights, view.PathLLMs, view.PathLLMsFull, view.PathOpenAPI, view.PathDevelopers} {
 		b.Run(strings.TrimPrefix(path, "/api/v1/"), func(b *testing.B) {
 			r := httptest.NewRequest(http.MethodGet, path, nil)
 			w := &discardWriter{h: make(http.Header)}
@@ -369,7 +370,7 @@ func BenchmarkSearchLatency(b *testing.B) {
 // path. Eight Hosts take turns, as the site's names and a few others would.
 func BenchmarkKnownHost(b *testing.B) {
 	s := hostedService(b, 100)
-	r := httptest.NewRequest(http.MethodGet, pathInsights, nil)
+	r := httptest.NewRequest(http.MethodGet, view.PathInsights, nil)
 	w := &discardWriter{h: make(http.Header)}
 	hosts := make([]string, 8)
 	for i := range hosts {

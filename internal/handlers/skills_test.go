@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -90,18 +89,6 @@ func TestSkill(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Log(body)
-	}
-}
-
-func TestSkillName(t *testing.T) {
-	for cli, want := range map[string]string{
-		"discovery": "discovery", "Rosa_Tools": "rosa-tools", "a__b--c": "a-b-c", "_x_": "x", "__": "discovery",
-		strings.Repeat("ab-", 30): strings.Repeat("ab-", 21) + "a",
-	} {
-		got := skillName(cli)
-		if got != want || !regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`).MatchString(got) || len(got) > 64 {
-			t.Errorf("skillName(%q) = %q, want %q", cli, got, want)
-		}
 	}
 }
 
