@@ -3,6 +3,7 @@ package handlers
 import (
 	"strings"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
 	"github.com/caddy-discovery/caddy-discovery/internal/view"
@@ -28,7 +29,7 @@ const mcpBinding = "https://modelcontextprotocol.io/specification/2025-11-25/bas
 func newAgentCard(l links) wire.AgentCard {
 	p := l.Cat.Site.Profile
 	var skills []wire.AgentSkill
-	for _, t := range declaredTools(l) {
+	for _, t := range mcp.DeclaredTools(l.mcpSite()) {
 		tags := append([]string{"mcp", "read-only"}, strings.Split(t.Name, "_")...)
 		skills = append(skills, wire.AgentSkill{ID: t.Name, Name: t.Title, Description: t.Description, Tags: tags})
 	}

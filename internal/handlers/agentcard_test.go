@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 	"github.com/caddy-discovery/caddy-discovery/internal/view"
 	"github.com/caddy-discovery/caddy-discovery/internal/wire"
@@ -35,7 +36,7 @@ func TestAgentCard(t *testing.T) {
 		card.SupportedInterfaces[0].ProtocolBinding != mcpBinding || card.SupportedInterfaces[0].ProtocolVersion != "1.0" {
 		t.Errorf("interfaces %+v", card.SupportedInterfaces)
 	}
-	tools := declaredTools(s.fixed.links)
+	tools := mcp.DeclaredTools(s.fixed.links.mcpSite())
 	if len(card.Skills) != len(tools) {
 		t.Fatalf("%d skills for %d tools", len(card.Skills), len(tools))
 	}

@@ -1,6 +1,9 @@
 package handlers
 
-import "github.com/caddy-discovery/caddy-discovery/internal/view"
+import (
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
+	"github.com/caddy-discovery/caddy-discovery/internal/view"
+)
 
 // links is the view of one base URL (view.Links: the addresses against it
 // and the catalog) with what handlers' renderers read beside it: the
@@ -32,4 +35,11 @@ func (l links) routeAt(path string) *route {
 		}
 	}
 	return nil
+}
+
+// mcpSite is what the MCP tools read of l: its view, the caller's clock,
+// metrics and panic report, and the routes the configuration serves.
+func (l links) mcpSite() mcp.Site {
+	return mcp.Site{Links: l.Links, Now: l.cfg.Now, Metrics: l.cfg.Metrics, OnPanic: l.onPanic,
+		Route: func(path string) *view.Route { return routeOf(l, path).data() }}
 }

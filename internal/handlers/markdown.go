@@ -216,7 +216,7 @@ func insightMarkdown(l links, slug string) ([]byte, error) {
 		b.WriteString("- Author: " + pages.MarkdownLine(l.Cat.Site.Profile.Name) + "\n")
 	}
 	fmt.Fprintf(&b, "- Published: %s (%s)\n- Updated: %s\n- Topic: %s\n- Read time: %s\n- JSON: %s\n\n",
-		in.Date, in.DateISO, in.DateModifiedISO, pages.MarkdownLine(in.Topic), in.ReadTime, l.Base+insightPath(slug))
+		in.Date, in.DateISO, in.DateModifiedISO, pages.MarkdownLine(in.Topic), in.ReadTime, l.Base+view.InsightPath(slug))
 	b.WriteString(convert.AbsoluteLinks(strings.TrimSpace(in.Body), l.Insight(slug), l.Base, l.PostURL))
 	b.WriteByte('\n')
 	return b.Bytes(), nil

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddy-discovery/caddy-discovery/internal/mcpcall"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp/mcpcall"
 	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
 
@@ -358,8 +358,8 @@ func BenchmarkMCPRead(b *testing.B) {
 	slug := s.cat.Site.Insights[0].Slug
 	for _, tc := range []struct{ name, rest, method, params string }{
 		{"get_profile", view.PathProfile, "tools/call", `{"name":"get_profile","arguments":{}}`},
-		{"get_insight", insightPath(slug), "tools/call", `{"name":"get_insight","arguments":{"slug":"` + slug + `"}}`},
-		{"resources_read", insightPath(slug), "resources/read", `{"uri":"` + rd.Insight(slug) + `"}`},
+		{"get_insight", view.InsightPath(slug), "tools/call", `{"name":"get_insight","arguments":{"slug":"` + slug + `"}}`},
+		{"resources_read", view.InsightPath(slug), "resources/read", `{"uri":"` + rd.Insight(slug) + `"}`},
 		{"tools_list", view.PathOpenAPI, "tools/list", ""},
 	} {
 		body := rpc("1", tc.method, tc.params)

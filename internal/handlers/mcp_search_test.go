@@ -10,7 +10,8 @@ import (
 	"testing"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
-	"github.com/caddy-discovery/caddy-discovery/internal/mcpcall"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp/mcpcall"
 	"github.com/caddy-discovery/caddy-discovery/internal/search"
 )
 
@@ -51,7 +52,7 @@ func TestMCPSearchAnswersAreTheSDKs(t *testing.T) {
 			l := s.renditionFor(s.cfg.BaseURL).links
 			for page := 0; page < 4; page++ {
 				requests = append(requests, fmt.Sprintf(`{"name":"search_insights","arguments":%s}`, mustJSON(t, in)))
-				out, err := searchInsights(context.Background(), l, in)
+				out, err := mcp.SearchInsights(context.Background(), l.mcpSite(), in)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -99,7 +100,7 @@ func mustJSON(t *testing.T, v any) string {
 func TestMCPSearchLeavesTheRestToTheSDK(t *testing.T) {
 	s := newTestService(t, Config{BaseURL: "https://example.com"})
 	l := s.renditionFor(s.cfg.BaseURL).links
-	first, err := searchInsights(context.Background(), l, search.Input{Query: "data", Limit: 2})
+	first, err := mcp.SearchInsights(context.Background(), l.mcpSite(), search.Input{Query: "data", Limit: 2})
 	if err != nil || first.NextCursor == "" {
 		t.Fatalf("%+v, %v", first, err)
 	}

@@ -3,7 +3,7 @@ package handlers
 import (
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/pages"
@@ -112,7 +112,7 @@ func airIdentifier(base, namespace, name string) string {
 
 // cardCapabilities are the capabilities c declares, as the server card
 // carries them: the same JSON as initialize's.
-func cardCapabilities(c *mcp.ServerCapabilities) wire.ServerCapabilities {
+func cardCapabilities(c *sdk.ServerCapabilities) wire.ServerCapabilities {
 	var out wire.ServerCapabilities
 	if c.Tools != nil {
 		out.Tools = &wire.ListChanged{ListChanged: c.Tools.ListChanged}

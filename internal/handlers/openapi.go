@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
-	"github.com/caddy-discovery/caddy-discovery/internal/mcphttp"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 	"github.com/caddy-discovery/caddy-discovery/internal/schema"
@@ -312,7 +312,7 @@ func operation(rt *route, twin string, metered, rateLimited, refusing bool) obje
 	if rt.Request != nil {
 		sch := ref("schemas", components.Name(rt.Request))
 		if rt.JSONRPC {
-			sch = orBatch(sch, "A batch of at most "+strconv.Itoa(mcphttp.MaxBatch)+" messages (MCP 2025-03-26 only).")
+			sch = orBatch(sch, "A batch of at most "+strconv.Itoa(mcp.MaxBatch)+" messages (MCP 2025-03-26 only).")
 		}
 		op["requestBody"] = object{
 			"required": true,
@@ -360,8 +360,8 @@ func operation(rt *route, twin string, metered, rateLimited, refusing bool) obje
 // over the cap), a 404 (an unknown method, from protocol 2026-07-28 on) or
 // a 429 (a batch over what is left of the quota), next to the problems.
 func jsonRPC(responses object, rateLimited bool) {
-	response := ref("schemas", components.Name(typeOf[mcphttp.Response]()))
-	rpcError := ref("schemas", components.Name(typeOf[mcphttp.ErrorResponse]()))
+	response := ref("schemas", components.Name(typeOf[mcp.Response]()))
+	rpcError := ref("schemas", components.Name(typeOf[mcp.ErrorResponse]()))
 	ok := responses["200"].(object)
 	ok["description"] = "The JSON-RPC response to a request: its result, or the error of the method (before protocol 2026-07-28, -32601 for an unknown method and -32602 for invalid params), with the request's id."
 	ok["content"] = object{respond.MediaJSON: object{"schema": orBatch(response, "The responses to a batch, one for each request in it.")}}
@@ -374,7 +374,7 @@ func jsonRPC(responses object, rateLimited bool) {
 	responses["400"] = object{
 		"headers": headers,
 		"description": problem.BadRequest.Title + ": " + problem.BadRequest.Meaning + " A JSON-RPC client gets a JSON-RPC error, with the request's id when it can be read: -32700 for malformed JSON;" +
-			" -32600 for an invalid message, an Accept header without both application/json and text/event-stream, or a batch of more than " + strconv.Itoa(mcphttp.MaxBatch) + " messages (or than the quota, if smaller);" +
+			" -32600 for an invalid message, an Accept header without both application/json and text/event-stream, or a batch of more than " + strconv.Itoa(mcp.MaxBatch) + " messages (or than the quota, if smaller);" +
 			" from protocol 2026-07-28 on, -32602 for invalid params.",
 		"content": object{
 			respond.MediaProblem: object{"schema": ref("schemas", "Problem")},
@@ -403,12 +403,12 @@ func jsonRPC(responses object, rateLimited bool) {
 	}
 }
 
-// orBatch is sch, or a JSON-RPC batch of at most mcphttp.MaxBatch of them,
+// orBatch is sch, or a JSON-RPC batch of at most mcp.MaxBatch of them,
 // described by batch.
 func orBatch(sch object, batch string) object {
 	return object{"oneOf": []object{sch, {
 		"description": batch,
-		"type":        "array", "items": sch, "minItems": 1, "maxItems": mcphttp.MaxBatch,
+		"type":        "array", "items": sch, "minItems": 1, "maxItems": mcp.MaxBatch,
 	}}}
 }
 

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/caddy-discovery/caddy-discovery/internal/mcphttp"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/pages"
 	"github.com/caddy-discovery/caddy-discovery/internal/portal"
@@ -100,7 +100,7 @@ func portalOf(l links) *portal.Page {
 		Events: l.cfg.RateLimit.Events, Window: l.cfg.RateLimit.WindowSeconds(),
 		Policy:        ratelimit.NewHeaders(l.cfg.RateLimit).Policy(),
 		VersionStatus: versionStatus(l), OpenAPIVer: openAPIVersion,
-		MCP: l.Base + view.PathMCP, MCPBatch: mcphttp.BatchCap(l.cfg.RateLimit.Events), CLI: l.CLIURL(), CLIName: l.cfg.CLIName,
+		MCP: l.Base + view.PathMCP, MCPBatch: mcp.BatchCap(l.cfg.RateLimit.Events), CLI: l.CLIURL(), CLIName: l.cfg.CLIName,
 		WebMCP: l.WebMCPScriptURL(), Listing: portalListingOf(l),
 	}
 	pg.CLIFile = path.Base(pg.CLI)
@@ -253,7 +253,7 @@ func exampleBody(l links, rt *route, slug string) ([]byte, string) {
 			TokenEndpointAuthMethod: "none", Scope: token.Scope,
 		}
 	case view.PathMCP:
-		out, _ := searchInsights(context.Background(), l, search.Input{Query: exampleQuery, Limit: exampleLimit})
+		out, _ := mcp.SearchInsights(context.Background(), l.mcpSite(), search.Input{Query: exampleQuery, Limit: exampleLimit})
 		text, _ := respond.Marshal(out)
 		type textContent struct {
 			Type string `json:"type"`
@@ -263,7 +263,7 @@ func exampleBody(l links, rt *route, slug string) ([]byte, string) {
 		// own, its members sorted.
 		var structured map[string]any
 		_ = json.Unmarshal(text, &structured)
-		v = mcphttp.Response{JSONRPC: "2.0", ID: 1, Result: map[string]any{
+		v = mcp.Response{JSONRPC: "2.0", ID: 1, Result: map[string]any{
 			"content":           []textContent{{"text", string(text)}},
 			"structuredContent": structured,
 		}}
@@ -303,7 +303,7 @@ func redirectExample(l links) string {
 // bearer and a 429, made by the code that makes the real ones.
 func errorExamples(l links) (notFound, unauthorized, refused string) {
 	profile := routeOf(l, view.PathProfile)
-	r := &http.Request{Method: http.MethodGet, URL: &url.URL{Path: insightPath("no-such-insight")}}
+	r := &http.Request{Method: http.MethodGet, URL: &url.URL{Path: view.InsightPath("no-such-insight")}}
 	p := problem.New(l.Base, problem.NotFound, r, "The requested API endpoint does not exist: no published insight has the slug \"no-such-insight\".")
 	p.Hint = "List the published insights and their slugs at " + l.Base + view.PathInsights + "; the machine-readable description is at " + l.Base + view.PathOpenAPI + "."
 	notFound = portal.HTTPExample(http.StatusNotFound, nil, p)

@@ -12,11 +12,9 @@ import (
 	"time"
 
 	"github.com/dunglas/httpsfv"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/caddy-discovery/caddy-discovery/internal/body"
 	"github.com/caddy-discovery/caddy-discovery/internal/cache"
-	"github.com/caddy-discovery/caddy-discovery/internal/mcphttp"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
@@ -46,7 +44,7 @@ type rendition struct {
 	mcpOnce sync.Once
 	// endpoint answers POST /mcp, with the SDK's answers to the
 	// fixed-shape requests kept.
-	endpoint mcphttp.Endpoint
+	endpoint mcp.Endpoint
 	// cache is the cache the rendition is accounted in; nil when eager.
 	cache *renditionCache
 	// own marks a rendition of a Host the connection vouched for (see
@@ -228,14 +226,7 @@ func (rd *rendition) account(n int) {
 // use.
 func (rd *rendition) mcpHandler() http.Handler {
 	rd.mcpOnce.Do(func() {
-		server := mcpServer(rd.links)
-		rd.mcp = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
-			Stateless:    true,
-			JSONResponse: true,
-			// mcphttp.HostAllowed does this check, knowing the configured base URL.
-			DisableLocalhostProtection: true,
-			MaxRequestBodyBytes:        body.MaxSize,
-		})
+		rd.mcp = mcp.NewHandler(rd.mcpSite())
 		if rd.cache != nil {
 			rd.account(mcpEstimate)
 		}
@@ -297,11 +288,11 @@ func (s *Service) newRendition(base string) *rendition {
 			s.cfg.OnPanic(nil, v)
 		}
 	}
-	rd.endpoint = mcphttp.Endpoint{
+	rd.endpoint = mcp.Endpoint{
 		Base: base, Origin: rd.origin, BodyTimeout: s.cfg.BodyTimeout,
 		Events: s.cfg.RateLimit.Events, WindowSeconds: s.cfg.RateLimit.WindowSeconds(), Charge: s.cfg.ChargeExtra,
-		Handler: rd.mcpHandler, Recognise: rd.recogniseMCP, Search: rd.search, Searches: mcpSearches, Metrics: s.cfg.Metrics,
-		Budget: mcphttp.DefaultBudget, Account: func(n int) {
+		Handler: rd.mcpHandler, Recognise: rd.mcpSite().Recognise, Search: rd.mcpSite().Search, Searches: mcp.Searches, Metrics: s.cfg.Metrics,
+		Budget: mcp.DefaultBudget, Account: func(n int) {
 			if rd.cache != nil {
 				rd.account(n)
 			}

@@ -2,12 +2,11 @@ package handlers
 
 import (
 	"net/http"
-	"net/url"
 	"reflect"
 	"strings"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
-	"github.com/caddy-discovery/caddy-discovery/internal/mcphttp"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 	"github.com/caddy-discovery/caddy-discovery/internal/view"
@@ -60,16 +59,6 @@ func (rt *route) data() *view.Route {
 		return nil
 	}
 	return &rt.Route
-}
-
-// boundTo is the route of the table whose data v is, found by its path
-// (the twins' paths are settled and unique when byPath is made); nil for
-// nil.
-func (s *Service) boundTo(v *view.Route) *route {
-	if v == nil {
-		return nil
-	}
-	return s.byPath[v.Path]
 }
 
 // placeholder reports whether the route's path stands for the twins of
@@ -199,9 +188,9 @@ var routes = []route{
 			Path: view.PathMCP, Method: http.MethodPost, OperationID: "mcp", Tag: tagMCP,
 			Summary:     "MCP server",
 			Description: "Model Context Protocol over Streamable HTTP (JSON-RPC 2.0, stateless, no authentication): tools for the profile, the insights, a search and the health check, and the insights as resources. Not a REST resource: connect with an MCP client.",
-			MediaType:   respond.MediaJSON, Body: typeOf[mcphttp.Response](), CacheControl: respond.CacheNever, Listed: view.ListMain,
+			MediaType:   respond.MediaJSON, Body: typeOf[mcp.Response](), CacheControl: respond.CacheNever, Listed: view.ListMain,
 			SiteOrigin: true, Bearer: true,
-			RequestMediaType: respond.MediaJSON, Request: typeOf[mcphttp.Message](), JSONRPC: true,
+			RequestMediaType: respond.MediaJSON, Request: typeOf[mcp.Message](), JSONRPC: true,
 			Problems:    []int{http.StatusForbidden, http.StatusRequestTimeout, http.StatusRequestEntityTooLarge},
 			ExampleArgs: `-H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_insights","arguments":{"query":"data contracts","limit":2}}}'`,
 		},
@@ -620,10 +609,3 @@ const mcpPrefix = "/mcp/"
 func isAPIPath(p string) bool {
 	return p == view.PathIndex || strings.HasPrefix(p, apiPrefix)
 }
-
-// insightPrefix is the path of an insight before its slug.
-var insightPrefix = strings.TrimSuffix(view.PathInsight, "{slug}")
-
-// insightPath is the API path of the insight with the given slug.
-// The slug is percent-encoded as a path segment.
-func insightPath(slug string) string { return insightPrefix + url.PathEscape(slug) }

@@ -7,10 +7,10 @@
 // the site's pages the content names, with their Markdown twins (pages.go,
 // markdown.go). The routes that vary per request hand it to the packages
 // that own them: the OAuth and identity endpoints to internal/oauth, /mcp
-// to internal/mcphttp, the site's answers for its pages (their Link and
+// to internal/mcp, the site's answers for its pages (their Link and
 // Vary values, the other pages converted) to internal/pages.
 //
-// Imports from the module: content, internal/body, internal/cache, internal/catalog, internal/cimd, internal/convert, internal/mcpcall, internal/mcphttp, internal/metrics, internal/negotiate, internal/oauth, internal/origin, internal/pages, internal/portal, internal/problem, internal/ratelimit, internal/respond, internal/schema, internal/search, internal/token, internal/view, internal/wire.
+// Imports from the module: content, internal/body, internal/cache, internal/catalog, internal/cimd, internal/convert, internal/mcp, internal/mcp/mcpcall, internal/metrics, internal/negotiate, internal/oauth, internal/origin, internal/pages, internal/portal, internal/problem, internal/ratelimit, internal/respond, internal/schema, internal/search, internal/token, internal/view, internal/wire.
 package handlers
 
 import (
@@ -26,7 +26,7 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/body"
 	"github.com/caddy-discovery/caddy-discovery/internal/catalog"
-	"github.com/caddy-discovery/caddy-discovery/internal/mcphttp"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/negotiate"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
@@ -119,7 +119,7 @@ func New(cfg Config) (*Service, error) {
 		s.byPath[s.routes[i].Path] = &s.routes[i]
 	}
 	s.insightRoute = s.byPath[view.PathInsight]
-	for _, t := range declaredTools(newLinks("", &s.cfg, s.cat, s.routes)) {
+	for _, t := range mcp.DeclaredTools(newLinks("", &s.cfg, s.cat, s.routes).mcpSite()) {
 		s.cat.ToolNames[t.Name] = true
 	}
 	if cfg.servesMarkdown() {
@@ -208,6 +208,16 @@ func (s *Service) base(r *http.Request) (base string, ok bool) {
 	return origin.RequestBase(r)
 }
 
+// boundTo is the route of the table whose data v is, found by its path
+// (the twins' paths are settled and unique when byPath is made); nil for
+// nil.
+func (s *Service) boundTo(v *view.Route) *route {
+	if v == nil {
+		return nil
+	}
+	return s.byPath[v.Path]
+}
+
 // route finds the route of path and, for an insight, its slug.
 func (s *Service) route(path string) (rt *route, slug string) {
 	if rt := s.byPath[path]; rt != nil {
@@ -216,7 +226,7 @@ func (s *Service) route(path string) (rt *route, slug string) {
 	if p := s.cat.Twins[path]; p != nil {
 		return s.boundTo(p.Route), p.Slug
 	}
-	slug, ok := strings.CutPrefix(path, insightPrefix)
+	slug, ok := strings.CutPrefix(path, view.InsightPrefix)
 	if ok && slug != "" && !strings.Contains(slug, "/") && s.insightRoute != nil {
 		return s.insightRoute, slug
 	}
@@ -328,9 +338,9 @@ func (s *Service) Serve(w http.ResponseWriter, r *http.Request, m Match) {
 	}
 	// A Host /mcp does not answer to is refused whatever the method, and
 	// the refusal names no address after it.
-	refusedHost := rt != nil && rt.Path == view.PathMCP && !mcphttp.HostAllowed(r, s.cfg.MCPAnyHost, s.cfg.BaseURL)
+	refusedHost := rt != nil && rt.Path == view.PathMCP && !mcp.HostAllowed(r, s.cfg.MCPAnyHost, s.cfg.BaseURL)
 	if refusedHost {
-		base = mcphttp.TrustedBase(r, s.cfg.BaseURL)
+		base = mcp.TrustedBase(r, s.cfg.BaseURL)
 	}
 	bh := s.headersFor(base)
 	bh.setCommon(f, r, rt)
@@ -339,7 +349,7 @@ func (s *Service) Serve(w http.ResponseWriter, r *http.Request, m Match) {
 		return
 	}
 	if refusedHost {
-		mcphttp.RefuseHost(w, r, base)
+		mcp.RefuseHost(w, r, base)
 		return
 	}
 
@@ -529,7 +539,7 @@ func surfaceOf(rt *route) string {
 func (s *Service) RefuseAgent(w http.ResponseWriter, r *http.Request, agent string) {
 	base, ok := s.base(r)
 	if !ok {
-		base = mcphttp.TrustedBase(r, s.cfg.BaseURL)
+		base = mcp.TrustedBase(r, s.cfg.BaseURL)
 	}
 	p := problem.New(base, problem.Forbidden, r, "This site's owner does not serve "+agent+" here.")
 	p.Hint = "The site's own pages and robots.txt say what " + agent + " may read."

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/pages"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
@@ -179,7 +180,7 @@ func skillMarkdown(l links, _ string) ([]byte, error) {
 	}
 	data["Commands"] = commands
 	var tools []skillTool
-	for _, t := range declaredTools(l) {
+	for _, t := range mcp.DeclaredTools(l.mcpSite()) {
 		tools = append(tools, skillTool{t.Name, toolArguments(t.InputSchema), t.Description})
 	}
 	slices.SortFunc(tools, func(a, b skillTool) int { return strings.Compare(a.Name, b.Name) })

@@ -13,6 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/wire"
 )
 
@@ -77,7 +78,7 @@ func TestSkill(t *testing.T) {
 	for _, c := range cliCommands {
 		want = append(want, "node Rosa_Tools.mjs "+strings.Replace(c.command, "<slug>", slugExample(s.fixed.links), 1)+"  # ")
 	}
-	for _, tool := range declaredTools(s.fixed.links) {
+	for _, tool := range mcp.DeclaredTools(s.fixed.links.mcpSite()) {
 		want = append(want, "- `"+tool.Name+"` (")
 	}
 	want = append(want, `"mcpServers": {"Rosa_Tools": {"type": "http", "url": "https://example.com/mcp"}}`,

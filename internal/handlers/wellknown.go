@@ -4,7 +4,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/caddy-discovery/caddy-discovery/internal/mcpcall"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp/mcpcall"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
@@ -101,7 +102,7 @@ func newServerCard(l links) wire.ServerCard {
 		ProtocolVersion: mcpcall.Versions[0],
 		Transport:       wire.ServerCardEndpoint{Type: "streamable-http", Endpoint: view.PathMCP},
 		Endpoint:        l.Base + view.PathMCP,
-		Capabilities:    cardCapabilities(mcpCapabilities()),
+		Capabilities:    cardCapabilities(mcp.Capabilities()),
 		Authentication:  wire.ServerCardAuth{Required: false, Schemes: []string{"bearer"}},
 	}
 }

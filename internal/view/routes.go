@@ -1,6 +1,10 @@
 package view
 
-import "reflect"
+import (
+	"net/url"
+	"reflect"
+	"strings"
+)
 
 // Route is one address the service answers, declared once. The route table
 // is the single source for dispatch (methods, 405 and Allow, preflight,
@@ -149,3 +153,10 @@ const (
 	PathInsightTwin  = "{twin:insight}"
 	PathContactTwin  = "{twin:contact}"
 )
+
+// InsightPrefix is the path of an insight before its slug.
+var InsightPrefix = strings.TrimSuffix(PathInsight, "{slug}")
+
+// InsightPath is the API path of the insight with the given slug.
+// The slug is percent-encoded as a path segment.
+func InsightPath(slug string) string { return InsightPrefix + url.PathEscape(slug) }
