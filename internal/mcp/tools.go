@@ -260,6 +260,9 @@ func NewServer(l Site) *sdk.Server {
 type DeclaredTool struct {
 	*sdk.Tool
 	Route *view.Route
+	// Kept says that the endpoint keeps the SDK's answers to some calls of
+	// the tool (its declaration's kept).
+	Kept bool
 }
 
 // addTools registers every tool of mcpTools on server, a tool of a route
@@ -279,7 +282,7 @@ func addTools(l Site, server *sdk.Server) []DeclaredTool {
 			t.Description = rt.Description + " Same JSON as GET " + rt.Path + "."
 		}
 		d.add(l, t, server)
-		tools = append(tools, DeclaredTool{t, rt})
+		tools = append(tools, DeclaredTool{t, rt, d.kept != nil})
 	}
 	return tools
 }
