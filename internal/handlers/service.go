@@ -3,9 +3,9 @@
 // owns the route table (routes.go), the single spine every surface is
 // generated from; matching a request to a route (match.go) and answering
 // it (service.go); the documents each route renders, per base URL
-// (rendition.go); the MCP server's tools (mcp.go); and the registry of
-// the site's pages the content names, with their Markdown twins (pages.go,
-// markdown.go). The routes that vary per request hand it to the packages
+// (rendition.go), and what the MCP server of internal/mcp reads of one
+// (links.go); and the registry of the site's pages the content names, with
+// their Markdown twins (pages.go, markdown.go). The routes that vary per request hand it to the packages
 // that own them: the OAuth and identity endpoints to internal/oauth, /mcp
 // to internal/mcp, the site's answers for its pages (their Link and
 // Vary values, the other pages converted) to internal/pages.
