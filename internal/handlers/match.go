@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
 
 // Who answers a request, as Match finds it.
@@ -85,7 +86,7 @@ func (s *Service) Insight(m Match) (content.Insight, bool) {
 	if m.Answer != AnswerPage || m.page.Slug == "" {
 		return content.Insight{}, false
 	}
-	return newLinks("", &s.cfg, s.cat, nil).Published(m.page.Slug)
+	return view.Links{Cat: s.cat}.Published(m.page.Slug)
 }
 
 // Surface is the metrics surface of the request (see metrics.Surfaces);
