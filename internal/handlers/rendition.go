@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dunglas/httpsfv"
@@ -39,9 +40,10 @@ type rendition struct {
 	// oauth is what the OAuth server's answers under this base URL name,
 	// its issuer of tokens and identity assertions among them.
 	oauth oauth.At
-	// mcp is the stateless MCP handler, built on first use.
-	mcp     http.Handler
-	mcpOnce sync.Once
+	// mcpHandler returns the stateless MCP handler, built on first use;
+	// mcpBuilt says that it was.
+	mcpHandler func() http.Handler
+	mcpBuilt   atomic.Bool
 	// endpoint answers POST /mcp, with the SDK's answers to the
 	// fixed-shape requests kept.
 	endpoint mcp.Endpoint
@@ -222,18 +224,6 @@ func (rd *rendition) account(n int) {
 	rd.cache.byBase.Grow(rd.Base, rd, n)
 }
 
-// mcpHandler returns the rendition's stateless MCP handler, built on first
-// use.
-func (rd *rendition) mcpHandler() http.Handler {
-	rd.mcpOnce.Do(func() {
-		rd.mcp = mcp.NewHandler(rd.mcpSite())
-		if rd.cache != nil {
-			rd.account(mcpEstimate)
-		}
-	})
-	return rd.mcp
-}
-
 // baseHeaders are the header values that depend on the base URL only.
 type baseHeaders struct {
 	// origin is the base URL's origin, the one browser origin /mcp accepts.
@@ -288,6 +278,12 @@ func (s *Service) newRendition(base string) *rendition {
 			s.cfg.OnPanic(nil, v)
 		}
 	}
+	rd.mcpHandler = mcp.Lazy(rd.mcpSite(), func() {
+		if rd.cache != nil {
+			rd.account(mcpEstimate)
+		}
+		rd.mcpBuilt.Store(true)
+	})
 	rd.endpoint = mcp.Endpoint{
 		Base: base, Origin: rd.origin, BodyTimeout: s.cfg.BodyTimeout,
 		Events: s.cfg.RateLimit.Events, WindowSeconds: s.cfg.RateLimit.WindowSeconds(), Charge: s.cfg.ChargeExtra,

@@ -115,7 +115,7 @@ func checkAccounting(t *testing.T, c *renditionCache) {
 			}
 			return true
 		})
-		if rd.mcp != nil {
+		if rd.mcpBuilt.Load() {
 			held += mcpEstimate
 		}
 	}

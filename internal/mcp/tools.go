@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -321,4 +322,20 @@ func NewHandler(l Site) http.Handler {
 		DisableLocalhostProtection: true,
 		MaxRequestBodyBytes:        body.MaxSize,
 	})
+}
+
+// Lazy gives the SDK's stateless handler of the MCP server of l, built on
+// its first call, after which built (when set) is told.
+func Lazy(l Site, built func()) func() http.Handler {
+	var once sync.Once
+	var h http.Handler
+	return func() http.Handler {
+		once.Do(func() {
+			h = NewHandler(l)
+			if built != nil {
+				built()
+			}
+		})
+		return h
+	}
 }
