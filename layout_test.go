@@ -81,7 +81,7 @@ func TestPackageDocsNameTheirImports(t *testing.T) {
 }
 
 // TestLayoutNamesEveryFile: the Layout table of CONTRIBUTING.md names
-// every Go file of the root, internal/handlers, internal/catalog, internal/portal, internal/pages,
+// every Go file of the root, internal/handlers, internal/mcp, internal/view, internal/catalog, internal/portal, internal/pages,
 // internal/wire, internal/site and internal/sitefacts (by name, or by a pattern such as portal*.go), the
 // packages whose rows list their files,
 // and every Go file it names exists, so that the table follows the code
@@ -103,7 +103,7 @@ func TestLayoutNamesEveryFile(t *testing.T) {
 		t.Fatalf("the Layout section names %d Go files: %v", len(named), named)
 	}
 	var files []string
-	for _, dir := range []string{".", "internal/handlers", "internal/catalog", "internal/portal", "internal/pages", "internal/wire", "internal/site", "internal/sitefacts"} {
+	for _, dir := range []string{".", "internal/handlers", "internal/mcp", "internal/view", "internal/catalog", "internal/portal", "internal/pages", "internal/wire", "internal/site", "internal/sitefacts"} {
 		all, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil {
 			t.Fatal(err)

@@ -3,8 +3,10 @@ package handlers
 import (
 	"strings"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
+	"github.com/caddy-discovery/caddy-discovery/internal/view"
 	"github.com/caddy-discovery/caddy-discovery/internal/wire"
 )
 
@@ -25,29 +27,29 @@ const mcpBinding = "https://modelcontextprotocol.io/specification/2025-11-25/bas
 // agentCard describes the site's agent: every tool the MCP server declares
 // is a skill, with the tool's own name, title and description.
 func newAgentCard(l links) wire.AgentCard {
-	p := l.cat.Site.Profile
+	p := l.Cat.Site.Profile
 	var skills []wire.AgentSkill
-	for _, t := range declaredTools(l) {
+	for _, t := range mcp.DeclaredTools(l.mcpSite()) {
 		tags := append([]string{"mcp", "read-only"}, strings.Split(t.Name, "_")...)
 		skills = append(skills, wire.AgentSkill{ID: t.Name, Name: t.Title, Description: t.Description, Tags: tags})
 	}
 	return wire.AgentCard{
 		Name: p.Name + " public discovery API",
 		Description: "Read-only public facts about " + p.Name + " and their published insights. The skills are the tools of the MCP server at " +
-			l.base + pathMCP + " (MCP over Streamable HTTP; this site has no A2A endpoint); the same data is at " + l.base + pathIndex + ". No authentication is needed.",
-		SupportedInterfaces: []wire.AgentInterface{{URL: l.base + pathMCP, ProtocolBinding: mcpBinding, ProtocolVersion: a2aVersion}},
-		Provider:            wire.AgentProvider{URL: l.base, Organization: p.Name},
+			l.Base + view.PathMCP + " (MCP over Streamable HTTP; this site has no A2A endpoint); the same data is at " + l.Base + view.PathIndex + ". No authentication is needed.",
+		SupportedInterfaces: []wire.AgentInterface{{URL: l.Base + view.PathMCP, ProtocolBinding: mcpBinding, ProtocolVersion: a2aVersion}},
+		Provider:            wire.AgentProvider{URL: l.Base, Organization: p.Name},
 		Version:             l.cfg.Version,
-		DocumentationURL:    l.developers(),
+		DocumentationURL:    l.Developers(),
 		SecuritySchemes: map[string]wire.AgentSecurityType{"oauth2": {OAuth2: wire.AgentOAuth2{
 			Description: "Optional: an anonymous token for " + token.Scope + ", which grants nothing beyond unauthenticated access.",
 			Flows: wire.AgentFlows{AuthorizationCode: wire.AgentCodeFlow{
-				AuthorizationURL: l.base + pathAuthorize,
-				TokenURL:         l.base + pathToken,
+				AuthorizationURL: l.Base + view.PathAuthorize,
+				TokenURL:         l.Base + view.PathToken,
 				Scopes:           map[string]string{token.Scope: "Read the public API."},
 				PKCERequired:     true,
 			}},
-			MetadataURL: l.base + pathASM,
+			MetadataURL: l.Base + view.PathASM,
 		}}},
 		DefaultInputModes:  []string{respond.MediaJSON},
 		DefaultOutputModes: []string{respond.MediaJSON},

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
+	"github.com/caddy-discovery/caddy-discovery/internal/view"
 	"github.com/caddy-discovery/caddy-discovery/internal/wire"
 )
 
@@ -19,12 +21,12 @@ import (
 // is the MCP endpoint; both addresses serve the same bytes.
 func TestAgentCard(t *testing.T) {
 	s := newTestService(t, Config{BaseURL: "https://example.com", Version: "1.2.3", Agents: AgentDocs{AgentCard: true}})
-	rec := serve(t, s, pathAgentCard)
+	rec := serve(t, s, view.PathAgentCard)
 	if ct := rec.Header().Get("Content-Type"); ct != respond.MediaJSON {
 		t.Errorf("Content-Type %q", ct)
 	}
-	if again := serve(t, s, pathAgentJSON); !bytes.Equal(again.Body.Bytes(), rec.Body.Bytes()) || again.Header().Get("ETag") != rec.Header().Get("ETag") {
-		t.Errorf("%s serves another card than %s", pathAgentJSON, pathAgentCard)
+	if again := serve(t, s, view.PathAgentJSON); !bytes.Equal(again.Body.Bytes(), rec.Body.Bytes()) || again.Header().Get("ETag") != rec.Header().Get("ETag") {
+		t.Errorf("%s serves another card than %s", view.PathAgentJSON, view.PathAgentCard)
 	}
 	var card wire.AgentCard
 	if err := json.Unmarshal(rec.Body.Bytes(), &card); err != nil {
@@ -34,7 +36,7 @@ func TestAgentCard(t *testing.T) {
 		card.SupportedInterfaces[0].ProtocolBinding != mcpBinding || card.SupportedInterfaces[0].ProtocolVersion != "1.0" {
 		t.Errorf("interfaces %+v", card.SupportedInterfaces)
 	}
-	tools := declaredTools(s.fixed.links)
+	tools := mcp.DeclaredTools(s.fixed.links.mcpSite())
 	if len(card.Skills) != len(tools) {
 		t.Fatalf("%d skills for %d tools", len(card.Skills), len(tools))
 	}
@@ -52,7 +54,7 @@ func TestAgentCard(t *testing.T) {
 // TestAgentCardOff: with the card off, neither address is the service's.
 func TestAgentCardOff(t *testing.T) {
 	s := newTestService(t, Config{BaseURL: "https://example.com"})
-	for _, path := range []string{pathAgentCard, pathAgentJSON, pathWellKnownOpenAPI, pathSecurityTxt} {
+	for _, path := range []string{view.PathAgentCard, view.PathAgentJSON, view.PathWellKnownOpenAPI, view.PathSecurityTxt} {
 		if s.Owns(path) {
 			t.Errorf("%s is owned with every switch off", path)
 		}
@@ -62,7 +64,7 @@ func TestAgentCardOff(t *testing.T) {
 // TestWellKnownOpenAPI: the same document as /openapi.json, byte for byte.
 func TestWellKnownOpenAPI(t *testing.T) {
 	s := newTestService(t, Config{BaseURL: "https://example.com", Agents: AgentDocs{WellKnownOpenAPI: true}})
-	canonical, wellKnown := serve(t, s, pathOpenAPI), serve(t, s, pathWellKnownOpenAPI)
+	canonical, wellKnown := serve(t, s, view.PathOpenAPI), serve(t, s, view.PathWellKnownOpenAPI)
 	if !bytes.Equal(canonical.Body.Bytes(), wellKnown.Body.Bytes()) || canonical.Header().Get("ETag") != wellKnown.Header().Get("ETag") ||
 		canonical.Header().Get("Content-Type") != wellKnown.Header().Get("Content-Type") {
 		t.Error("/.well-known/openapi.json is not /openapi.json")
@@ -75,10 +77,10 @@ func TestSecurityTxt(t *testing.T) {
 	loaded := time.Date(2026, 11, 26, 15, 4, 5, 0, time.UTC)
 	now := func() time.Time { return loaded }
 	s := newTestService(t, Config{BaseURL: "https://example.com", Now: now, Agents: AgentDocs{SecurityTxt: true}})
-	if !s.Match(httptest.NewRequest(http.MethodGet, pathSecurityTxt, nil)).SiteFirst() {
+	if !s.Match(httptest.NewRequest(http.MethodGet, view.PathSecurityTxt, nil)).SiteFirst() {
 		t.Error("security.txt does not defer to the site's own")
 	}
-	rec := serve(t, s, pathSecurityTxt)
+	rec := serve(t, s, view.PathSecurityTxt)
 	if ct := rec.Header().Get("Content-Type"); ct != respond.MediaText {
 		t.Errorf("Content-Type %q", ct)
 	}
@@ -88,7 +90,7 @@ func TestSecurityTxt(t *testing.T) {
 	}
 
 	plain := newTestService(t, Config{BaseURL: "http://localhost:8080", Now: now, Agents: AgentDocs{SecurityTxt: true}})
-	if body := serve(t, plain, pathSecurityTxt).Body.String(); strings.Contains(body, "http://") {
+	if body := serve(t, plain, view.PathSecurityTxt).Body.String(); strings.Contains(body, "http://") {
 		t.Errorf("security.txt on plain http names an http address:\n%s", body)
 	}
 
@@ -102,7 +104,7 @@ func TestSecurityTxt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if without.Owns(pathSecurityTxt) {
+	if without.Owns(view.PathSecurityTxt) {
 		t.Error("security.txt is served without a contact")
 	}
 }

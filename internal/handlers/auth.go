@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
+	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
 
 // authTemplate is /auth.md: authentication notes for agents, in the
@@ -183,30 +184,30 @@ func authMarkdown(l links) []byte {
 	for _, rt := range l.routes {
 		switch {
 		case rt.Bearer:
-			public = append(public, l.base+rt.Path)
+			public = append(public, l.Base+rt.Path)
 		case rt.Method == http.MethodGet && (strings.HasPrefix(rt.Path, "/.well-known/") && rt.Tag == tagDiscovery ||
-			rt.Path == pathOpenAPI || rt.Path == pathDevelopers):
-			discover = append(discover, authDocument{rt.Summary, l.base + rt.Path, rt.Description})
+			rt.Path == view.PathOpenAPI || rt.Path == view.PathDevelopers):
+			discover = append(discover, authDocument{rt.Summary, l.Base + rt.Path, rt.Description})
 		}
 	}
 	var b bytes.Buffer
 	err := authTemplate.Execute(&b, map[string]any{
-		"Name":               l.cat.Site.Profile.Name,
-		"Base":               l.base,
+		"Name":               l.Cat.Site.Profile.Name,
+		"Base":               l.Base,
 		"Scope":              token.Scope,
 		"TTL":                l.cfg.tokenTTLSeconds(),
 		"Public":             public,
 		"Discover":           discover,
 		"CodeTTL":            int(token.DefaultCodeTTL / time.Second),
-		"Token":              pathToken,
-		"Register":           pathRegister,
-		"Identity":           pathIdentity,
-		"Claim":              pathIdentityClaim,
-		"ASM":                pathASM,
-		"Authorize":          pathAuthorize,
-		"ClientRegistration": pathClientRegistration,
-		"PRM":                pathPRM,
-		"PRMMCP":             pathPRMMCP,
+		"Token":              view.PathToken,
+		"Register":           view.PathRegister,
+		"Identity":           view.PathIdentity,
+		"Claim":              view.PathIdentityClaim,
+		"ASM":                view.PathASM,
+		"Authorize":          view.PathAuthorize,
+		"ClientRegistration": view.PathClientRegistration,
+		"PRM":                view.PathPRM,
+		"PRMMCP":             view.PathPRMMCP,
 		"CIMD":               l.cfg.ClientMetadata != nil,
 	})
 	if err != nil {

@@ -3,7 +3,7 @@ package handlers
 import (
 	"reflect"
 
-	"github.com/caddy-discovery/caddy-discovery/internal/mcphttp"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 	"github.com/caddy-discovery/caddy-discovery/internal/schema"
@@ -42,9 +42,9 @@ var components = schema.NewComponents([]schema.Component{
 	schema.Of[oauth.IdentityRequest]("IdentityRequest", ""),
 	schema.Of[oauth.IdentityResponse]("IdentityResponse", ""),
 	schema.Of[oauth.ClaimResponse]("ClaimResponse", ""),
-	schema.Of[mcphttp.Message]("JSONRPCMessage", "A JSON-RPC 2.0 request or notification of the Model Context Protocol."),
-	schema.Of[mcphttp.Response]("JSONRPCResponse", "A JSON-RPC 2.0 response: result or error."),
-	schema.Of[mcphttp.ErrorResponse]("JSONRPCErrorResponse", "A JSON-RPC 2.0 error response."),
+	schema.Of[mcp.Message]("JSONRPCMessage", "A JSON-RPC 2.0 request or notification of the Model Context Protocol."),
+	schema.Of[mcp.Response]("JSONRPCResponse", "A JSON-RPC 2.0 response: result or error."),
+	schema.Of[mcp.ErrorResponse]("JSONRPCErrorResponse", "A JSON-RPC 2.0 error response."),
 	schema.Of[wire.ServerCard]("ServerCard", "MCP server card: the current fields and the older serverInfo/transport ones."),
 	schema.Of[wire.AICatalog]("AICatalog", "An AI Catalog (ai-catalog.org) of the site's agent artifacts."),
 	schema.Of[wire.SkillsIndex]("SkillsIndex", "An Agent Skills discovery index (v0.2.0)."),

@@ -10,6 +10,7 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/metrics"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
+	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
 
 // ErrNothingToConvert is given to Config.OnConvertFailure for a page with
@@ -121,7 +122,6 @@ type Config struct {
 // The defaults of the Config's fields left zero, all applied by
 // withDefaults.
 const (
-	defaultCLIName = "discovery"
 	// defaultTokenTTL is the lifetime of access tokens.
 	defaultTokenTTL = 24 * time.Hour
 	// defaultBodyTimeout is how long a POST body may take to arrive: ample
@@ -136,7 +136,7 @@ const (
 // they are.
 func (c *Config) withDefaults() {
 	if c.CLIName == "" {
-		c.CLIName = defaultCLIName
+		c.CLIName = view.DefaultCLIName
 	}
 	if c.Now == nil {
 		c.Now = time.Now

@@ -10,6 +10,7 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/pages"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
+	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
 
 // llmsLink writes one llms.txt list item. The reference parser reads a
@@ -47,7 +48,7 @@ func llmsEndpoint(b *bytes.Buffer, method, url, title, note string) {
 
 // readsAsText reports whether the route's document is one an agent reads
 // as text (Markdown or plain text), to be linked from llms.txt.
-func (rt *Route) readsAsText() bool {
+func (rt *route) readsAsText() bool {
 	return rt.MediaType == respond.MediaMarkdown || rt.MediaType == respond.MediaText
 }
 
@@ -92,7 +93,7 @@ const maxLLMsTxt = 50000
 // Pages and insights are linked to their Markdown twins when they have
 // them.
 func llmsTxt(l links) []byte {
-	p := l.cat.Site.Profile
+	p := l.Cat.Site.Profile
 	var b bytes.Buffer
 	b.Grow(maxLLMsTxt)
 	name := clip(pages.MarkdownLine(p.Name), maxItemTitle)
@@ -100,16 +101,16 @@ func llmsTxt(l links) []byte {
 	fmt.Fprintf(&b, "Public, read-only facts about %s and their published insights, for agents and people. No API key is needed. "+
 		"Use the JSON API under %s for structured facts; the MCP server at %s when your agent speaks MCP; "+
 		"the command-line client at %s from a terminal or script; and %s to read everything as plain text in one request.\n",
-		name, l.base+pathIndex, l.base+pathMCP, l.cliURL(), l.base+pathLLMsFull)
+		name, l.Base+view.PathIndex, l.Base+view.PathMCP, l.CLIURL(), l.Base+view.PathLLMsFull)
 
 	// The link lists hold documents an agent reads as text; the API, the
 	// MCP endpoint and the machine documents are named here, each with the
 	// method to call it with, since they are not pages to read.
 	b.WriteString("\nThe API, the MCP server and the documents for machines, to call rather than read:\n\n")
-	for _, listed := range []listing{listMain, listOptional} {
+	for _, listed := range []view.Listing{view.ListMain, view.ListOptional} {
 		for _, rt := range l.routes {
-			if rt.Listed == listed && !rt.readsAsText() && l.cat.TwinOfPage(rt.Path) == "" && !strings.Contains(rt.Path, "{") {
-				llmsEndpoint(&b, rt.Method, l.base+rt.Path, rt.Summary, rt.Description)
+			if rt.Listed == listed && !rt.readsAsText() && l.Cat.TwinOfPage(rt.Path) == "" && !strings.Contains(rt.Path, "{") {
+				llmsEndpoint(&b, rt.Method, l.Base+rt.Path, rt.Summary, rt.Description)
 			}
 		}
 	}
@@ -120,28 +121,28 @@ func llmsTxt(l links) []byte {
 	docs := map[string]bool{}
 	for _, rt := range l.routes {
 		switch {
-		case rt.Listed != listMain || strings.Contains(rt.Path, "{"):
-		case l.cat.TwinOfPage(rt.Path) != "":
-			if twin := l.routeAt(l.cat.TwinOfPage(rt.Path)); twin != nil {
-				llmsLink(&b, twin.Summary, l.base+twin.Path, twin.Description)
-				docs[l.base+twin.Path] = true
+		case rt.Listed != view.ListMain || strings.Contains(rt.Path, "{"):
+		case l.Cat.TwinOfPage(rt.Path) != "":
+			if twin := l.routeAt(l.Cat.TwinOfPage(rt.Path)); twin != nil {
+				llmsLink(&b, twin.Summary, l.Base+twin.Path, twin.Description)
+				docs[l.Base+twin.Path] = true
 			}
 		case rt.readsAsText():
-			llmsLink(&b, rt.Summary, l.base+rt.Path, rt.Description)
-			docs[l.base+rt.Path] = true
+			llmsLink(&b, rt.Summary, l.Base+rt.Path, rt.Description)
+			docs[l.Base+rt.Path] = true
 		}
 	}
 	var optional bytes.Buffer
 	optional.WriteString("\n## Optional\n\n")
 	for _, rt := range l.routes {
-		if rt.Listed == listOptional && rt.readsAsText() {
-			llmsLink(&optional, rt.Summary, l.base+rt.Path, rt.Description)
+		if rt.Listed == view.ListOptional && rt.readsAsText() {
+			llmsLink(&optional, rt.Summary, l.Base+rt.Path, rt.Description)
 		}
 	}
 
 	// The pages and insights fill what is left, an item at a time, after
 	// room for their headings and the link to the index of all insights.
-	n := len(l.cat.Site.Insights)
+	n := len(l.Cat.Site.Insights)
 	var item bytes.Buffer
 	indexLink := func(w *bytes.Buffer, listed int) {
 		llmsLink(w, fmt.Sprintf("All %d insights", n), insightsIndex(l),
@@ -160,10 +161,10 @@ func llmsTxt(l links) []byte {
 	}
 	var pages bytes.Buffer
 	for _, sl := range sitePages(l) {
-		if docs[l.pageLink(sl.URL)] {
+		if docs[l.PageLink(sl.URL)] {
 			continue
 		}
-		if !fits(func(w *bytes.Buffer) { llmsLink(w, sl.Label, l.pageLink(sl.URL), sl.Desc) }) {
+		if !fits(func(w *bytes.Buffer) { llmsLink(w, sl.Label, l.PageLink(sl.URL), sl.Desc) }) {
 			break
 		}
 		pages.Write(item.Bytes())
@@ -203,12 +204,12 @@ func mergeLLMs(l links, site []byte) []byte {
 	b.Write(bytes.TrimRight(site, " \t\r\n"))
 	b.WriteString("\n\n## API and documents for agents\n\n")
 	for _, rt := range l.routes {
-		if rt.Listed != listMain || strings.Contains(rt.Path, "{") || rt.Path == pathLLMs {
+		if rt.Listed != view.ListMain || strings.Contains(rt.Path, "{") || rt.Path == view.PathLLMs {
 			continue
 		}
-		target := l.base + rt.Path
-		if twin := l.cat.TwinOfPage(rt.Path); twin != "" {
-			target = l.base + twin
+		target := l.Base + rt.Path
+		if twin := l.Cat.TwinOfPage(rt.Path); twin != "" {
+			target = l.Base + twin
 		}
 		note := rt.Description
 		if !rt.readsAsText() {
@@ -222,10 +223,10 @@ func mergeLLMs(l links, site []byte) []byte {
 // sitePages are the site's pages as the content lists them: its site
 // structure, or else its about and insights pages.
 func sitePages(l links) []content.SiteLink {
-	if len(l.cat.Site.Profile.SiteStructure) > 0 {
-		return l.cat.Site.Profile.SiteStructure
+	if len(l.Cat.Site.Profile.SiteStructure) > 0 {
+		return l.Cat.Site.Profile.SiteStructure
 	}
-	pages := l.cat.Site.Pages
+	pages := l.Cat.Site.Pages
 	links := []content.SiteLink{}
 	if pages.About != "" {
 		links = append(links, content.SiteLink{Label: "About", URL: pages.About, Desc: "Biography, key facts, recognition, expertise, education and contact."})
@@ -240,18 +241,18 @@ func sitePages(l links) []content.SiteLink {
 // every insight in full under its own heading, separated by "---", its
 // links made absolute (see convert.AbsoluteLinks), the bodies read once.
 func llmsFullTxt(l links) []byte {
-	site := l.cat.Site
+	site := l.Cat.Site
 	p := site.Profile
 	var b bytes.Buffer
-	b.Grow(l.cat.BodiesSize + 512*len(site.Insights) + 16<<10)
-	fmt.Fprintf(&b, "# %s\n\n> %s\n\nSource: %s\nLast updated: %s\n", pages.MarkdownLine(p.Name), pages.MarkdownLine(p.Tagline), l.base+pathProfile, p.LastUpdated)
+	b.Grow(l.Cat.BodiesSize + 512*len(site.Insights) + 16<<10)
+	fmt.Fprintf(&b, "# %s\n\n> %s\n\nSource: %s\nLast updated: %s\n", pages.MarkdownLine(p.Name), pages.MarkdownLine(p.Tagline), l.Base+view.PathProfile, p.LastUpdated)
 	profileSections(l, &b, true)
-	bodies := l.cat.FullLinks()
+	bodies := l.Cat.FullLinks()
 	for i, in := range site.Insights {
 		fmt.Fprintf(&b, "\n---\n\n## %s\n\nURL: %s\nPublished: %s (%s)\nUpdated: %s\nTopic: %s\nRead time: %s\n\n%s\n\n",
-			pages.MarkdownLine(in.Title), l.insight(in.Slug), in.Date, in.DateISO, in.DateModifiedISO, pages.MarkdownLine(in.Topic), in.ReadTime,
+			pages.MarkdownLine(in.Title), l.Insight(in.Slug), in.Date, in.DateISO, in.DateModifiedISO, pages.MarkdownLine(in.Topic), in.ReadTime,
 			pages.MarkdownLine(in.Description))
-		b.WriteString(bodies[i].Absolute(l.insight(in.Slug), l.base, l.postURL))
+		b.WriteString(bodies[i].Absolute(l.Insight(in.Slug), l.Base, l.PostURL))
 		b.WriteByte('\n')
 	}
 	return b.Bytes()
@@ -262,7 +263,7 @@ func llmsFullTxt(l links) []byte {
 // company and initiatives (only withCompany: llms-full.txt alone publishes
 // them) and contact.
 func profileSections(l links, b *bytes.Buffer, withCompany bool) {
-	site := l.cat.Site
+	site := l.Cat.Site
 	p := site.Profile
 	section := func(title string, items []string, bullets bool) {
 		if len(items) == 0 {
@@ -295,7 +296,7 @@ func profileSections(l links, b *bytes.Buffer, withCompany bool) {
 // contactChannels are the ways to reach the subject the profile publishes,
 // each as "Label: value"; a channel the subject does not have is left out.
 func contactChannels(l links) []string {
-	c := newProfile(l).Contact
+	c := l.Profile().Contact
 	var contact []string
 	for _, ch := range []struct{ label, value string }{
 		{"Contact form", c.Form}, {"Email", c.Email}, {"Phone", c.Phone}, {"LinkedIn", c.LinkedIn},
@@ -311,7 +312,7 @@ func contactChannels(l links) []string {
 // cliScript is the CLI with this base URL and version built in.
 func cliScript(l links) []byte {
 	return []byte(strings.NewReplacer(
-		`"__DISCOVERY_BASE_URL__"`, jsString(l.base),
+		`"__DISCOVERY_BASE_URL__"`, jsString(l.Base),
 		`"__DISCOVERY_VERSION__"`, jsString(l.cfg.Version),
 	).Replace(string(l.cfg.CLIScript)))
 }
@@ -324,8 +325,8 @@ func jsString(s string) string {
 
 // slugExample is a published slug for examples, or a placeholder.
 func slugExample(l links) string {
-	if len(l.cat.Site.Insights) > 0 {
-		return l.cat.Site.Insights[0].Slug
+	if len(l.Cat.Site.Insights) > 0 {
+		return l.Cat.Site.Insights[0].Slug
 	}
 	return "an-insight"
 }

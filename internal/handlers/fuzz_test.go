@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -10,10 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
-	"github.com/caddy-discovery/caddy-discovery/internal/wire"
 )
 
 // FuzzRouter sends arbitrary methods, paths and Authorization headers to the
@@ -136,15 +132,4 @@ func FuzzMCPPreCheck(f *testing.F) {
 			}
 		}
 	})
-}
-
-func TestToolPanicBecomesToolError(t *testing.T) {
-	var reported any
-	h := safeTool(func(v any) { reported = v }, func(context.Context, *mcp.CallToolRequest, noInput) (*mcp.CallToolResult, wire.Health, error) {
-		panic("boom")
-	})
-	_, _, err := h(context.Background(), nil, noInput{})
-	if err == nil || reported != "boom" {
-		t.Errorf("err %v, reported %v", err, reported)
-	}
 }

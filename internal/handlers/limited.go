@@ -10,8 +10,8 @@ import (
 // writeLimitedPage writes the HTML answer to a refused request (see
 // portal.Limited); the rate limit headers and Vary are already set.
 func writeLimitedPage(cfg *Config, cat *siteCatalog, f *fields, w http.ResponseWriter, r *http.Request, base string, retryAfter int) {
-	l := links{base: base, cfg: cfg, cat: cat}
-	b := portal.Limited(cat.Site.Profile.Name, retryAfter, cfg.RateLimit.Events, cfg.RateLimit.WindowSeconds(), l.developers(), l.abs(cat.Site.Pages.Home))
+	l := newLinks(base, cfg, cat, nil)
+	b := portal.Limited(cat.Site.Profile.Name, retryAfter, cfg.RateLimit.Events, cfg.RateLimit.WindowSeconds(), l.Developers(), l.Abs(cat.Site.Pages.Home))
 	f.set(respond.HeaderCSP, portal.LimitedCSP)
 	f.set(respond.HeaderReferrerPolicy, "no-referrer")
 	respond.Write(w, r, http.StatusTooManyRequests, respond.MediaHTML, b)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
+	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
 
 // How the site's MCP server is listed beyond the site: in the official MCP
@@ -48,14 +49,14 @@ func newRegistryServer(l links) registryServer {
 	return registryServer{
 		Schema: registrySchema, Name: card.Name, Title: card.Title, Description: card.Description,
 		Version: card.Version, WebsiteURL: card.WebsiteURL,
-		Remotes: []registryRemote{{Type: "streamable-http", URL: l.base + pathMCP}},
+		Remotes: []registryRemote{{Type: "streamable-http", URL: l.Base + view.PathMCP}},
 	}
 }
 
 // registryDomain is the domain the owner proves to the registry: the base
 // URL's host. The namespace it grants (its labels reversed) is the one the
 // server's name is in.
-func registryDomain(l links) string { return origin.HostOnly(origin.HostOf(l.base)) }
+func registryDomain(l links) string { return origin.HostOnly(origin.HostOf(l.Base)) }
 
 // The DNS-AID records (draft-mozleywilliams-dnsop-dnsaid-02) use the
 // private-use SvcParamKey numbers of the draft's reference implementation
@@ -78,14 +79,14 @@ const (
 // dns-aid command makes the same records from a site's documents.
 func dnsAIDRecords(l links) []string {
 	host := registryDomain(l)
-	port := basePort(l.base)
+	port := basePort(l.Base)
 	var records []string
 	if l.cfg.servesMCPDiscovery() {
 		records = append(records, svcbRecord("_index._agents."+host, host, port,
-			`alpn="h2,http/1.1"`, svcbWellKnown+`="`+strings.TrimPrefix(pathAICatalog, "/.well-known/")+`"`))
+			`alpn="h2,http/1.1"`, svcbWellKnown+`="`+strings.TrimPrefix(view.PathAICatalog, "/.well-known/")+`"`))
 	}
 	return append(records, svcbRecord("_mcp._agents."+host, host, port,
-		`alpn="mcp"`, svcbCap+`="`+l.base+pathServerCard+`"`, svcbBAP+`="mcp"`))
+		`alpn="mcp"`, svcbCap+`="`+l.Base+view.PathServerCard+`"`, svcbBAP+`="mcp"`))
 }
 
 // svcbRecord is one ServiceMode SVCB record of owner for target:port, alpn

@@ -10,6 +10,7 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/convert"
 	"github.com/caddy-discovery/caddy-discovery/internal/pages"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
+	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
 
 // The Markdown twins of the site's pages: what an agent reads instead of
@@ -30,7 +31,7 @@ const latestInsights = 10
 func (rd *rendition) twinHeaders(url string, body []byte) [][2]string {
 	return [][2]string{
 		{respond.HeaderLink, "<" + url + `>; rel="canonical", ` + rd.link},
-		{pages.HeaderContentSignal, rd.links.cat.Signal},
+		{pages.HeaderContentSignal, rd.links.Cat.Signal},
 		{pages.HeaderMarkdownTokens, strconv.Itoa(pages.MarkdownTokens(body))},
 	}
 }
@@ -41,14 +42,14 @@ func (rd *rendition) twinHeaders(url string, body []byte) [][2]string {
 func twinHead(l links, b *bytes.Buffer, f pages.TwinFacts) {
 	pages.WriteFrontMatter(b, f)
 	fmt.Fprintf(b, "# %s\n\n> The Markdown version of [%s](%s), for agents. Everything this site publishes for agents is indexed at [llms.txt](%s).\n\n",
-		pages.MarkdownLine(f.Title), llmsTitle.Replace(f.URL), llmsURL.Replace(f.URL), l.base+pathLLMs)
+		pages.MarkdownLine(f.Title), llmsTitle.Replace(f.URL), llmsURL.Replace(f.URL), l.Base+view.PathLLMs)
 }
 
 // pageDescription is what the site structure says of the page at url (an
 // absolute address), or else fallback.
 func pageDescription(l links, url, fallback string) string {
-	for _, sl := range l.cat.Site.Profile.SiteStructure {
-		if sl.Desc != "" && l.abs(sl.URL) == url {
+	for _, sl := range l.Cat.Site.Profile.SiteStructure {
+		if sl.Desc != "" && l.Abs(sl.URL) == url {
 			return sl.Desc
 		}
 	}
@@ -58,7 +59,7 @@ func pageDescription(l links, url, fallback string) string {
 // newestUpdate is the date of the newest change to the insights, or of
 // the profile when there are none.
 func newestUpdate(l links) string {
-	site := l.cat.Site
+	site := l.Cat.Site
 	if len(site.Insights) == 0 {
 		return site.Profile.LastUpdated
 	}
@@ -71,20 +72,20 @@ func newestUpdate(l links) string {
 
 // insightItem writes the list item of one insight, linked to its twin.
 func insightItem(l links, b *bytes.Buffer, i int) {
-	in := l.cat.Site.Insights[i]
+	in := l.Cat.Site.Insights[i]
 	// The description cut to leave room for the topic and date, which an
 	// agent choosing what to read needs whole.
 	when := " (" + pages.OneLine(in.Topic) + ", " + in.Date + ")"
-	llmsLink(b, in.Title, l.pageLink(l.insightLink(in.Slug)), clip(pages.OneLine(in.Description), max(1, maxItemNote-len(when)))+when)
+	llmsLink(b, in.Title, l.PageLink(l.InsightLink(in.Slug)), clip(pages.OneLine(in.Description), max(1, maxItemNote-len(when)))+when)
 }
 
 // homeMarkdown renders the home page's twin: who the subject is, the
 // site's pages, the latest insights and where agents go next.
 func homeMarkdown(l links) []byte {
-	site := l.cat.Site
+	site := l.Cat.Site
 	p := site.Profile
 	var b bytes.Buffer
-	home := l.abs(site.Pages.Home)
+	home := l.Abs(site.Pages.Home)
 	twinHead(l, &b, pages.TwinFacts{Title: p.Name, Description: pageDescription(l, home, p.Tagline), URL: home, Updated: p.LastUpdated})
 	if text := site.PageTexts[site.Pages.Home]; text != "" {
 		// The page's own content, as the site shows it; the module's
@@ -98,7 +99,7 @@ func homeMarkdown(l links) []byte {
 	}
 	b.WriteString("## Pages\n\n")
 	for _, sl := range sitePages(l) {
-		llmsLink(&b, sl.Label, l.pageLink(sl.URL), sl.Desc)
+		llmsLink(&b, sl.Label, l.PageLink(sl.URL), sl.Desc)
 	}
 	if n := len(site.Insights); n > 0 {
 		b.WriteString("\n## Latest insights\n\n")
@@ -110,10 +111,10 @@ func homeMarkdown(l links) []byte {
 		}
 	}
 	fmt.Fprintf(&b, "\n## For agents and developers\n\nEverything on this site is also a public, read-only API: see [the developer portal](%s), or point an agent at [/llms.txt](%s).\n\n",
-		l.pageLink(pathDevelopers), l.base+pathLLMs)
+		l.PageLink(view.PathDevelopers), l.Base+view.PathLLMs)
 	for _, rt := range l.routes {
-		if rt.Listed == listMain && !strings.Contains(rt.Path, "{") {
-			llmsLink(&b, rt.Summary, l.base+rt.Path, "")
+		if rt.Listed == view.ListMain && !strings.Contains(rt.Path, "{") {
+			llmsLink(&b, rt.Summary, l.Base+rt.Path, "")
 		}
 	}
 	return b.Bytes()
@@ -122,17 +123,17 @@ func homeMarkdown(l links) []byte {
 // insightsIndex is the address that lists every insight for agents: the
 // insights list's twin, else the JSON list.
 func insightsIndex(l links) string {
-	if twin, ok := l.twinURL(l.cat.Site.Pages.Insights); ok {
+	if twin, ok := l.TwinURL(l.Cat.Site.Pages.Insights); ok {
 		return twin
 	}
-	return l.base + pathInsights
+	return l.Base + view.PathInsights
 }
 
 // aboutMarkdown renders the about page's twin: the profile in full.
 func aboutMarkdown(l links) []byte {
-	site := l.cat.Site
+	site := l.Cat.Site
 	var b bytes.Buffer
-	about := l.abs(site.Pages.About)
+	about := l.Abs(site.Pages.About)
 	twinHead(l, &b, pages.TwinFacts{Title: "About " + site.Profile.Name, Description: pageDescription(l, about, site.Profile.Tagline), URL: about, Updated: site.Profile.LastUpdated})
 	if text := site.PageTexts[site.Pages.About]; text != "" {
 		// The page's own content, as the site shows it; the module adds
@@ -149,16 +150,16 @@ func aboutMarkdown(l links) []byte {
 		b.WriteString(pages.MarkdownLine(site.Profile.Tagline) + "\n")
 		profileSections(l, &b, false)
 	}
-	fmt.Fprintf(&b, "\nLast updated: %s. The same facts as JSON: %s\n", site.Profile.LastUpdated, l.base+pathProfile)
+	fmt.Fprintf(&b, "\nLast updated: %s. The same facts as JSON: %s\n", site.Profile.LastUpdated, l.Base+view.PathProfile)
 	return b.Bytes()
 }
 
 // contactMarkdown renders the contact page's twin: every way to reach the
 // subject, then what the page itself is for, as the site describes it.
 func contactMarkdown(l links) []byte {
-	site := l.cat.Site
+	site := l.Cat.Site
 	var b bytes.Buffer
-	form := l.abs(site.Profile.Contact.Form)
+	form := l.Abs(site.Profile.Contact.Form)
 	description := pageDescription(l, form, "How to reach "+site.Profile.Name+".")
 	twinHead(l, &b, pages.TwinFacts{Title: "Contact " + site.Profile.Name, Description: description, URL: form, Updated: site.Profile.LastUpdated})
 	b.WriteString(pages.MarkdownLine(description) + "\n\n")
@@ -166,17 +167,17 @@ func contactMarkdown(l links) []byte {
 	for _, ch := range contactChannels(l) {
 		b.WriteString("- " + pages.MarkdownLine(ch) + "\n")
 	}
-	fmt.Fprintf(&b, "\nThe same details as JSON, under contact: %s\n", l.base+pathProfile)
+	fmt.Fprintf(&b, "\nThe same details as JSON, under contact: %s\n", l.Base+view.PathProfile)
 	return b.Bytes()
 }
 
 // insightsMarkdown renders the insights list's twin: every insight, newest
 // first, linked to its own twin.
 func insightsMarkdown(l links) []byte {
-	site := l.cat.Site
+	site := l.Cat.Site
 	var b bytes.Buffer
-	b.Grow(1024 + len(site.Insights)*(384+2*len(l.base)))
-	list := l.abs(site.Pages.Insights)
+	b.Grow(1024 + len(site.Insights)*(384+2*len(l.Base)))
+	list := l.Abs(site.Pages.Insights)
 	description := pageDescription(l, list, "")
 	twinHead(l, &b, pages.TwinFacts{Title: "Insights by " + site.Profile.Name,
 		Description: cmp.Or(description, "Every insight by "+site.Profile.Name+", newest first."), URL: list, Updated: newestUpdate(l)})
@@ -188,7 +189,7 @@ func insightsMarkdown(l links) []byte {
 		b.WriteString("No insights are published yet.\n")
 		return b.Bytes()
 	}
-	fmt.Fprintf(&b, "Newest first. The same list as JSON: %s\n\n## %d insights\n\n", l.base+pathInsights, len(site.Insights))
+	fmt.Fprintf(&b, "Newest first. The same list as JSON: %s\n\n## %d insights\n\n", l.Base+view.PathInsights, len(site.Insights))
 	for i := range site.Insights {
 		insightItem(l, &b, i)
 	}
@@ -198,25 +199,25 @@ func insightsMarkdown(l links) []byte {
 // insightMarkdown renders the twin of one insight's page: its facts, then
 // the body as written, its links made absolute (see convert.AbsoluteLinks).
 func insightMarkdown(l links, slug string) ([]byte, error) {
-	in, ok := l.published(slug)
+	in, ok := l.Published(slug)
 	if !ok {
 		return nil, fmt.Errorf("no published insight %q", slug)
 	}
 	var b bytes.Buffer
 	b.Grow(len(in.Body) + 1024)
-	twinHead(l, &b, pages.TwinFacts{Title: in.Title, Description: in.Description, URL: l.insight(slug), Updated: in.DateModifiedISO})
+	twinHead(l, &b, pages.TwinFacts{Title: in.Title, Description: in.Description, URL: l.Insight(slug), Updated: in.DateModifiedISO})
 	body := strings.TrimSpace(in.Body)
 	if !strings.HasPrefix(body, strings.TrimSuffix(in.Description, "…")) {
 		// The description, unless the body begins with it, as a derived
 		// one does.
 		b.WriteString(pages.MarkdownLine(in.Description) + "\n\n")
 	}
-	if !l.cat.Site.Anonymous {
-		b.WriteString("- Author: " + pages.MarkdownLine(l.cat.Site.Profile.Name) + "\n")
+	if !l.Cat.Site.Anonymous {
+		b.WriteString("- Author: " + pages.MarkdownLine(l.Cat.Site.Profile.Name) + "\n")
 	}
 	fmt.Fprintf(&b, "- Published: %s (%s)\n- Updated: %s\n- Topic: %s\n- Read time: %s\n- JSON: %s\n\n",
-		in.Date, in.DateISO, in.DateModifiedISO, pages.MarkdownLine(in.Topic), in.ReadTime, l.base+insightPath(slug))
-	b.WriteString(convert.AbsoluteLinks(strings.TrimSpace(in.Body), l.insight(slug), l.base, l.postURL))
+		in.Date, in.DateISO, in.DateModifiedISO, pages.MarkdownLine(in.Topic), in.ReadTime, l.Base+view.InsightPath(slug))
+	b.WriteString(convert.AbsoluteLinks(strings.TrimSpace(in.Body), l.Insight(slug), l.Base, l.PostURL))
 	b.WriteByte('\n')
 	return b.Bytes(), nil
 }

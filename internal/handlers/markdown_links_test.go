@@ -23,7 +23,7 @@ func TestInsightDocumentsHaveAbsoluteLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	page := s.fixed.insight(in.Slug)
+	page := s.fixed.Insight(in.Slug)
 	chart := "[the chart](" + page[:strings.LastIndexByte(page, '/')+1] + "chart.png)"
 	for path, want := range map[string]string{
 		"/insights/" + in.Slug + ".md": chart,
@@ -60,13 +60,13 @@ func getBody(t *testing.T, s *Service, path string) string {
 func TestPostURL(t *testing.T) {
 	s := newTestService(t, Config{BaseURL: "https://example.com"})
 	in := s.cat.Site.Insights[0]
-	l := links{base: "https://example.com", cfg: &s.cfg, cat: s.cat}
+	l := newLinks("https://example.com", &s.cfg, s.cat, nil)
 	for _, name := range []string{"2024-01-01-" + in.Slug, in.Slug, "_posts/2024-01-01-" + in.Slug + ".md"} {
-		if got, ok := l.postURL(name); !ok || got != l.insight(in.Slug) {
+		if got, ok := l.PostURL(name); !ok || got != l.Insight(in.Slug) {
 			t.Errorf("postURL(%q) = %q, %v", name, got, ok)
 		}
 	}
-	if _, ok := l.postURL("2024-01-01-no-such-post"); ok {
+	if _, ok := l.PostURL("2024-01-01-no-such-post"); ok {
 		t.Error("a post the content lacks was found")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
 
 // Who answers a request, as Match finds it.
@@ -32,7 +33,7 @@ type Match struct {
 	Answer int
 	// route answers an owned request; nil for an unknown address under
 	// the API's prefix, which gets a 404 problem.
-	route *Route
+	route *route
 	// slug is the insight's, for the routes of one insight.
 	slug string
 	// page is the site page of the path the content names, if any.
@@ -70,7 +71,7 @@ func (s *Service) Match(r *http.Request) Match {
 		return Match{}
 	}
 	if p.Route != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead) && s.cfg.wantsMarkdown(r) {
-		return Match{Answer: AnswerOwned, route: p.Route, slug: p.Slug, page: p, negotiated: true, unmetered: true}
+		return Match{Answer: AnswerOwned, route: s.boundTo(p.Route), slug: p.Slug, page: p, negotiated: true, unmetered: true}
 	}
 	return Match{Answer: AnswerPage, page: p, unmetered: true}
 }
@@ -85,7 +86,7 @@ func (s *Service) Insight(m Match) (content.Insight, bool) {
 	if m.Answer != AnswerPage || m.page.Slug == "" {
 		return content.Insight{}, false
 	}
-	return links{cfg: &s.cfg, cat: s.cat}.published(m.page.Slug)
+	return view.Links{Cat: s.cat}.Published(m.page.Slug)
 }
 
 // Surface is the metrics surface of the request (see metrics.Surfaces);

@@ -11,7 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddy-discovery/caddy-discovery/internal/mcpcall"
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp/mcpcall"
+	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
 
 // mcpRequest is a POST /mcp with the headers MCP clients send.
@@ -134,19 +138,37 @@ func TestMCPAnswersAreTheSDKs(t *testing.T) {
 	add("tools/list", `{}`)
 	add("resources/list", "")
 	add("resources/list", `{}`)
-	add("tools/call", `{"name":"get_profile"}`)
-	add("tools/call", `{"name":"get_profile","arguments":{}}`)
-	add("tools/call", `{ "arguments" : { } , "name" : "get_profile" }`)
-	add("tools/call", `{"name":"list_insights"}`)
-	add("tools/call", `{"name":"list_insights","arguments":{"topic":""}}`)
+	// The calls of the tools the declaration keeps: without arguments, and
+	// with each argument of a tool's input naming nothing, a topic (as the
+	// content spells it, and spaced in capitals) or an insight, wherever
+	// the declaration's kept recognises them.
+	values := []string{""}
 	for _, topic := range s.cat.Topics {
-		add("tools/call", `{"name":"list_insights","arguments":{"topic":"`+topic+`"}}`)
-		add("tools/call", `{"name":"list_insights","arguments":{"topic":" `+strings.ToUpper(topic)+` "}}`)
+		values = append(values, topic, " "+strings.ToUpper(topic)+" ")
 	}
 	for _, in := range s.cat.Site.Insights {
-		add("tools/call", `{"name":"get_insight","arguments":{"slug":"`+in.Slug+`"}}`)
-		add("tools/call", `{"name":"fetch","arguments":{"id":"`+in.Slug+`"}}`)
-		add("resources/read", `{"uri":"`+rd.insight(in.Slug)+`"}`)
+		values = append(values, in.Slug)
+		add("resources/read", `{"uri":"`+rd.Insight(in.Slug)+`"}`)
+	}
+	site := rd.mcpSite()
+	for _, tool := range mcp.DeclaredTools(site) {
+		calls := []string{`{"name":"` + tool.Name + `"}`, `{"name":"` + tool.Name + `","arguments":{}}`, `{ "arguments" : { } , "name" : "` + tool.Name + `" }`}
+		for name := range tool.InputSchema.(*jsonschema.Schema).Properties {
+			for _, v := range values {
+				calls = append(calls, `{"name":"`+tool.Name+`","arguments":{"`+name+`":"`+v+`"}}`)
+			}
+		}
+		recognised := 0
+		for _, params := range calls {
+			c, ok := mcpcall.Read([]byte(rpc("1", "tools/call", params)))
+			if _, kept := site.Recognise(c); ok && kept {
+				add("tools/call", params)
+				recognised++
+			}
+		}
+		if tool.Kept != (recognised > 0) {
+			t.Errorf("%s: kept %v, yet %d of its calls are recognised as kept", tool.Name, tool.Kept, recognised)
+		}
 	}
 	for _, version := range []string{"", "2025-03-26", "2025-06-18", "2025-11-25"} {
 		for _, req := range requests {
@@ -356,10 +378,10 @@ func BenchmarkMCPRead(b *testing.B) {
 	rd := s.renditionFor(s.cfg.BaseURL)
 	slug := s.cat.Site.Insights[0].Slug
 	for _, tc := range []struct{ name, rest, method, params string }{
-		{"get_profile", pathProfile, "tools/call", `{"name":"get_profile","arguments":{}}`},
-		{"get_insight", insightPath(slug), "tools/call", `{"name":"get_insight","arguments":{"slug":"` + slug + `"}}`},
-		{"resources_read", insightPath(slug), "resources/read", `{"uri":"` + rd.insight(slug) + `"}`},
-		{"tools_list", pathOpenAPI, "tools/list", ""},
+		{"get_profile", view.PathProfile, "tools/call", `{"name":"get_profile","arguments":{}}`},
+		{"get_insight", view.InsightPath(slug), "tools/call", `{"name":"get_insight","arguments":{"slug":"` + slug + `"}}`},
+		{"resources_read", view.InsightPath(slug), "resources/read", `{"uri":"` + rd.Insight(slug) + `"}`},
+		{"tools_list", view.PathOpenAPI, "tools/list", ""},
 	} {
 		body := rpc("1", tc.method, tc.params)
 		b.Run(tc.name+"/rest", func(b *testing.B) {

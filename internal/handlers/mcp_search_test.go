@@ -10,7 +10,8 @@ import (
 	"testing"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
-	"github.com/caddy-discovery/caddy-discovery/internal/mcpcall"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp/mcpcall"
 	"github.com/caddy-discovery/caddy-discovery/internal/search"
 )
 
@@ -50,8 +51,8 @@ func TestMCPSearchAnswersAreTheSDKs(t *testing.T) {
 			// Every page of the search.
 			l := s.renditionFor(s.cfg.BaseURL).links
 			for page := 0; page < 4; page++ {
-				requests = append(requests, fmt.Sprintf(`{"name":"search_insights","arguments":%s}`, mustJSON(t, in)))
-				out, err := searchInsights(context.Background(), l, in)
+				requests = append(requests, fmt.Sprintf(`{"name":%q,"arguments":%s}`, searchTool(t, mcp.SearchFull), mustJSON(t, in)))
+				out, err := mcp.SearchInsights(context.Background(), l.mcpSite(), in)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -60,8 +61,8 @@ func TestMCPSearchAnswersAreTheSDKs(t *testing.T) {
 				}
 				in.Cursor = out.NextCursor
 			}
-			requests = append(requests, fmt.Sprintf(`{"name":"search_insights","arguments":%s}`, args))
-			requests = append(requests, fmt.Sprintf(`{"name":"search","arguments":{"query":%q}}`, in.Query))
+			requests = append(requests, fmt.Sprintf(`{"name":%q,"arguments":%s}`, searchTool(t, mcp.SearchFull), args))
+			requests = append(requests, fmt.Sprintf(`{"name":%q,"arguments":{"query":%q}}`, searchTool(t, mcp.SearchConnector), in.Query))
 		}
 		for _, version := range []string{"", "2025-03-26", "2025-06-18", "2025-11-25"} {
 			for _, params := range requests {
@@ -99,7 +100,7 @@ func mustJSON(t *testing.T, v any) string {
 func TestMCPSearchLeavesTheRestToTheSDK(t *testing.T) {
 	s := newTestService(t, Config{BaseURL: "https://example.com"})
 	l := s.renditionFor(s.cfg.BaseURL).links
-	first, err := searchInsights(context.Background(), l, search.Input{Query: "data", Limit: 2})
+	first, err := mcp.SearchInsights(context.Background(), l.mcpSite(), search.Input{Query: "data", Limit: 2})
 	if err != nil || first.NextCursor == "" {
 		t.Fatalf("%+v, %v", first, err)
 	}
@@ -129,9 +130,9 @@ func TestMCPSearchLeavesTheRestToTheSDK(t *testing.T) {
 		"connector with limit":  `{"query":"data","limit":2}`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			tool := "search_insights"
+			tool := searchTool(t, mcp.SearchFull)
 			if strings.HasPrefix(name, "connector") {
-				tool = "search"
+				tool = searchTool(t, mcp.SearchConnector)
 			}
 			params := `{"name":"` + tool + `"}`
 			if args != "" {
@@ -196,4 +197,17 @@ func TestMCPSearchBudget(t *testing.T) {
 			t.Errorf("cursor %q: %d %.300s", cursor, rec.Code, rec.Body)
 		}
 	}
+}
+
+// searchTool is the name of the search tool of the shape, as mcpTools
+// declares it.
+func searchTool(t testing.TB, shape mcp.SearchShape) string {
+	t.Helper()
+	for name, s := range mcp.Searches {
+		if s == shape {
+			return name
+		}
+	}
+	t.Fatalf("no search tool of shape %d", shape)
+	return ""
 }

@@ -3,11 +3,12 @@ package handlers
 import (
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/pages"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
+	"github.com/caddy-discovery/caddy-discovery/internal/view"
 	"github.com/caddy-discovery/caddy-discovery/internal/wire"
 )
 
@@ -46,25 +47,25 @@ func newAICatalog(l links) wire.AICatalog {
 	c := wire.AICatalog{
 		SpecVersion: "1.0",
 		Host: wire.AICatalogHost{
-			DisplayName:      l.cat.Site.Profile.Name,
-			Identifier:       airPublisher(l.base),
-			DocumentationURL: l.developers(),
+			DisplayName:      l.Cat.Site.Profile.Name,
+			Identifier:       airPublisher(l.Base),
+			DocumentationURL: l.Developers(),
 		},
 		Entries: []wire.AICatalogEntry{{
-			Identifier:            airIdentifier(l.base, "mcp", l.cfg.ServiceName),
+			Identifier:            airIdentifier(l.Base, "mcp", l.cfg.ServiceName),
 			DisplayName:           card.Title,
 			Type:                  respond.MediaCard,
-			URL:                   l.base + pathServerCard,
+			URL:                   l.Base + view.PathServerCard,
 			Description:           card.Description,
 			RepresentativeQueries: queries,
 		}},
 	}
 	if l.cfg.servesSkills() {
 		c.Entries = append(c.Entries, wire.AICatalogEntry{
-			Identifier:            airIdentifier(l.base, "skill", skillName(l.cfg.CLIName)),
-			DisplayName:           skillName(l.cfg.CLIName),
+			Identifier:            airIdentifier(l.Base, "skill", view.SkillName(l.cfg.CLIName)),
+			DisplayName:           view.SkillName(l.cfg.CLIName),
 			Type:                  mediaSkill,
-			URL:                   l.base + l.skillPath(),
+			URL:                   l.Base + l.SkillPath(),
 			Description:           skillDescription(l),
 			RepresentativeQueries: queries,
 		})
@@ -72,10 +73,10 @@ func newAICatalog(l links) wire.AICatalog {
 	if l.cfg.servesAgentCard() {
 		card := newAgentCard(l)
 		c.Entries = append(c.Entries, wire.AICatalogEntry{
-			Identifier:            airIdentifier(l.base, "a2a", l.cfg.ServiceName),
+			Identifier:            airIdentifier(l.Base, "a2a", l.cfg.ServiceName),
 			DisplayName:           card.Name,
 			Type:                  respond.MediaA2ACard,
-			URL:                   l.base + pathAgentCard,
+			URL:                   l.Base + view.PathAgentCard,
 			Description:           card.Description,
 			RepresentativeQueries: queries,
 		})
@@ -87,9 +88,9 @@ func newAICatalog(l links) wire.AICatalog {
 // the content: who the subject is, what they wrote on their newest
 // insight's topic, and how to reach them.
 func representativeQueries(l links) []string {
-	name := clipChars(pages.OneLine(l.cat.Site.Profile.Name), maxCardTitle)
+	name := clipChars(pages.OneLine(l.Cat.Site.Profile.Name), maxCardTitle)
 	queries := []string{"Who is " + name + " and what do they do?"}
-	if ins := l.cat.Site.Insights; len(ins) > 0 && ins[0].Topic != "" {
+	if ins := l.Cat.Site.Insights; len(ins) > 0 && ins[0].Topic != "" {
 		queries = append(queries, "What has "+name+" written about "+clipChars(pages.OneLine(ins[0].Topic), maxCardTitle)+"?")
 	} else {
 		queries = append(queries, "What has "+name+" written?")
@@ -111,7 +112,7 @@ func airIdentifier(base, namespace, name string) string {
 
 // cardCapabilities are the capabilities c declares, as the server card
 // carries them: the same JSON as initialize's.
-func cardCapabilities(c *mcp.ServerCapabilities) wire.ServerCapabilities {
+func cardCapabilities(c *sdk.ServerCapabilities) wire.ServerCapabilities {
 	var out wire.ServerCapabilities
 	if c.Tools != nil {
 		out.Tools = &wire.ListChanged{ListChanged: c.Tools.ListChanged}

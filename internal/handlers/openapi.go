@@ -10,11 +10,12 @@ import (
 	"strings"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
-	"github.com/caddy-discovery/caddy-discovery/internal/mcphttp"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 	"github.com/caddy-discovery/caddy-discovery/internal/schema"
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
+	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
 
 // openAPIVersion is the version of the API description document.
@@ -72,7 +73,7 @@ func openAPI31(l links) object {
 		rt := &l.routes[i]
 		metered := rateLimited && !rt.Unmetered
 		refusing := l.cfg.RefusesAgents && !rt.AnyAgent
-		paths[rt.Path] = object{strings.ToLower(rt.Method): operation(rt, l.cat.TwinOfPage(rt.Path), metered, rateLimited, refusing)}
+		paths[rt.Path] = object{strings.ToLower(rt.Method): operation(rt, l.Cat.TwinOfPage(rt.Path), metered, rateLimited, refusing)}
 		for _, status := range rt.problems(metered, refusing) {
 			used[problemUse{status, metered}] = true
 		}
@@ -81,7 +82,7 @@ func openAPI31(l links) object {
 	headers := object{
 		"API-Version": object{
 			"description": "The API version of the response: 1 for /api/v1.",
-			"schema":      object{"type": "integer", "const": json.Number(apiVersion)},
+			"schema":      object{"type": "integer", "const": json.Number(view.APIVersion)},
 			"required":    true,
 		},
 		"ETag": object{
@@ -149,7 +150,7 @@ func openAPI31(l links) object {
 		}
 	}
 
-	profile := l.cat.Site.Profile
+	profile := l.Cat.Site.Profile
 	return object{
 		"openapi":           "3.1.0",
 		"jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",
@@ -160,14 +161,14 @@ func openAPI31(l links) object {
 			"description": "A read-only public JSON API serving the profile of " + profile.Name + ", their published insight articles and site-discovery metadata. No API key is required. " + rateLimitSummary(l.cfg) + " Errors are RFC 9457 problem documents (application/problem+json). The production deployment is also the sandbox.",
 			"contact":     openAPIContact(l),
 		},
-		"servers": []object{{"url": l.base, "description": "Production, which is also the sandbox."}},
+		"servers": []object{{"url": l.Base, "description": "Production, which is also the sandbox."}},
 		"tags": []object{
 			{"name": tagAPI, "description": "The versioned JSON API under /api/v1."},
 			{"name": tagDiscovery, "description": "Documents that describe the site and the API to agents and developers."},
 			{"name": tagAuth, "description": "Optional anonymous bearer tokens with the scope public:read."},
 			{"name": tagMCP, "description": "The MCP server (Streamable HTTP) and its server card."},
 		},
-		"externalDocs": object{"description": "Developer portal", "url": l.developers()},
+		"externalDocs": object{"description": "Developer portal", "url": l.Developers()},
 		// Every operation works without credentials; a bearer token is
 		// optional and changes nothing.
 		"security": []object{{}, {"bearer": []string{}}, {"oauth2": []string{token.Scope}}},
@@ -183,11 +184,11 @@ func openAPI31(l links) object {
 					"description": "The same optional token through OAuth: the authorization code flow with PKCE (no login: nothing private is behind it) or client credentials with no client secret.",
 					"flows": object{
 						"authorizationCode": object{
-							"authorizationUrl": l.base + pathAuthorize, "tokenUrl": l.base + pathToken,
+							"authorizationUrl": l.Base + view.PathAuthorize, "tokenUrl": l.Base + view.PathToken,
 							"scopes": object{token.Scope: "Read the public API; grants nothing beyond unauthenticated access."},
 						},
 						"clientCredentials": object{
-							"tokenUrl": l.base + pathToken,
+							"tokenUrl": l.Base + view.PathToken,
 							"scopes":   object{token.Scope: "Read the public API; grants nothing beyond unauthenticated access."},
 						},
 					},
@@ -203,10 +204,10 @@ func openAPI31(l links) object {
 // openAPIContact is the description's contact object: the subject's name,
 // and the contact form and email when the profile has them.
 func openAPIContact(l links) object {
-	c := l.cat.Site.Profile.Contact
-	contact := object{"name": l.cat.Site.Profile.Name}
+	c := l.Cat.Site.Profile.Contact
+	contact := object{"name": l.Cat.Site.Profile.Name}
 	if c.Form != "" {
-		contact["url"] = l.abs(c.Form)
+		contact["url"] = l.Abs(c.Form)
 	}
 	if c.Email != "" {
 		contact["email"] = c.Email
@@ -216,7 +217,7 @@ func openAPIContact(l links) object {
 
 // operation describes one route; metered says whether the route is counted
 // against the deployment's rate limit, rateLimited whether it has one.
-func operation(rt *Route, twin string, metered, rateLimited, refusing bool) object {
+func operation(rt *route, twin string, metered, rateLimited, refusing bool) object {
 	headers := object{}
 	if rt.Versioned() {
 		headers["API-Version"] = ref("headers", "API-Version")
@@ -311,7 +312,7 @@ func operation(rt *Route, twin string, metered, rateLimited, refusing bool) obje
 	if rt.Request != nil {
 		sch := ref("schemas", components.Name(rt.Request))
 		if rt.JSONRPC {
-			sch = orBatch(sch, "A batch of at most "+strconv.Itoa(mcphttp.MaxBatch)+" messages (MCP 2025-03-26 only).")
+			sch = orBatch(sch, "A batch of at most "+strconv.Itoa(mcp.MaxBatch)+" messages (MCP 2025-03-26 only).")
 		}
 		op["requestBody"] = object{
 			"required": true,
@@ -359,8 +360,8 @@ func operation(rt *Route, twin string, metered, rateLimited, refusing bool) obje
 // over the cap), a 404 (an unknown method, from protocol 2026-07-28 on) or
 // a 429 (a batch over what is left of the quota), next to the problems.
 func jsonRPC(responses object, rateLimited bool) {
-	response := ref("schemas", components.Name(typeOf[mcphttp.Response]()))
-	rpcError := ref("schemas", components.Name(typeOf[mcphttp.ErrorResponse]()))
+	response := ref("schemas", components.Name(typeOf[mcp.Response]()))
+	rpcError := ref("schemas", components.Name(typeOf[mcp.ErrorResponse]()))
 	ok := responses["200"].(object)
 	ok["description"] = "The JSON-RPC response to a request: its result, or the error of the method (before protocol 2026-07-28, -32601 for an unknown method and -32602 for invalid params), with the request's id."
 	ok["content"] = object{respond.MediaJSON: object{"schema": orBatch(response, "The responses to a batch, one for each request in it.")}}
@@ -373,7 +374,7 @@ func jsonRPC(responses object, rateLimited bool) {
 	responses["400"] = object{
 		"headers": headers,
 		"description": problem.BadRequest.Title + ": " + problem.BadRequest.Meaning + " A JSON-RPC client gets a JSON-RPC error, with the request's id when it can be read: -32700 for malformed JSON;" +
-			" -32600 for an invalid message, an Accept header without both application/json and text/event-stream, or a batch of more than " + strconv.Itoa(mcphttp.MaxBatch) + " messages (or than the quota, if smaller);" +
+			" -32600 for an invalid message, an Accept header without both application/json and text/event-stream, or a batch of more than " + strconv.Itoa(mcp.MaxBatch) + " messages (or than the quota, if smaller);" +
 			" from protocol 2026-07-28 on, -32602 for invalid params.",
 		"content": object{
 			respond.MediaProblem: object{"schema": ref("schemas", "Problem")},
@@ -402,12 +403,12 @@ func jsonRPC(responses object, rateLimited bool) {
 	}
 }
 
-// orBatch is sch, or a JSON-RPC batch of at most mcphttp.MaxBatch of them,
+// orBatch is sch, or a JSON-RPC batch of at most mcp.MaxBatch of them,
 // described by batch.
 func orBatch(sch object, batch string) object {
 	return object{"oneOf": []object{sch, {
 		"description": batch,
-		"type":        "array", "items": sch, "minItems": 1, "maxItems": mcphttp.MaxBatch,
+		"type":        "array", "items": sch, "minItems": 1, "maxItems": mcp.MaxBatch,
 	}}}
 }
 
@@ -433,7 +434,7 @@ func queryParameters(t reflect.Type) []object {
 
 // problems are the statuses of the route's problem responses; 429 only
 // when the deployment enforces a rate limit.
-func (rt *Route) problems(rateLimited, refusing bool) []int {
+func (rt *route) problems(rateLimited, refusing bool) []int {
 	var problems []int
 	for _, status := range commonProblems {
 		if status != http.StatusTooManyRequests || rateLimited {

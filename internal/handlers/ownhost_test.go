@@ -12,6 +12,7 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
+	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
 
 // reaching returns r as if its connection had reached local.
@@ -74,7 +75,7 @@ func TestOwnHostKeepsDocumentsOverTheBudget(t *testing.T) {
 	s.hosted = newRenditionCache(64 << 10) // well under llms-full.txt
 	local := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}
 	fetch := func(host string) (*document, *httptest.ResponseRecorder) {
-		r := httptest.NewRequest(http.MethodGet, pathLLMsFull, nil)
+		r := httptest.NewRequest(http.MethodGet, view.PathLLMsFull, nil)
 		r.Host = host
 		r.Header.Set("Accept-Encoding", "gzip")
 		r = reaching(r, local)
@@ -84,7 +85,7 @@ func TestOwnHostKeepsDocumentsOverTheBudget(t *testing.T) {
 			t.Fatalf("%s: %d, Content-Encoding %q", host, w.Code, w.Header().Get(respond.HeaderContentEnc))
 		}
 		rd := s.renditionOf(r, "http://"+host)
-		v, ok := rd.lazy.Load(pathLLMsFull)
+		v, ok := rd.lazy.Load(view.PathLLMsFull)
 		if !ok {
 			return nil, w
 		}
@@ -103,7 +104,7 @@ func TestOwnHostKeepsDocumentsOverTheBudget(t *testing.T) {
 	}
 	// Another Host's copy is dropped at once, so it is not compressed.
 	for _, host := range []string{"other.example", "other.example", "third.example"} {
-		r := httptest.NewRequest(http.MethodGet, pathLLMsFull, nil)
+		r := httptest.NewRequest(http.MethodGet, view.PathLLMsFull, nil)
 		r.Host = host
 		r.Header.Set("Accept-Encoding", "gzip")
 		w := httptest.NewRecorder()
@@ -123,7 +124,7 @@ func TestOwnHostKeepsDocumentsOverTheBudget(t *testing.T) {
 func TestOwnHostsAreBounded(t *testing.T) {
 	s := hostedService(t, 20)
 	for port := 8000; port < 8000+3*maxOwnHosts; port++ {
-		r := httptest.NewRequest(http.MethodGet, pathLLMs, nil)
+		r := httptest.NewRequest(http.MethodGet, view.PathLLMs, nil)
 		r.Host = "localhost:" + strconv.Itoa(port)
 		r = reaching(r, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port})
 		w := httptest.NewRecorder()
@@ -148,7 +149,7 @@ func TestConnectionBase(t *testing.T) {
 		{&net.TCPAddr{IP: net.IPv6loopback, Port: 8443}, true, "https://[::1]:8443"},
 		{nil, false, "http://localhost"},
 	} {
-		r := httptest.NewRequest(http.MethodPost, pathMCP, nil)
+		r := httptest.NewRequest(http.MethodPost, view.PathMCP, nil)
 		r.Host = "rebound.example"
 		if !tt.tls {
 			r.TLS = nil

@@ -11,6 +11,7 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/pages"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
+	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
 
 // The site's own pages that the content names (home, about, the list of
@@ -21,12 +22,13 @@ import (
 // Accept: text/markdown, at the page's address.
 
 // sitePage is one page of the registry of the site's pages and their
-// Markdown twins (see catalog.Page), its twin's route one of this table's.
-type sitePage = catalog.Page[Route]
+// Markdown twins (see catalog.Page), its twin's route the data of one of
+// this table's (see boundTo).
+type sitePage = catalog.Page[view.Route]
 
 // siteCatalog is the catalog a Service serves, its page registry pointing
-// into this route table.
-type siteCatalog = catalog.Catalog[Route]
+// at the data of this route table's routes.
+type siteCatalog = catalog.Catalog[view.Route]
 
 // twinPath is the address of the Markdown twin of the page at path, the
 // one agents try first: "/" and "/docs/" give "/index.md" and
@@ -45,7 +47,7 @@ func twinPath(path string) string {
 
 // pageOf gives the address of one of the site's pages named in Pages.
 func pageOf(page func(content.Pages) string) func(links, string) string {
-	return func(l links, _ string) string { return l.abs(page(l.cat.Site.Pages)) }
+	return func(l links, _ string) string { return l.Abs(page(l.Cat.Site.Pages)) }
 }
 
 // onSite returns the path of a content link that names a page of this
@@ -75,7 +77,7 @@ func (c *Config) onSite(link string) (string, bool) {
 // path the module serves is not the site's. Runs once, when the service is
 // built, on every other route and before byPath; it returns the routes
 // with the twin routes placed.
-func placeAgentRoutes(cfg *Config, cat *siteCatalog, routes []Route) []Route {
+func placeAgentRoutes(cfg *Config, cat *siteCatalog, routes []route) []route {
 	// taken are the module's paths; twinRoutes the placeholders of the
 	// twin routes this configuration serves (none with Markdown off).
 	taken := make(map[string]bool, len(routes))
@@ -102,8 +104,8 @@ func placeAgentRoutes(cfg *Config, cat *siteCatalog, routes []Route) []Route {
 	var candidates []candidate
 	pages := cat.Site.Pages
 	for _, page := range []struct{ placeholder, link string }{
-		{pathHomeTwin, pages.Home}, {pathAboutTwin, pages.About}, {pathInsightsTwin, pages.Insights},
-		{pathContactTwin, cat.Site.Profile.Contact.Form},
+		{view.PathHomeTwin, pages.Home}, {view.PathAboutTwin, pages.About}, {view.PathInsightsTwin, pages.Insights},
+		{view.PathContactTwin, cat.Site.Profile.Contact.Form},
 	} {
 		if page.link == "" {
 			continue
@@ -118,7 +120,7 @@ func placeAgentRoutes(cfg *Config, cat *siteCatalog, routes []Route) []Route {
 	}
 	for _, in := range cat.Site.Insights {
 		if path, ok := cfg.onSite(in.Page); ok {
-			candidates = append(candidates, candidate{path, twinPath(path), pathInsightTwin, in.Slug})
+			candidates = append(candidates, candidate{path, twinPath(path), view.PathInsightTwin, in.Slug})
 		}
 	}
 	cat.Pages = make(map[string]*sitePage, len(candidates))
@@ -163,14 +165,14 @@ func placeAgentRoutes(cfg *Config, cat *siteCatalog, routes []Route) []Route {
 		kept = append(kept, rt)
 	}
 	routes = kept
-	routeOf := make(map[string]*Route)
+	routeOf := make(map[string]*route)
 	for i := range routes {
 		if rt := &routes[i]; rt.twinOf != nil {
 			routeOf[rt.Path] = rt
 		}
 	}
 	for _, t := range withTwins {
-		t.page.Route = routeOf[placed[t.placeholder]]
+		t.page.Route = routeOf[placed[t.placeholder]].data()
 	}
 	// The module's own HTML pages whose twin, at the same rule's address,
 	// is one of its routes: the developer portal and /developers.md.
@@ -181,7 +183,7 @@ func placeAgentRoutes(cfg *Config, cat *siteCatalog, routes []Route) []Route {
 		}
 		twin := twinPath(rt.Path)
 		if route := routeOf[twin]; route != nil && !route.placeholder() && cat.Twins[twin] == nil {
-			p := &sitePage{Path: rt.Path, Twin: twin, TwinURL: (&url.URL{Path: twin}).EscapedPath(), Route: route, Module: true}
+			p := &sitePage{Path: rt.Path, Twin: twin, TwinURL: (&url.URL{Path: twin}).EscapedPath(), Route: route.data(), Module: true}
 			cat.Pages[rt.Path], cat.Twins[twin] = p, p
 			rt.page = p
 		}
@@ -192,7 +194,7 @@ func placeAgentRoutes(cfg *Config, cat *siteCatalog, routes []Route) []Route {
 // pathFor is the path of the route's document for slug, as requests name
 // it (not percent-encoded): an insight's twin is at its page's twin, an
 // API address has the slug in place of {slug}.
-func pathFor(c *siteCatalog, rt *Route, slug string) string {
+func pathFor(c *siteCatalog, rt *route, slug string) string {
 	switch {
 	case slug == "":
 		return rt.Path
@@ -203,7 +205,7 @@ func pathFor(c *siteCatalog, rt *Route, slug string) string {
 }
 
 // urlPathFor is pathFor as it goes in a URL, percent-encoded.
-func urlPathFor(c *siteCatalog, rt *Route, slug string) string {
+func urlPathFor(c *siteCatalog, rt *route, slug string) string {
 	return (&url.URL{Path: pathFor(c, rt, slug)}).EscapedPath()
 }
 
@@ -227,5 +229,5 @@ func (c *Config) pageVary() string {
 
 // newPageLinks are the links every page of the site gets on base.
 func newPageLinks(base string) *pages.Links {
-	return pages.NewLinks(base, pathCatalog, pathOpenAPI, pathDevelopers, pathLLMs)
+	return pages.NewLinks(base, view.PathCatalog, view.PathOpenAPI, view.PathDevelopers, view.PathLLMs)
 }

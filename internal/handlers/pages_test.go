@@ -13,6 +13,7 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/negotiate"
+	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
 
 // agentConfig turns on everything the agent pages add, as the module does
@@ -144,7 +145,7 @@ func TestTwinsNeverShadow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rt, _ := s.route("/auth.md"); rt == nil || rt.Path != pathAuth {
+	if rt, _ := s.route("/auth.md"); rt == nil || rt.Path != view.PathAuth {
 		t.Errorf("/auth.md is %v, want the auth notes", rt)
 	}
 	if p := s.cat.Pages["/developers"]; p == nil || !p.Module {
@@ -159,7 +160,7 @@ func TestTwinsNeverShadow(t *testing.T) {
 	if rt, slug := s.route("/" + site.Insights[2].Slug + ".md"); rt == nil || slug != site.Insights[2].Slug {
 		t.Errorf("another insight's twin: %v %q", rt, slug)
 	}
-	body := string(s.document(s.fixed, s.byPath[pathLLMs], "", pathLLMs).body)
+	body := string(s.document(s.fixed, s.byPath[view.PathLLMs], "", view.PathLLMs).body)
 	if !strings.Contains(body, "](https://example.com/index)") || strings.Contains(body, "/about.md") {
 		t.Errorf("llms.txt links a twin that does not exist, or not the page that has none:\n%s", body)
 	}
@@ -228,7 +229,7 @@ func TestNegotiatedMarkdown(t *testing.T) {
 
 func TestSitemapDocument(t *testing.T) {
 	s := newTestService(t, agentConfig(Config{BaseURL: "https://example.com"}))
-	body := s.document(s.fixed, s.byPath[pathSitemapOwn], "", pathSitemapOwn).body
+	body := s.document(s.fixed, s.byPath[view.PathSitemapOwn], "", view.PathSitemapOwn).body
 	var set struct {
 		XMLName xml.Name
 		URLs    []struct {
@@ -280,7 +281,7 @@ func TestLLMsTxtStaysSmall(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		body := string(s.document(s.fixed, s.byPath[pathLLMs], "", pathLLMs).body)
+		body := string(s.document(s.fixed, s.byPath[view.PathLLMs], "", view.PathLLMs).body)
 		if n := utf8.RuneCountInString(body); n >= maxLLMsTxt || n < maxLLMsTxt*9/10 {
 			t.Errorf("markdown %v: %d characters, want just under %d", markdown, n, maxLLMsTxt)
 		}

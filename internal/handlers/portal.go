@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/caddy-discovery/caddy-discovery/internal/mcphttp"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/pages"
 	"github.com/caddy-discovery/caddy-discovery/internal/portal"
@@ -24,6 +24,7 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 	"github.com/caddy-discovery/caddy-discovery/internal/search"
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
+	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
 
 // The developer portal, /developers, and its Markdown twin, /developers.md,
@@ -33,7 +34,7 @@ import (
 
 // pathDevelopersTwin is the portal's Markdown twin, by the rule of every
 // page's twin (twinPath).
-var pathDevelopersTwin = twinPath(pathDevelopers)
+var pathDevelopersTwin = twinPath(view.PathDevelopers)
 
 // portalHeaders are the portal's headers for a base URL. Its
 // Content-Security-Policy allows its own inline style and, while WebMCP is
@@ -44,18 +45,18 @@ func portalHeaders(l links) [][2]string {
 	csp := "default-src 'none'; style-src " + portal.StyleSource
 	connect := ""
 	if l.cfg.servesWebMCP() {
-		csp += "; script-src " + l.webMCPSource(pathWebMCP)
-		connect = l.webMCPSource(apiPrefix)
+		csp += "; script-src " + l.WebMCPSource(view.PathWebMCP)
+		connect = l.WebMCPSource(apiPrefix)
 	}
-	docs := []string{pathLLMs}
+	docs := []string{view.PathLLMs}
 	if l.cfg.servesRobots() {
-		docs = append(docs, pathRobots)
+		docs = append(docs, view.PathRobots)
 	}
 	if l.cfg.servesMCPDiscovery() {
-		docs = append(docs, pathAICatalog)
+		docs = append(docs, view.PathAICatalog)
 	}
 	for _, doc := range docs {
-		if src := l.webMCPSource(doc); !slices.Contains(strings.Fields(connect), src) {
+		if src := l.WebMCPSource(doc); !slices.Contains(strings.Fields(connect), src) {
 			connect = strings.TrimSpace(connect + " " + src)
 		}
 	}
@@ -78,8 +79,8 @@ func exampleTime(l links) time.Time {
 
 // lastModified is the newest modification date of the content.
 func lastModified(l links) string {
-	newest := l.cat.Site.Profile.LastUpdated
-	for _, in := range l.cat.Site.Insights {
+	newest := l.Cat.Site.Profile.LastUpdated
+	for _, in := range l.Cat.Site.Insights {
 		newest = max(newest, in.DateModifiedISO)
 	}
 	return newest
@@ -87,27 +88,27 @@ func lastModified(l links) string {
 
 // portalOf makes the portal's content for this base URL.
 func portalOf(l links) *portal.Page {
-	p := l.cat.Site.Profile
+	p := l.Cat.Site.Profile
 	ttl := l.cfg.tokenTTLSeconds()
 	pg := &portal.Page{
-		Name: p.Name, Tagline: strings.TrimSuffix(pages.OneLine(p.Tagline), "."), Base: l.base,
-		Home: l.abs(l.cat.Site.Pages.Home), LLMs: l.base + pathLLMs, LLMsFull: l.base + pathLLMsFull,
-		OpenAPI: l.openAPI(), AuthNotes: l.base + pathAuth, HTML: l.developers(), Markdown: l.base + pathDevelopersTwin,
+		Name: p.Name, Tagline: strings.TrimSuffix(pages.OneLine(p.Tagline), "."), Base: l.Base,
+		Home: l.Abs(l.Cat.Site.Pages.Home), LLMs: l.Base + view.PathLLMs, LLMsFull: l.Base + view.PathLLMsFull,
+		OpenAPI: l.OpenAPI(), AuthNotes: l.Base + view.PathAuth, HTML: l.Developers(), Markdown: l.Base + pathDevelopersTwin,
 		Updated: lastModified(l), Slug: slugExample(l), Scope: token.Scope,
 		TokenLifetime: portal.Lifetime(ttl), TokenSeconds: ttl,
 		RateLimit: rateLimitSummary(l.cfg), Limited: l.cfg.RateLimit.Events > 0,
 		Events: l.cfg.RateLimit.Events, Window: l.cfg.RateLimit.WindowSeconds(),
 		Policy:        ratelimit.NewHeaders(l.cfg.RateLimit).Policy(),
 		VersionStatus: versionStatus(l), OpenAPIVer: openAPIVersion,
-		MCP: l.base + pathMCP, MCPBatch: mcphttp.BatchCap(l.cfg.RateLimit.Events), CLI: l.cliURL(), CLIName: l.cfg.CLIName,
-		WebMCP: l.webMCPScriptURL(), Listing: portalListingOf(l),
+		MCP: l.Base + view.PathMCP, MCPBatch: mcp.BatchCap(l.cfg.RateLimit.Events), CLI: l.CLIURL(), CLIName: l.cfg.CLIName,
+		WebMCP: l.WebMCPScriptURL(), Listing: portalListingOf(l),
 	}
 	pg.CLIFile = path.Base(pg.CLI)
 	for _, c := range problem.Codes {
-		c.Hint = strings.ReplaceAll(c.Hint, "{base}", l.base)
+		c.Hint = strings.ReplaceAll(c.Hint, "{base}", l.Base)
 		pg.Problems = append(pg.Problems, c)
 	}
-	shared := map[string]*Route{} // example body -> the route whose operation shows it
+	shared := map[string]*route{} // example body -> the route whose operation shows it
 	types := map[string]bool{}
 	for i := range l.routes {
 		rt := &l.routes[i]
@@ -136,7 +137,7 @@ func portalOf(l links) *portal.Page {
 	types["Problem"] = true
 	pg.Types = portal.Types(types, components)
 	pg.NotFound, pg.Unauthorized, pg.Refused = errorExamples(l)
-	pg.Clients = portal.Clients(l.base+pathMCP, l.cfg.CLIName)
+	pg.Clients = portal.Clients(l.Base+view.PathMCP, l.cfg.CLIName)
 	return pg
 }
 
@@ -156,9 +157,9 @@ func versionStatus(l links) string {
 
 // operation documents one route: its request, its example response and
 // its type.
-func portalOperationOf(l links, rt *Route) portal.Operation {
+func portalOperationOf(l links, rt *route) portal.Operation {
 	slug := slugExample(l)
-	address := l.base + urlPathFor(l.cat, rt, slug)
+	address := l.Base + urlPathFor(l.Cat, rt, slug)
 	op := portal.Operation{
 		ID: "op-" + rt.OperationID, Method: rt.Method, Path: rt.Path, Summary: rt.Summary,
 		Description: rt.Description, MediaType: rt.MediaType, Status: "200 OK",
@@ -203,7 +204,7 @@ func portalOperationOf(l links, rt *Route) portal.Operation {
 	case !strings.Contains(rt.Path, "{"):
 		op.Document = address
 	default:
-		op.Document = l.base + urlPathFor(l.cat, rt, slug)
+		op.Document = l.Base + urlPathFor(l.Cat, rt, slug)
 	}
 	return op
 }
@@ -220,39 +221,39 @@ var (
 // and a note on it; nil for a route whose answer is a document to open.
 // A route rendered from the content gives its real body; the others give
 // what their handlers send, with example credentials.
-func exampleBody(l links, rt *Route, slug string) ([]byte, string) {
+func exampleBody(l links, rt *route, slug string) ([]byte, string) {
 	now := exampleTime(l)
 	var v any
 	note := ""
 	switch rt.Path {
-	case pathHealth:
-		v = newHealth(l, now)
-	case pathInsights:
-		list := insights(l)
+	case view.PathHealth:
+		v = l.Health(now)
+	case view.PathInsights:
+		list := l.Insights()
 		if len(list.Items) > maxExampleItems {
 			list.Items = list.Items[:maxExampleItems]
 			note = fmt.Sprintf("The first %d of the %d items; the response lists them all.", maxExampleItems, list.Count)
 		}
 		v = list
-	case pathRegister, pathToken:
+	case view.PathRegister, view.PathToken:
 		v = oauth.TokenResponse{AccessToken: exampleToken, TokenType: "Bearer", ExpiresIn: l.cfg.tokenTTLSeconds(), Scope: token.Scope}
-	case pathIdentity:
+	case view.PathIdentity:
 		v = oauth.IdentityResponse{
 			RegistrationID: "anon_7Qx2mV9kLc4T", RegistrationType: "anonymous", IdentityAssertion: exampleAssertion,
 			IdentityAssertionExpiresAt: now.Add(10 * time.Minute).Format(time.RFC3339),
 			ClaimToken:                 "clm_" + base64.RawURLEncoding.EncodeToString([]byte("example claim token")),
 			ClaimTokenExpiresAt:        now.Add(24 * time.Hour).Format(time.RFC3339), Scope: token.Scope,
 		}
-	case pathIdentityClaim:
+	case view.PathIdentityClaim:
 		v = oauth.ClaimAnswer
-	case pathClientRegistration:
+	case view.PathClientRegistration:
 		v = oauth.ClientInformation{
 			ClientID: exampleClientID, ClientIDIssuedAt: now.Unix(), RedirectURIs: []string{"http://127.0.0.1:8765/callback"},
 			GrantTypes: []string{oauth.GrantAuthorizationCode}, ResponseTypes: []string{oauth.ResponseTypeCode},
 			TokenEndpointAuthMethod: "none", Scope: token.Scope,
 		}
-	case pathMCP:
-		out, _ := searchInsights(context.Background(), l, search.Input{Query: exampleQuery, Limit: exampleLimit})
+	case view.PathMCP:
+		out, _ := mcp.SearchInsights(context.Background(), l.mcpSite(), search.Input{Query: exampleQuery, Limit: exampleLimit})
 		text, _ := respond.Marshal(out)
 		type textContent struct {
 			Type string `json:"type"`
@@ -262,7 +263,7 @@ func exampleBody(l links, rt *Route, slug string) ([]byte, string) {
 		// own, its members sorted.
 		var structured map[string]any
 		_ = json.Unmarshal(text, &structured)
-		v = mcphttp.Response{JSONRPC: "2.0", ID: 1, Result: map[string]any{
+		v = mcp.Response{JSONRPC: "2.0", ID: 1, Result: map[string]any{
 			"content":           []textContent{{"text", string(text)}},
 			"structuredContent": structured,
 		}}
@@ -295,22 +296,22 @@ const (
 // example request.
 func redirectExample(l links) string {
 	return "HTTP/1.1 302 Found\nLocation: http://127.0.0.1:8765/callback?code=dac_" +
-		base64.RawURLEncoding.EncodeToString([]byte("example authorization code")) + "&state=<state>&iss=" + l.base + "\nCache-Control: no-store"
+		base64.RawURLEncoding.EncodeToString([]byte("example authorization code")) + "&state=<state>&iss=" + l.Base + "\nCache-Control: no-store"
 }
 
 // errorExamples are whole example responses: a 404, a 401 for a bad
 // bearer and a 429, made by the code that makes the real ones.
 func errorExamples(l links) (notFound, unauthorized, refused string) {
-	profile := routeOf(l, pathProfile)
-	r := &http.Request{Method: http.MethodGet, URL: &url.URL{Path: insightPath("no-such-insight")}}
-	p := problem.New(l.base, problem.NotFound, r, "The requested API endpoint does not exist: no published insight has the slug \"no-such-insight\".")
-	p.Hint = "List the published insights and their slugs at " + l.base + pathInsights + "; the machine-readable description is at " + l.base + pathOpenAPI + "."
+	profile := routeOf(l, view.PathProfile)
+	r := &http.Request{Method: http.MethodGet, URL: &url.URL{Path: view.InsightPath("no-such-insight")}}
+	p := problem.New(l.Base, problem.NotFound, r, "The requested API endpoint does not exist: no published insight has the slug \"no-such-insight\".")
+	p.Hint = "List the published insights and their slugs at " + l.Base + view.PathInsights + "; the machine-readable description is at " + l.Base + view.PathOpenAPI + "."
 	notFound = portal.HTTPExample(http.StatusNotFound, nil, p)
 
-	r = &http.Request{Method: http.MethodGet, URL: &url.URL{Path: pathProfile}}
+	r = &http.Request{Method: http.MethodGet, URL: &url.URL{Path: view.PathProfile}}
 	if profile != nil {
-		unauthorized = portal.HTTPExample(http.StatusUnauthorized, [][2]string{{"WWW-Authenticate", oauthPaths.BearerChallenge(l.base, profile.Path, "invalid_token")}},
-			oauthPaths.InvalidToken(l.base, r, profile.Path, "The bearer token has expired."))
+		unauthorized = portal.HTTPExample(http.StatusUnauthorized, [][2]string{{"WWW-Authenticate", oauthPaths.BearerChallenge(l.Base, profile.Path, "invalid_token")}},
+			oauthPaths.InvalidToken(l.Base, r, profile.Path, "The bearer token has expired."))
 	}
 	if l.cfg.RateLimit.Events > 0 {
 		retry := min(17, l.cfg.RateLimit.WindowSeconds())
@@ -320,12 +321,12 @@ func errorExamples(l links) (notFound, unauthorized, refused string) {
 			{"RateLimit-Policy", rh.Policy()},
 			{"RateLimit", rh.Value(0, retry)},
 			{"Vary", "Accept"},
-		}, rateLimitedProblem(l.cfg, l.base, r, retry))
+		}, rateLimitedProblem(l.cfg, l.Base, r, retry))
 	}
 	return notFound, unauthorized, refused
 }
 
-func routeOf(l links, path string) *Route {
+func routeOf(l links, path string) *route {
 	for i := range l.routes {
 		if l.routes[i].Path == path {
 			return &l.routes[i]
@@ -339,7 +340,7 @@ func portalListingOf(l links) portal.Listing {
 	server, _ := json.MarshalIndent(newRegistryServer(l), "", "  ")
 	domain := registryDomain(l)
 	return portal.Listing{
-		ServerJSON: string(server), Domain: domain, Proof: l.base + pathMCPRegistryAuth, Key: l.cfg.MCPRegistryKey,
+		ServerJSON: string(server), Domain: domain, Proof: l.Base + view.PathMCPRegistryAuth, Key: l.cfg.MCPRegistryKey,
 		Login: "mcp-publisher login http --domain " + domain +
 			` --private-key "$(openssl pkey -in key.pem -noout -text | grep -A3 'priv:' | tail -n +2 | tr -d ' :\n')"`,
 		Publish: "mcp-publisher publish",
@@ -354,5 +355,5 @@ func developerPortal(l links, _ string) ([]byte, error) {
 
 // developerPortalMarkdown renders /developers.md, the portal for agents.
 func developerPortalMarkdown(l links, _ string) ([]byte, error) {
-	return portal.Markdown(portalOf(l), l.developers())
+	return portal.Markdown(portalOf(l), l.Developers())
 }

@@ -9,18 +9,18 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dunglas/httpsfv"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/caddy-discovery/caddy-discovery/internal/body"
 	"github.com/caddy-discovery/caddy-discovery/internal/cache"
-	"github.com/caddy-discovery/caddy-discovery/internal/mcphttp"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
+	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
 
 // rendition is the documents of one base URL. For the configured base URL
@@ -40,12 +40,13 @@ type rendition struct {
 	// oauth is what the OAuth server's answers under this base URL name,
 	// its issuer of tokens and identity assertions among them.
 	oauth oauth.At
-	// mcp is the stateless MCP handler, built on first use.
-	mcp     http.Handler
-	mcpOnce sync.Once
+	// mcpHandler returns the stateless MCP handler, built on first use;
+	// mcpBuilt says that it was.
+	mcpHandler func() http.Handler
+	mcpBuilt   atomic.Bool
 	// endpoint answers POST /mcp, with the SDK's answers to the
 	// fixed-shape requests kept.
-	endpoint mcphttp.Endpoint
+	endpoint mcp.Endpoint
 	// cache is the cache the rendition is accounted in; nil when eager.
 	cache *renditionCache
 	// own marks a rendition of a Host the connection vouched for (see
@@ -189,7 +190,7 @@ func (s *Service) headersFor(base string) *baseHeaders {
 
 // document returns the document of path (of route rt, and slug for an
 // insight), rendering it first in a request-derived rendition.
-func (s *Service) document(rd *rendition, rt *Route, slug, path string) *document {
+func (s *Service) document(rd *rendition, rt *route, slug, path string) *document {
 	if rd.eager != nil {
 		return rd.eager[path]
 	}
@@ -220,26 +221,7 @@ func (rd *rendition) account(n int) {
 	if rd.own {
 		return
 	}
-	rd.cache.byBase.Grow(rd.base, rd, n)
-}
-
-// mcpHandler returns the rendition's stateless MCP handler, built on first
-// use.
-func (rd *rendition) mcpHandler() http.Handler {
-	rd.mcpOnce.Do(func() {
-		server := mcpServer(rd.links)
-		rd.mcp = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
-			Stateless:    true,
-			JSONResponse: true,
-			// mcphttp.HostAllowed does this check, knowing the configured base URL.
-			DisableLocalhostProtection: true,
-			MaxRequestBodyBytes:        body.MaxSize,
-		})
-		if rd.cache != nil {
-			rd.account(mcpEstimate)
-		}
-	})
-	return rd.mcp
+	rd.cache.byBase.Grow(rd.Base, rd, n)
 }
 
 // baseHeaders are the header values that depend on the base URL only.
@@ -257,12 +239,12 @@ type baseHeaders struct {
 }
 
 func (s *Service) newBaseHeaders(base string) baseHeaders {
-	developers := base + pathDevelopers
+	developers := base + view.PathDevelopers
 	bh := baseHeaders{
 		origin: origin.Of(base),
 		usage:  s.cat.Usage,
 		link: fmt.Sprintf(`<%s>; rel="api-catalog", <%s>; rel="service-desc"; type="%s", <%s>; rel="service-doc"; type="text/html"`,
-			base+pathCatalog, base+pathOpenAPI, respond.MediaJSON, developers),
+			base+view.PathCatalog, base+view.PathOpenAPI, respond.MediaJSON, developers),
 	}
 	bh.apiLink = bh.link
 	if d := s.cfg.Deprecation; !d.IsZero() {
@@ -288,18 +270,25 @@ func deprecationValue(d time.Time) string {
 // newRendition makes the rendition of base with nothing rendered yet.
 func (s *Service) newRendition(base string) *rendition {
 	rd := &rendition{
-		links: links{base: base, cfg: &s.cfg, cat: s.cat, routes: s.routes, onPanic: func(v any) {
-			if s.cfg.OnPanic != nil {
-				s.cfg.OnPanic(nil, v)
-			}
-		}},
+		links:       newLinks(base, &s.cfg, s.cat, s.routes),
 		baseHeaders: s.newBaseHeaders(base),
 	}
-	rd.endpoint = mcphttp.Endpoint{
+	rd.onPanic = func(v any) {
+		if s.cfg.OnPanic != nil {
+			s.cfg.OnPanic(nil, v)
+		}
+	}
+	rd.mcpHandler = mcp.Lazy(rd.mcpSite(), func() {
+		if rd.cache != nil {
+			rd.account(mcpEstimate)
+		}
+		rd.mcpBuilt.Store(true)
+	})
+	rd.endpoint = mcp.Endpoint{
 		Base: base, Origin: rd.origin, BodyTimeout: s.cfg.BodyTimeout,
 		Events: s.cfg.RateLimit.Events, WindowSeconds: s.cfg.RateLimit.WindowSeconds(), Charge: s.cfg.ChargeExtra,
-		Handler: rd.mcpHandler, Recognise: rd.recogniseMCP, Search: rd.search, Searches: mcpSearches, Metrics: s.cfg.Metrics,
-		Budget: mcphttp.DefaultBudget, Account: func(n int) {
+		Handler: rd.mcpHandler, Recognise: rd.mcpSite().Recognise, Search: rd.mcpSite().Search, Searches: mcp.Searches, Metrics: s.cfg.Metrics,
+		Budget: mcp.DefaultBudget, Account: func(n int) {
 			if rd.cache != nil {
 				rd.account(n)
 			}
@@ -309,7 +298,7 @@ func (s *Service) newRendition(base string) *rendition {
 	if err != nil {
 		panic(err) // the secret was checked by New, and base is a normalized URL
 	}
-	rd.oauth = oauth.At{Base: base, Home: rd.abs(s.cat.Site.Pages.Home), Tokens: tokens}
+	rd.oauth = oauth.At{Base: base, Home: rd.Abs(s.cat.Site.Pages.Home), Tokens: tokens}
 	return rd
 }
 
@@ -347,7 +336,7 @@ func (s *Service) renderAll(rd *rendition) error {
 
 // render makes the document of route rt (for slug, on a {slug} route); a
 // Markdown twin carries its page's address and its size in tokens.
-func (rd *rendition) render(rt *Route, slug string, hosted bool) (*document, error) {
+func (rd *rendition) render(rt *route, slug string, hosted bool) (*document, error) {
 	body, err := rt.render(rd.links, slug)
 	if err != nil {
 		return nil, err

@@ -60,7 +60,7 @@ type document struct {
 
 // newDocument makes the document of route rt with body. A document of a
 // request-derived base URL (hosted) is cached privately only.
-func newDocument(rt *Route, body []byte, hosted bool) *document {
+func newDocument(rt *route, body []byte, hosted bool) *document {
 	sum := sha256.Sum256(body)
 	etag := `"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`
 	cacheControl := rt.CacheControl
@@ -78,7 +78,7 @@ func newDocument(rt *Route, body []byte, hosted bool) *document {
 }
 
 // withHeaders gives doc the extra headers its route has for l's base URL.
-func (doc *document) withHeaders(rt *Route, l links) *document {
+func (doc *document) withHeaders(rt *route, l links) *document {
 	if rt.headers != nil {
 		doc.headers = rt.headers(l)
 	}

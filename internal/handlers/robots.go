@@ -9,6 +9,7 @@ import (
 	"github.com/dunglas/httpsfv"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
 
 // The module's /robots.txt never loosens a site's rules: when the site
@@ -62,9 +63,9 @@ func usageValue(s content.ContentSignals) string {
 // the group of every crawler: Content-Signal, and Content-Usage when the
 // configuration asks for it.
 func preferenceRules(l links) string {
-	rules := "Content-Signal: " + l.cat.Signal + "\n"
+	rules := "Content-Signal: " + l.Cat.Signal + "\n"
 	if l.cfg.RobotsContentUsage {
-		rules += "Content-Usage: " + l.cat.Usage + "\n"
+		rules += "Content-Usage: " + l.Cat.Usage + "\n"
 	}
 	return rules
 }
@@ -74,10 +75,10 @@ func preferenceRules(l links) string {
 func sitemaps(l links) []string {
 	var urls []string
 	for _, link := range l.cfg.SiteSitemaps {
-		urls = append(urls, l.abs(link))
+		urls = append(urls, l.Abs(link))
 	}
 	if l.cfg.servesSitemap() {
-		urls = append(urls, l.base+pathSitemapOwn)
+		urls = append(urls, l.Base+view.PathSitemapOwn)
 	}
 	return urls
 }
@@ -94,7 +95,7 @@ func robotsComments(l links) string {
 #   search    building a search index and showing links and excerpts in results
 #   ai-input  giving content to AI models as input for answers (retrieval, grounding)
 #   ai-train  training or fine-tuning AI models
-` + usage + `# Agents: the public API is described at ` + l.base + pathLLMs + ` and ` + l.openAPI() + `.
+` + usage + `# Agents: the public API is described at ` + l.Base + view.PathLLMs + ` and ` + l.OpenAPI() + `.
 `
 }
 

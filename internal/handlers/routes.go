@@ -2,77 +2,22 @@ package handlers
 
 import (
 	"net/http"
-	"net/url"
 	"reflect"
 	"strings"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
-	"github.com/caddy-discovery/caddy-discovery/internal/mcphttp"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
+	"github.com/caddy-discovery/caddy-discovery/internal/view"
 	"github.com/caddy-discovery/caddy-discovery/internal/wire"
 )
 
-// Route is one address the service answers, declared once. The route table
-// is the single source for dispatch (methods, 405 and Allow, preflight,
-// HEAD), the per-route headers (cache, CORS, bearer policy), the API index,
-// /openapi.json, /llms.txt, /auth.md, the developer portal and the MCP
-// tools' descriptions. Adding an endpoint is one entry here plus its
-// renderer or handler.
-type Route struct {
-	// Path is the address; "{slug}" marks the one path parameter (a
-	// published insight's slug, checked before the route is served), and
-	// "{cli}" stands for the configured CLI name.
-	Path string
-	// Method is the method served: GET (which implies HEAD) or POST.
-	Method string
-	// OperationID names the operation in the OpenAPI description.
-	OperationID string
-	// Summary is a few words; Description one or two sentences.
-	Summary     string
-	Description string
-	// Tag groups the operation in the OpenAPI description.
-	Tag string
-	// MediaType is the success response's media type; Body is the Go type
-	// of a JSON body, whose schema the OpenAPI description references.
-	MediaType string
-	Body      reflect.Type
-	// Status is the success status when it is not 200: 201 for a created
-	// registration, 302 for a redirect (with Location and no body).
-	Status int
-	// CacheControl is the success response's Cache-Control.
-	CacheControl string
-	// SiteOrigin restricts CORS to the site's own origin (browsers may call
-	// the route only from the site's pages); otherwise any origin may read.
-	SiteOrigin bool
-	// Bearer makes the route refuse an invalid bearer token: the
-	// specification's public endpoints. The other routes ignore
-	// Authorization, so that a client whose token has expired can still
-	// read the metadata and notes it needs to recover.
-	Bearer bool
-	// Problems are the statuses of the problem responses beyond the ones
-	// every route can give (400, 404, 405, 429, 500).
-	Problems []int
-	// Listed is where /llms.txt lists the route: listMain, listOptional, or
-	// not at all.
-	Listed listing
-	// RequestMediaType and Request describe a POST body; the body is
-	// optional when Request is nil.
-	RequestMediaType string
-	Request          reflect.Type
-	// Query, when set, is a struct whose fields are the query parameters.
-	Query reflect.Type
-	// ErrorBody, when set, is the type of the 400 response instead of
-	// Problem (the OAuth token endpoint answers RFC 6749 errors).
-	ErrorBody reflect.Type
-	// JSONRPC marks a JSON-RPC endpoint: the body may also be a batch (an
-	// array of messages) answered by an array, and a malformed message, a
-	// batch over the cap or a batch over the quota is answered with
-	// JSON-RPC errors, which is what its clients read.
-	JSONRPC bool
-	// ExampleArgs are the curl arguments of the portal's example request
-	// beyond the method and the address.
-	ExampleArgs string
+// route is a route of the table bound to what answers it: its renderer
+// or its serve function, its switch, and what dispatch settles when the
+// service is built.
+type route struct {
+	view.Route
 
 	// Exactly one of render and serve is set. render makes the body of a
 	// GET route once per base URL (once per slug for a {slug} route), so
@@ -88,17 +33,6 @@ type Route struct {
 	// twinOf, set on a Markdown twin, gives the address of its page: the
 	// twin's canonical URL.
 	twinOf func(l links, slug string) string
-	// Unmetered leaves the route out of the rate limit: the developer
-	// portal, which a refused client needs to read; the pages' Markdown
-	// twins, which llms.txt links for agents to follow and which cost what
-	// the pages they stand for cost (kept bytes, no work per request), so
-	// they are limited as the pages are, by the site's own limits if any,
-	// not by the API's quota; and the MCP Registry's proof of the domain.
-	Unmetered bool
-	// AnyAgent serves the route to every agent, whatever the owner's
-	// per-agent policy (refuse_agents): the MCP Registry's proof of the
-	// domain, which the registry's own fetcher must read.
-	AnyAgent bool
 	// merge, when set, makes the document of the site's own file at the
 	// address, when the site has one: the Caddy module asks the next
 	// handler first and serves what merge makes of the site's file
@@ -118,35 +52,36 @@ type Route struct {
 	page *sitePage
 }
 
+// data is the route's data, which the catalog's page registry points at;
+// nil for no route.
+func (rt *route) data() *view.Route {
+	if rt == nil {
+		return nil
+	}
+	return &rt.Route
+}
+
 // placeholder reports whether the route's path stands for the twins of
 // the site's pages, settled by placeAgentRoutes.
-func (rt *Route) placeholder() bool { return strings.HasPrefix(rt.Path, "{twin:") }
+func (rt *route) placeholder() bool { return strings.HasPrefix(rt.Path, "{twin:") }
 
 // leftToTheSite reports whether the route is a document the site may have
 // a file of its own at, which then wins: a GET of a fixed address that
 // the specification does not give the module alone (the API, /mcp, the
 // OAuth and identity endpoints stay the module's), not merged with the
 // site's file and not already asked of the site on each request.
-func (rt *Route) leftToTheSite() bool {
+func (rt *route) leftToTheSite() bool {
 	p := rt.Path
 	return rt.Method == http.MethodGet && rt.merge == nil && !rt.siteFirst && rt.serve == nil &&
-		!strings.Contains(p, "{") && !isAPIPath(p) && !strings.HasPrefix(p, mcpPrefix) && p != pathMCP &&
+		!strings.Contains(p, "{") && !isAPIPath(p) && !strings.HasPrefix(p, mcpPrefix) && p != view.PathMCP &&
 		!strings.HasPrefix(p, "/oauth/") && !strings.HasPrefix(p, "/agent/")
 }
 
-type listing int
-
-const (
-	listNone listing = iota
-	listMain
-	listOptional
-)
-
 // Versioned reports whether the route is part of the versioned JSON API.
-func (rt *Route) Versioned() bool { return isAPIPath(rt.Path) }
+func (rt *route) Versioned() bool { return isAPIPath(rt.Path) }
 
 // allow is the Allow header of the route.
-func (rt *Route) allow() string {
+func (rt *route) allow() string {
 	if rt.Method == http.MethodGet {
 		return "GET, HEAD, OPTIONS"
 	}
@@ -155,7 +90,7 @@ func (rt *Route) allow() string {
 
 // modulePage is the page entry of rt when rt is a page of the module's own
 // with a Markdown twin (the developer portal), else nil (rt may be nil).
-func (rt *Route) modulePage() *sitePage {
+func (rt *route) modulePage() *sitePage {
 	if rt == nil {
 		return nil
 	}
@@ -163,7 +98,7 @@ func (rt *Route) modulePage() *sitePage {
 }
 
 // hasSlug reports whether the route's path has the {slug} parameter.
-func (rt *Route) hasSlug() bool { return strings.Contains(rt.Path, "{slug}") }
+func (rt *route) hasSlug() bool { return strings.Contains(rt.Path, "{slug}") }
 
 const (
 	tagAPI       = "API"
@@ -174,449 +109,478 @@ const (
 
 // oauthPaths are the addresses the OAuth server's answers name.
 var oauthPaths = oauth.Paths{
-	Auth: pathAuth, ClientRegistration: pathClientRegistration, Identity: pathIdentity, Register: pathRegister,
-	MCP: pathMCP, PRM: pathPRM, PRMMCP: pathPRMMCP,
+	Auth: view.PathAuth, ClientRegistration: view.PathClientRegistration, Identity: view.PathIdentity, Register: view.PathRegister,
+	MCP: view.PathMCP, PRM: view.PathPRM, PRMMCP: view.PathPRMMCP,
 }
-
-// Paths of the routes that code refers to by name.
-const (
-	pathIndex               = "/api/v1"
-	pathHealth              = "/api/v1/health"
-	pathProfile             = "/api/v1/profile"
-	pathInsights            = "/api/v1/insights"
-	pathInsight             = "/api/v1/insights/{slug}"
-	pathOpenAPI             = "/openapi.json"
-	pathLLMs                = "/llms.txt"
-	pathLLMsFull            = "/llms-full.txt"
-	pathRobots              = "/robots.txt"
-	pathAuth                = "/auth.md"
-	pathDevelopers          = "/developers"
-	pathCatalog             = "/.well-known/api-catalog"
-	pathPRM                 = "/.well-known/oauth-protected-resource"
-	pathASM                 = "/.well-known/oauth-authorization-server"
-	pathJWKS                = "/.well-known/jwks.json"
-	pathServerCard          = "/mcp/server-card"
-	pathWellKnownServerCard = "/.well-known/mcp/server-card.json"
-	pathCLI                 = "/cli/{cli}.mjs"
-	pathMCP                 = "/mcp"
-	pathRegister            = "/agent/register"
-	pathIdentity            = "/agent/identity"
-	pathIdentityClaim       = "/agent/identity/claim"
-	pathToken               = "/oauth/token"
-	pathAuthorize           = "/oauth/authorize"
-	pathClientRegistration  = "/oauth/register"
-	pathPRMMCP              = "/.well-known/oauth-protected-resource/mcp"
-)
-
-// The addresses agents and scanners probe for the MCP server and the
-// site's agent artifacts.
-const (
-	pathServerCards = "/.well-known/mcp/server-cards.json"
-	pathMCPJSON     = "/.well-known/mcp.json"
-	pathAICatalog   = "/.well-known/ai-catalog.json"
-	pathAgentSkills = "/.well-known/agent-skills/index.json"
-	pathSkills      = "/.well-known/skills/index.json"
-	// pathSkill is the SKILL.md; "{skill}" stands for the skill's name.
-	pathSkill  = "/.well-known/agent-skills/{skill}/SKILL.md"
-	pathWebMCP = "/mcp/webmcp.js"
-	// The A2A agent card, at the address A2A 1.0 names and at the one of
-	// its earlier drafts that scanners still probe.
-	pathAgentCard = "/.well-known/agent-card.json"
-	pathAgentJSON = "/.well-known/agent.json"
-	// The OpenAPI description where scanners look for it.
-	pathWellKnownOpenAPI = "/.well-known/openapi.json"
-	pathSecurityTxt      = "/.well-known/security.txt"
-	// The proof of the domain the official MCP Registry fetches.
-	pathMCPRegistryAuth = "/.well-known/mcp-registry-auth"
-)
-
-// Paths of the agent pages. The twins' paths stand for the addresses that
-// follow the site's own pages (see twinPath), set when the service is built.
-const (
-	pathSitemap      = "/sitemap.xml"
-	pathSitemapOwn   = "/sitemap-discovery.xml"
-	pathSitemapMD    = "/sitemap.md"
-	pathHomeTwin     = "{twin:home}"
-	pathAboutTwin    = "{twin:about}"
-	pathInsightsTwin = "{twin:insights}"
-	pathInsightTwin  = "{twin:insight}"
-	pathContactTwin  = "{twin:contact}"
-)
 
 func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
 
 // routes is the route table, in the order documents list it.
-var routes = []Route{
+var routes = []route{
 	{
-		Path: pathIndex, Method: http.MethodGet, OperationID: "getApiIndex", Tag: tagAPI,
-		Summary:     "API index",
-		Description: "Lists the API's endpoints, its authentication, rate-limit and versioning policies, and the addresses of its documentation.",
-		MediaType:   respond.MediaJSON, Body: typeOf[wire.APIIndex](), CacheControl: respond.CacheAPI, Listed: listMain, Bearer: true,
+		Route: view.Route{
+			Path: view.PathIndex, Method: http.MethodGet, OperationID: "getApiIndex", Tag: tagAPI,
+			Summary:     "API index",
+			Description: "Lists the API's endpoints, its authentication, rate-limit and versioning policies, and the addresses of its documentation.",
+			MediaType:   respond.MediaJSON, Body: typeOf[wire.APIIndex](), CacheControl: respond.CacheAPI, Listed: view.ListMain, Bearer: true,
+		},
 		render: jsonDocument(index),
 	},
 	{
-		Path: pathHealth, Method: http.MethodGet, OperationID: "getHealth", Tag: tagAPI,
-		Summary:     "Service health",
-		Description: "Reports that the service is up, with its name, version and the time of the check.",
-		MediaType:   respond.MediaJSON, Body: typeOf[wire.Health](), CacheControl: respond.CacheNever, Listed: listMain, Bearer: true,
+		Route: view.Route{
+			Path: view.PathHealth, Method: http.MethodGet, OperationID: "getHealth", Tag: tagAPI,
+			Summary:     "Service health",
+			Description: "Reports that the service is up, with its name, version and the time of the check.",
+			MediaType:   respond.MediaJSON, Body: typeOf[wire.Health](), CacheControl: respond.CacheNever, Listed: view.ListMain, Bearer: true,
+		},
 		serve: (*Service).serveHealth,
 	},
 	{
-		Path: pathProfile, Method: http.MethodGet, OperationID: "getProfile", Tag: tagAPI,
-		Summary:     "Profile of the site's subject",
-		Description: "Biography, key facts, recognition, expertise, education, contact links and site structure of the profile subject.",
-		MediaType:   respond.MediaJSON, Body: typeOf[wire.Profile](), CacheControl: respond.CacheAPI, Listed: listMain, Bearer: true,
-		render: jsonDocument(newProfile),
+		Route: view.Route{
+			Path: view.PathProfile, Method: http.MethodGet, OperationID: "getProfile", Tag: tagAPI,
+			Summary:     "Profile of the site's subject",
+			Description: "Biography, key facts, recognition, expertise, education, contact links and site structure of the profile subject.",
+			MediaType:   respond.MediaJSON, Body: typeOf[wire.Profile](), CacheControl: respond.CacheAPI, Listed: view.ListMain, Bearer: true,
+		},
+		render: jsonDocument(links.Profile),
 	},
 	{
-		Path: pathInsights, Method: http.MethodGet, OperationID: "listInsights", Tag: tagAPI,
-		Summary:     "List published insights",
-		Description: "Every published insight article, newest first, with its summary fields and canonical URL.",
-		MediaType:   respond.MediaJSON, Body: typeOf[wire.InsightList](), CacheControl: respond.CacheAPI, Listed: listMain, Bearer: true,
-		render: jsonDocument(insights),
+		Route: view.Route{
+			Path: view.PathInsights, Method: http.MethodGet, OperationID: "listInsights", Tag: tagAPI,
+			Summary:     "List published insights",
+			Description: "Every published insight article, newest first, with its summary fields and canonical URL.",
+			MediaType:   respond.MediaJSON, Body: typeOf[wire.InsightList](), CacheControl: respond.CacheAPI, Listed: view.ListMain, Bearer: true,
+		},
+		render: jsonDocument(links.Insights),
 	},
 	{
-		Path: pathInsight, Method: http.MethodGet, OperationID: "getInsight", Tag: tagAPI,
-		Summary:     "One insight with its Markdown body",
-		Description: "One insight article by its slug: the summary fields of the list entry plus the Markdown body in content.",
-		MediaType:   respond.MediaJSON, Body: typeOf[wire.InsightDocument](), CacheControl: respond.CacheAPI, Bearer: true,
+		Route: view.Route{
+			Path: view.PathInsight, Method: http.MethodGet, OperationID: "getInsight", Tag: tagAPI,
+			Summary:     "One insight with its Markdown body",
+			Description: "One insight article by its slug: the summary fields of the list entry plus the Markdown body in content.",
+			MediaType:   respond.MediaJSON, Body: typeOf[wire.InsightDocument](), CacheControl: respond.CacheAPI, Bearer: true,
+		},
 		render: func(l links, slug string) ([]byte, error) {
-			in, _ := l.published(slug)
-			return respond.Marshal(newInsightDocument(l, in))
+			in, _ := l.Published(slug)
+			return respond.Marshal(l.InsightDocument(in))
 		},
 	},
 	{
-		Path: pathOpenAPI, Method: http.MethodGet, OperationID: "getOpenApi", Tag: tagDiscovery,
-		Summary:     "OpenAPI description",
-		Description: "The machine-readable OpenAPI 3.1 description of every endpoint.",
-		MediaType:   respond.MediaJSON, CacheControl: respond.CacheDocument, Listed: listMain,
+		Route: view.Route{
+			Path: view.PathOpenAPI, Method: http.MethodGet, OperationID: "getOpenApi", Tag: tagDiscovery,
+			Summary:     "OpenAPI description",
+			Description: "The machine-readable OpenAPI 3.1 description of every endpoint.",
+			MediaType:   respond.MediaJSON, CacheControl: respond.CacheDocument, Listed: view.ListMain,
+		},
 		render: openAPIDocument,
 	},
 	{
-		Path: pathWellKnownOpenAPI, Method: http.MethodGet, OperationID: "getWellKnownOpenApi", Tag: tagDiscovery,
-		Summary:     "OpenAPI description (well-known address)",
-		Description: "The same OpenAPI description as /openapi.json, at the address scanners probe.",
-		MediaType:   respond.MediaJSON, CacheControl: respond.CacheDocument,
+		Route: view.Route{
+			Path: view.PathWellKnownOpenAPI, Method: http.MethodGet, OperationID: "getWellKnownOpenApi", Tag: tagDiscovery,
+			Summary:     "OpenAPI description (well-known address)",
+			Description: "The same OpenAPI description as /openapi.json, at the address scanners probe.",
+			MediaType:   respond.MediaJSON, CacheControl: respond.CacheDocument,
+		},
 		render: openAPIDocument, enabled: (*Config).servesWellKnownOpenAPI,
 	},
 	{
-		Path: pathMCP, Method: http.MethodPost, OperationID: "mcp", Tag: tagMCP,
-		Summary:     "MCP server",
-		Description: "Model Context Protocol over Streamable HTTP (JSON-RPC 2.0, stateless, no authentication): tools for the profile, the insights, a search and the health check, and the insights as resources. Not a REST resource: connect with an MCP client.",
-		MediaType:   respond.MediaJSON, Body: typeOf[mcphttp.Response](), CacheControl: respond.CacheNever, Listed: listMain,
-		SiteOrigin: true, Bearer: true,
-		RequestMediaType: respond.MediaJSON, Request: typeOf[mcphttp.Message](), JSONRPC: true,
-		Problems:    []int{http.StatusForbidden, http.StatusRequestTimeout, http.StatusRequestEntityTooLarge},
-		ExampleArgs: `-H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_insights","arguments":{"query":"data contracts","limit":2}}}'`,
-		serve:       func(_ *Service, w http.ResponseWriter, r *http.Request, rd *rendition) { rd.endpoint.ServeHTTP(w, r) },
+		Route: view.Route{
+			Path: view.PathMCP, Method: http.MethodPost, OperationID: "mcp", Tag: tagMCP,
+			Summary:     "MCP server",
+			Description: "Model Context Protocol over Streamable HTTP (JSON-RPC 2.0, stateless, no authentication): tools for the profile, the insights, a search and the health check, and the insights as resources. Not a REST resource: connect with an MCP client.",
+			MediaType:   respond.MediaJSON, Body: typeOf[mcp.Response](), CacheControl: respond.CacheNever, Listed: view.ListMain,
+			SiteOrigin: true, Bearer: true,
+			RequestMediaType: respond.MediaJSON, Request: typeOf[mcp.Message](), JSONRPC: true,
+			Problems:    []int{http.StatusForbidden, http.StatusRequestTimeout, http.StatusRequestEntityTooLarge},
+			ExampleArgs: `-H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_insights","arguments":{"query":"data contracts","limit":2}}}'`,
+		},
+		serve: func(_ *Service, w http.ResponseWriter, r *http.Request, rd *rendition) { rd.endpoint.ServeHTTP(w, r) },
 	},
 	{
-		Path: pathServerCard, Method: http.MethodGet, OperationID: "getMcpServerCard", Tag: tagMCP,
-		Summary:     "MCP server card",
-		Description: "The MCP server card: the server's name, version, transport, protocol versions and capabilities.",
-		MediaType:   respond.MediaCard, Body: typeOf[wire.ServerCard](), CacheControl: respond.CacheDocument,
+		Route: view.Route{
+			Path: view.PathServerCard, Method: http.MethodGet, OperationID: "getMcpServerCard", Tag: tagMCP,
+			Summary:     "MCP server card",
+			Description: "The MCP server card: the server's name, version, transport, protocol versions and capabilities.",
+			MediaType:   respond.MediaCard, Body: typeOf[wire.ServerCard](), CacheControl: respond.CacheDocument,
+		},
 		render: jsonDocument(newServerCard),
 	},
 	{
-		Path: pathWellKnownServerCard, Method: http.MethodGet, OperationID: "getWellKnownMcpServerCard", Tag: tagMCP,
-		Summary:     "MCP server card (well-known address)",
-		Description: "The same server card at the address scanners probe.",
-		MediaType:   respond.MediaJSON, Body: typeOf[wire.ServerCard](), CacheControl: respond.CacheDocument, Listed: listOptional,
+		Route: view.Route{
+			Path: view.PathWellKnownServerCard, Method: http.MethodGet, OperationID: "getWellKnownMcpServerCard", Tag: tagMCP,
+			Summary:     "MCP server card (well-known address)",
+			Description: "The same server card at the address scanners probe.",
+			MediaType:   respond.MediaJSON, Body: typeOf[wire.ServerCard](), CacheControl: respond.CacheDocument, Listed: view.ListOptional,
+		},
 		render: jsonDocument(newServerCard), enabled: (*Config).servesMCPDiscovery,
 	},
 	{
-		Path: pathServerCards, Method: http.MethodGet, OperationID: "getMcpServerCards", Tag: tagMCP,
-		Summary:     "MCP server card (plural well-known address)",
-		Description: "The same server card at the plural address some scanners probe.",
-		MediaType:   respond.MediaJSON, Body: typeOf[wire.ServerCard](), CacheControl: respond.CacheDocument,
+		Route: view.Route{
+			Path: view.PathServerCards, Method: http.MethodGet, OperationID: "getMcpServerCards", Tag: tagMCP,
+			Summary:     "MCP server card (plural well-known address)",
+			Description: "The same server card at the plural address some scanners probe.",
+			MediaType:   respond.MediaJSON, Body: typeOf[wire.ServerCard](), CacheControl: respond.CacheDocument,
+		},
 		render: jsonDocument(newServerCard), enabled: (*Config).servesMCPDiscovery,
 	},
 	{
-		Path: pathMCPJSON, Method: http.MethodGet, OperationID: "getMcpJson", Tag: tagMCP,
-		Summary:     "MCP server card (/.well-known/mcp.json)",
-		Description: "The same server card at the single-file address older clients and scanners probe.",
-		MediaType:   respond.MediaJSON, Body: typeOf[wire.ServerCard](), CacheControl: respond.CacheDocument,
+		Route: view.Route{
+			Path: view.PathMCPJSON, Method: http.MethodGet, OperationID: "getMcpJson", Tag: tagMCP,
+			Summary:     "MCP server card (/.well-known/mcp.json)",
+			Description: "The same server card at the single-file address older clients and scanners probe.",
+			MediaType:   respond.MediaJSON, Body: typeOf[wire.ServerCard](), CacheControl: respond.CacheDocument,
+		},
 		render: jsonDocument(newServerCard), enabled: (*Config).servesMCPDiscovery,
 	},
 	{
-		Path: pathMCPRegistryAuth, Method: http.MethodGet, OperationID: "getMcpRegistryAuth", Tag: tagMCP,
-		Summary:     "MCP Registry domain proof",
-		Description: "The public key the official MCP Registry checks when the site's owner publishes its MCP server under the site's own namespace (HTTP domain verification), as one line: v=MCPv1; k=ed25519; p=<base64 public key>. Served to every client, whatever the rate limit and the agents the owner refuses: the registry's fetcher must read it.",
-		MediaType:   respond.MediaText, CacheControl: respond.CacheDocument, Unmetered: true, AnyAgent: true,
+		Route: view.Route{
+			Path: view.PathMCPRegistryAuth, Method: http.MethodGet, OperationID: "getMcpRegistryAuth", Tag: tagMCP,
+			Summary:     "MCP Registry domain proof",
+			Description: "The public key the official MCP Registry checks when the site's owner publishes its MCP server under the site's own namespace (HTTP domain verification), as one line: v=MCPv1; k=ed25519; p=<base64 public key>. Served to every client, whatever the rate limit and the agents the owner refuses: the registry's fetcher must read it.",
+			MediaType:   respond.MediaText, CacheControl: respond.CacheDocument, Unmetered: true, AnyAgent: true,
+		},
 		render: textDocument(mcpRegistryAuth), enabled: (*Config).servesMCPRegistryAuth,
 	},
 	{
-		Path: pathAICatalog, Method: http.MethodGet, OperationID: "getAiCatalog", Tag: tagDiscovery,
-		Summary:     "AI catalog",
-		Description: "The site's AI Catalog (ai-catalog.org): the agent artifacts it publishes, each with its type and address, starting with the MCP server card.",
-		MediaType:   respond.MediaAICatalog, Body: typeOf[wire.AICatalog](), CacheControl: respond.CacheDocument, Listed: listOptional,
+		Route: view.Route{
+			Path: view.PathAICatalog, Method: http.MethodGet, OperationID: "getAiCatalog", Tag: tagDiscovery,
+			Summary:     "AI catalog",
+			Description: "The site's AI Catalog (ai-catalog.org): the agent artifacts it publishes, each with its type and address, starting with the MCP server card.",
+			MediaType:   respond.MediaAICatalog, Body: typeOf[wire.AICatalog](), CacheControl: respond.CacheDocument, Listed: view.ListOptional,
+		},
 		render: jsonDocument(newAICatalog), enabled: (*Config).servesMCPDiscovery,
 	},
 	{
-		Path: pathAgentCard, Method: http.MethodGet, OperationID: "getAgentCard", Tag: tagDiscovery,
-		Summary:     "A2A agent card",
-		Description: "The A2A agent card (A2A 1.0): the site's agent, its skills, which are the MCP server's tools, and the MCP endpoint they are called at. The site has no A2A endpoint: an agent connects with MCP.",
-		MediaType:   respond.MediaJSON, Body: typeOf[wire.AgentCard](), CacheControl: respond.CacheDocument, Listed: listOptional,
+		Route: view.Route{
+			Path: view.PathAgentCard, Method: http.MethodGet, OperationID: "getAgentCard", Tag: tagDiscovery,
+			Summary:     "A2A agent card",
+			Description: "The A2A agent card (A2A 1.0): the site's agent, its skills, which are the MCP server's tools, and the MCP endpoint they are called at. The site has no A2A endpoint: an agent connects with MCP.",
+			MediaType:   respond.MediaJSON, Body: typeOf[wire.AgentCard](), CacheControl: respond.CacheDocument, Listed: view.ListOptional,
+		},
 		render: jsonDocument(newAgentCard), enabled: (*Config).servesAgentCard,
 	},
 	{
-		Path: pathAgentJSON, Method: http.MethodGet, OperationID: "getAgentJson", Tag: tagDiscovery,
-		Summary:     "A2A agent card (earlier address)",
-		Description: "The same agent card at the address of A2A's earlier drafts, which scanners still probe.",
-		MediaType:   respond.MediaJSON, Body: typeOf[wire.AgentCard](), CacheControl: respond.CacheDocument,
+		Route: view.Route{
+			Path: view.PathAgentJSON, Method: http.MethodGet, OperationID: "getAgentJson", Tag: tagDiscovery,
+			Summary:     "A2A agent card (earlier address)",
+			Description: "The same agent card at the address of A2A's earlier drafts, which scanners still probe.",
+			MediaType:   respond.MediaJSON, Body: typeOf[wire.AgentCard](), CacheControl: respond.CacheDocument,
+		},
 		render: jsonDocument(newAgentCard), enabled: (*Config).servesAgentCard,
 	},
 	{
-		Path: pathSkill, Method: http.MethodGet, OperationID: "getAgentSkill", Tag: tagDiscovery,
-		Summary:     "Agent skill",
-		Description: "A SKILL.md (Agent Skills format) that teaches an agent this API through REST, the CLI and MCP: when to use which, and the calls to make.",
-		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Listed: listMain,
+		Route: view.Route{
+			Path: view.PathSkill, Method: http.MethodGet, OperationID: "getAgentSkill", Tag: tagDiscovery,
+			Summary:     "Agent skill",
+			Description: "A SKILL.md (Agent Skills format) that teaches an agent this API through REST, the CLI and MCP: when to use which, and the calls to make.",
+			MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Listed: view.ListMain,
+		},
 		render: skillMarkdown, enabled: (*Config).servesSkills,
 	},
 	{
-		Path: pathAgentSkills, Method: http.MethodGet, OperationID: "getAgentSkillsIndex", Tag: tagDiscovery,
-		Summary:     "Agent skills index",
-		Description: "The Agent Skills discovery index (v0.2.0): the site's skills, each with the address and SHA-256 digest of its SKILL.md.",
-		MediaType:   respond.MediaJSON, Body: typeOf[wire.SkillsIndex](), CacheControl: respond.CacheDocument, Listed: listOptional,
+		Route: view.Route{
+			Path: view.PathAgentSkills, Method: http.MethodGet, OperationID: "getAgentSkillsIndex", Tag: tagDiscovery,
+			Summary:     "Agent skills index",
+			Description: "The Agent Skills discovery index (v0.2.0): the site's skills, each with the address and SHA-256 digest of its SKILL.md.",
+			MediaType:   respond.MediaJSON, Body: typeOf[wire.SkillsIndex](), CacheControl: respond.CacheDocument, Listed: view.ListOptional,
+		},
 		render: skillsIndexDocument, enabled: (*Config).servesSkills,
 	},
 	{
-		Path: pathWebMCP, Method: http.MethodGet, OperationID: "getWebMcpScript", Tag: tagMCP,
-		Summary:     "WebMCP script",
-		Description: "A script for the site's own pages that offers the MCP server's read-only tools to an agent in the browser (WebMCP: document.modelContext, or navigator.modelContext in browsers before Chrome 150), each answering from the JSON API. A page includes it with one deferred script element whose src is /mcp/webmcp.js.",
-		MediaType:   respond.MediaJS, CacheControl: respond.CacheDocument,
+		Route: view.Route{
+			Path: view.PathWebMCP, Method: http.MethodGet, OperationID: "getWebMcpScript", Tag: tagMCP,
+			Summary:     "WebMCP script",
+			Description: "A script for the site's own pages that offers the MCP server's read-only tools to an agent in the browser (WebMCP: document.modelContext, or navigator.modelContext in browsers before Chrome 150), each answering from the JSON API. A page includes it with one deferred script element whose src is /mcp/webmcp.js.",
+			MediaType:   respond.MediaJS, CacheControl: respond.CacheDocument,
+		},
 		render: webMCPScriptDocument, enabled: (*Config).servesWebMCP,
 	},
 	{
-		Path: pathSkills, Method: http.MethodGet, OperationID: "getSkillsIndex", Tag: tagDiscovery,
-		Summary:     "Agent skills index (first draft's address)",
-		Description: "The same index at the address clients of the discovery proposal's first draft probe.",
-		MediaType:   respond.MediaJSON, Body: typeOf[wire.SkillsIndex](), CacheControl: respond.CacheDocument,
+		Route: view.Route{
+			Path: view.PathSkills, Method: http.MethodGet, OperationID: "getSkillsIndex", Tag: tagDiscovery,
+			Summary:     "Agent skills index (first draft's address)",
+			Description: "The same index at the address clients of the discovery proposal's first draft probe.",
+			MediaType:   respond.MediaJSON, Body: typeOf[wire.SkillsIndex](), CacheControl: respond.CacheDocument,
+		},
 		render: skillsIndexDocument, enabled: (*Config).servesSkills,
 	},
 	{
-		Path: pathDevelopers, Method: http.MethodGet, OperationID: "getDeveloperPortal", Tag: tagDiscovery,
-		Summary:     "Developer portal",
-		Description: "One HTML page documenting every endpoint with examples, authentication, rate limits, errors, versioning, MCP and the CLI.",
-		MediaType:   respond.MediaHTML, CacheControl: respond.CacheDocument, Listed: listMain, Unmetered: true,
+		Route: view.Route{
+			Path: view.PathDevelopers, Method: http.MethodGet, OperationID: "getDeveloperPortal", Tag: tagDiscovery,
+			Summary:     "Developer portal",
+			Description: "One HTML page documenting every endpoint with examples, authentication, rate limits, errors, versioning, MCP and the CLI.",
+			MediaType:   respond.MediaHTML, CacheControl: respond.CacheDocument, Listed: view.ListMain, Unmetered: true,
+		},
 		render: developerPortal, headers: portalHeaders,
 	},
 	{
-		Path: pathDevelopersTwin, Method: http.MethodGet, OperationID: "getDeveloperPortalMarkdown", Tag: tagDiscovery,
-		Summary:     "Developer portal as Markdown",
-		Description: "The developer portal for agents: the same endpoints, examples, field reference and setup as /developers, as Markdown. /developers answers it too for Accept: text/markdown.",
-		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Unmetered: true,
-		render: developerPortalMarkdown, twinOf: func(l links, _ string) string { return l.developers() },
+		Route: view.Route{
+			Path: pathDevelopersTwin, Method: http.MethodGet, OperationID: "getDeveloperPortalMarkdown", Tag: tagDiscovery,
+			Summary:     "Developer portal as Markdown",
+			Description: "The developer portal for agents: the same endpoints, examples, field reference and setup as /developers, as Markdown. /developers answers it too for Accept: text/markdown.",
+			MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Unmetered: true,
+		},
+		render: developerPortalMarkdown, twinOf: func(l links, _ string) string { return l.Developers() },
 	},
 	{
-		Path: pathAuth, Method: http.MethodGet, OperationID: "getAuthNotes", Tag: tagDiscovery,
-		Summary:     "Authentication notes",
-		Description: "Markdown notes for agents: no key is needed; how to get the optional anonymous bearer token and what it grants.",
-		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Listed: listMain,
+		Route: view.Route{
+			Path: view.PathAuth, Method: http.MethodGet, OperationID: "getAuthNotes", Tag: tagDiscovery,
+			Summary:     "Authentication notes",
+			Description: "Markdown notes for agents: no key is needed; how to get the optional anonymous bearer token and what it grants.",
+			MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Listed: view.ListMain,
+		},
 		render: textDocument(authMarkdown),
 	},
 	{
-		Path: pathCLI, Method: http.MethodGet, OperationID: "getCli", Tag: tagDiscovery,
-		Summary:     "Command-line client",
-		Description: "The official zero-dependency Node.js client, with this site's address built in: node <file> profile | insights [slug] | health | dns-aid.",
-		MediaType:   respond.MediaJS, CacheControl: respond.CacheDocument, Listed: listMain,
+		Route: view.Route{
+			Path: view.PathCLI, Method: http.MethodGet, OperationID: "getCli", Tag: tagDiscovery,
+			Summary:     "Command-line client",
+			Description: "The official zero-dependency Node.js client, with this site's address built in: node <file> profile | insights [slug] | health | dns-aid.",
+			MediaType:   respond.MediaJS, CacheControl: respond.CacheDocument, Listed: view.ListMain,
+		},
 		render: textDocument(cliScript),
 	},
 	{
-		Path: pathLLMsFull, Method: http.MethodGet, OperationID: "getLlmsFullTxt", Tag: tagDiscovery,
-		Summary:     "Full text for agents",
-		Description: "Biography, company facts, initiatives and every insight in full, as one plain-text document.",
-		// Optional: it repeats what the index links, so an agent on a
-		// short context skips it (llmstxt.org).
-		MediaType: respond.MediaText, CacheControl: respond.CacheDocument, Listed: listOptional,
+		Route: view.Route{
+			Path: view.PathLLMsFull, Method: http.MethodGet, OperationID: "getLlmsFullTxt", Tag: tagDiscovery,
+			Summary:     "Full text for agents",
+			Description: "Biography, company facts, initiatives and every insight in full, as one plain-text document.",
+			// Optional: it repeats what the index links, so an agent on a
+			// short context skips it (llmstxt.org).
+			MediaType: respond.MediaText, CacheControl: respond.CacheDocument, Listed: view.ListOptional,
+		},
 		render: textDocument(llmsFullTxt),
 	},
 	{
-		Path: pathLLMs, Method: http.MethodGet, OperationID: "getLlmsTxt", Tag: tagDiscovery,
-		Summary:     "Site index for agents",
-		Description: "The llms.txt index: what the site is, when to use which interface, and links to every resource.",
-		MediaType:   respond.MediaText, CacheControl: respond.CacheDocument, Bearer: true,
+		Route: view.Route{
+			Path: view.PathLLMs, Method: http.MethodGet, OperationID: "getLlmsTxt", Tag: tagDiscovery,
+			Summary:     "Site index for agents",
+			Description: "The llms.txt index: what the site is, when to use which interface, and links to every resource.",
+			MediaType:   respond.MediaText, CacheControl: respond.CacheDocument, Bearer: true,
+		},
 		render: textDocument(llmsTxt), merge: mergeLLMs,
 	},
 	{
-		Path: pathCatalog, Method: http.MethodGet, OperationID: "getApiCatalog", Tag: tagDiscovery,
-		Summary:     "API catalog",
-		Description: "The RFC 9727 API catalog: a linkset pointing at the API's description, documentation and status.",
-		MediaType:   respond.MediaLinkset, Body: typeOf[wire.APICatalog](), CacheControl: respond.CacheDocument, Listed: listOptional,
+		Route: view.Route{
+			Path: view.PathCatalog, Method: http.MethodGet, OperationID: "getApiCatalog", Tag: tagDiscovery,
+			Summary:     "API catalog",
+			Description: "The RFC 9727 API catalog: a linkset pointing at the API's description, documentation and status.",
+			MediaType:   respond.MediaLinkset, Body: typeOf[wire.APICatalog](), CacheControl: respond.CacheDocument, Listed: view.ListOptional,
+		},
 		render: jsonDocument(newAPICatalog),
 	},
 	{
-		Path: pathPRM, Method: http.MethodGet, OperationID: "getProtectedResourceMetadata", Tag: tagDiscovery,
-		Summary:     "OAuth protected resource metadata",
-		Description: "RFC 9728 metadata of the API as a protected resource: its authorization server, scope and bearer methods.",
-		MediaType:   respond.MediaJSON, Body: typeOf[wire.ProtectedResourceMetadata](), CacheControl: respond.CacheDocument, Listed: listOptional,
+		Route: view.Route{
+			Path: view.PathPRM, Method: http.MethodGet, OperationID: "getProtectedResourceMetadata", Tag: tagDiscovery,
+			Summary:     "OAuth protected resource metadata",
+			Description: "RFC 9728 metadata of the API as a protected resource: its authorization server, scope and bearer methods.",
+			MediaType:   respond.MediaJSON, Body: typeOf[wire.ProtectedResourceMetadata](), CacheControl: respond.CacheDocument, Listed: view.ListOptional,
+		},
 		render: jsonDocument(newProtectedResourceMetadata),
 	},
 	{
-		Path: pathASM, Method: http.MethodGet, OperationID: "getAuthorizationServerMetadata", Tag: tagDiscovery,
-		Summary:     "OAuth authorization server metadata",
-		Description: "RFC 8414 metadata of the authorization server: its authorization, token and registration endpoints, grants, PKCE method, scope and client authentication.",
-		MediaType:   respond.MediaJSON, Body: typeOf[wire.AuthorizationServerMetadata](), CacheControl: respond.CacheDocument, Listed: listOptional,
+		Route: view.Route{
+			Path: view.PathASM, Method: http.MethodGet, OperationID: "getAuthorizationServerMetadata", Tag: tagDiscovery,
+			Summary:     "OAuth authorization server metadata",
+			Description: "RFC 8414 metadata of the authorization server: its authorization, token and registration endpoints, grants, PKCE method, scope and client authentication.",
+			MediaType:   respond.MediaJSON, Body: typeOf[wire.AuthorizationServerMetadata](), CacheControl: respond.CacheDocument, Listed: view.ListOptional,
+		},
 		render: jsonDocument(newAuthorizationServerMetadata),
 	},
 	{
-		Path: pathJWKS, Method: http.MethodGet, OperationID: "getJwks", Tag: tagDiscovery,
-		Summary:     "JSON Web Key Set",
-		Description: "The empty key set: access tokens are opaque, so there are no public keys to verify them with.",
-		MediaType:   respond.MediaJWKSet, Body: typeOf[wire.JWKSet](), CacheControl: respond.CacheDocument,
+		Route: view.Route{
+			Path: view.PathJWKS, Method: http.MethodGet, OperationID: "getJwks", Tag: tagDiscovery,
+			Summary:     "JSON Web Key Set",
+			Description: "The empty key set: access tokens are opaque, so there are no public keys to verify them with.",
+			MediaType:   respond.MediaJWKSet, Body: typeOf[wire.JWKSet](), CacheControl: respond.CacheDocument,
+		},
 		render: jsonDocument(jwks),
 	},
 	{
-		Path: pathRegister, Method: http.MethodPost, OperationID: "registerAgent", Tag: tagAuth,
-		Summary:     "Register for an anonymous token",
-		Description: "Issues an anonymous bearer token with the scope public:read. No body. The token is optional and grants nothing beyond unauthenticated access.",
-		MediaType:   respond.MediaJSON, Body: typeOf[oauth.TokenResponse](), CacheControl: respond.CacheNever,
-		Problems: []int{http.StatusRequestTimeout, http.StatusRequestEntityTooLarge},
+		Route: view.Route{
+			Path: view.PathRegister, Method: http.MethodPost, OperationID: "registerAgent", Tag: tagAuth,
+			Summary:     "Register for an anonymous token",
+			Description: "Issues an anonymous bearer token with the scope public:read. No body. The token is optional and grants nothing beyond unauthenticated access.",
+			MediaType:   respond.MediaJSON, Body: typeOf[oauth.TokenResponse](), CacheControl: respond.CacheNever,
+			Problems: []int{http.StatusRequestTimeout, http.StatusRequestEntityTooLarge},
+		},
 		serve: func(s *Service, w http.ResponseWriter, r *http.Request, rd *rendition) {
 			s.oauth.Register(w, r, rd.oauth)
 		},
 	},
 	{
-		Path: pathIdentity, Method: http.MethodPost, OperationID: "createAgentIdentity", Tag: tagAuth,
-		Summary:     "Register an anonymous agent identity",
-		Description: `Takes {"type":"anonymous"} and returns an identity assertion (a short-lived JWT) and a claim token; exchange the assertion at /oauth/token.`,
-		MediaType:   respond.MediaJSON, Body: typeOf[oauth.IdentityResponse](), CacheControl: respond.CacheNever,
-		RequestMediaType: respond.MediaJSON, Request: typeOf[oauth.IdentityRequest](),
-		Problems:    []int{http.StatusRequestTimeout, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType},
-		ExampleArgs: `-H 'Content-Type: application/json' -d '{"type":"anonymous"}'`,
+		Route: view.Route{
+			Path: view.PathIdentity, Method: http.MethodPost, OperationID: "createAgentIdentity", Tag: tagAuth,
+			Summary:     "Register an anonymous agent identity",
+			Description: `Takes {"type":"anonymous"} and returns an identity assertion (a short-lived JWT) and a claim token; exchange the assertion at /oauth/token.`,
+			MediaType:   respond.MediaJSON, Body: typeOf[oauth.IdentityResponse](), CacheControl: respond.CacheNever,
+			RequestMediaType: respond.MediaJSON, Request: typeOf[oauth.IdentityRequest](),
+			Problems:    []int{http.StatusRequestTimeout, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType},
+			ExampleArgs: `-H 'Content-Type: application/json' -d '{"type":"anonymous"}'`,
+		},
 		serve: func(s *Service, w http.ResponseWriter, r *http.Request, rd *rendition) {
 			s.oauth.Identity(w, r, rd.oauth)
 		},
 	},
 	{
-		Path: pathIdentityClaim, Method: http.MethodPost, OperationID: "claimAgentIdentity", Tag: tagAuth,
-		Summary:     "Claim an identity (not required)",
-		Description: "States that claiming is not required for this site, and why.",
-		MediaType:   respond.MediaJSON, Body: typeOf[oauth.ClaimResponse](), CacheControl: respond.CacheNever,
-		Problems: []int{http.StatusRequestTimeout, http.StatusRequestEntityTooLarge},
+		Route: view.Route{
+			Path: view.PathIdentityClaim, Method: http.MethodPost, OperationID: "claimAgentIdentity", Tag: tagAuth,
+			Summary:     "Claim an identity (not required)",
+			Description: "States that claiming is not required for this site, and why.",
+			MediaType:   respond.MediaJSON, Body: typeOf[oauth.ClaimResponse](), CacheControl: respond.CacheNever,
+			Problems: []int{http.StatusRequestTimeout, http.StatusRequestEntityTooLarge},
+		},
 		serve: func(s *Service, w http.ResponseWriter, r *http.Request, rd *rendition) {
 			s.oauth.Claim(w, r, rd.oauth)
 		},
 	},
 	{
-		Path: pathToken, Method: http.MethodPost, OperationID: "issueToken", Tag: tagAuth,
-		Summary:     "OAuth token endpoint",
-		Description: "Issues the public:read bearer for the authorization_code grant (with the PKCE verifier), the client_credentials grant (no client authentication) or the JWT-bearer grant with an identity assertion of this service. A token asked for resources (RFC 8707) is valid at them only. Errors follow RFC 6749.",
-		MediaType:   respond.MediaJSON, Body: typeOf[oauth.TokenResponse](), CacheControl: respond.CacheNever,
-		RequestMediaType: respond.MediaForm, Request: typeOf[oauth.TokenRequest](), ErrorBody: typeOf[oauth.ErrorResponse](),
-		Problems:    []int{http.StatusRequestTimeout, http.StatusRequestEntityTooLarge},
-		ExampleArgs: `-d grant_type=client_credentials`,
+		Route: view.Route{
+			Path: view.PathToken, Method: http.MethodPost, OperationID: "issueToken", Tag: tagAuth,
+			Summary:     "OAuth token endpoint",
+			Description: "Issues the public:read bearer for the authorization_code grant (with the PKCE verifier), the client_credentials grant (no client authentication) or the JWT-bearer grant with an identity assertion of this service. A token asked for resources (RFC 8707) is valid at them only. Errors follow RFC 6749.",
+			MediaType:   respond.MediaJSON, Body: typeOf[oauth.TokenResponse](), CacheControl: respond.CacheNever,
+			RequestMediaType: respond.MediaForm, Request: typeOf[oauth.TokenRequest](), ErrorBody: typeOf[oauth.ErrorResponse](),
+			Problems:    []int{http.StatusRequestTimeout, http.StatusRequestEntityTooLarge},
+			ExampleArgs: `-d grant_type=client_credentials`,
+		},
 		serve: func(s *Service, w http.ResponseWriter, r *http.Request, rd *rendition) {
 			s.oauth.Token(w, r, rd.oauth)
 		},
 	},
 	// The anonymous authorization code flow and its metadata.
 	{
-		Path: pathAuthorize, Method: http.MethodGet, OperationID: "authorize", Tag: tagAuth,
-		Summary:     "OAuth authorization endpoint",
-		Description: "The authorization code flow with PKCE (S256) and no login: there is nothing private behind it. Only a request valid in every respect (a client, registered or named by the https URL of its Client ID Metadata Document, which is fetched within 3 seconds; one of its redirect URIs; response_type=code, an S256 code_challenge, scope public:read, resources of this site) is answered with a code for public:read (valid 60 seconds, usable once): at once, by a redirect, when the redirect URI is on a loopback address or uses a private-use scheme (RFC 8252); for an https redirect URI, by a page that names its host and links there. Any other request gets a 400 problem, its RFC 6749 error code first in the detail, and never a redirect.",
-		Status:      http.StatusFound, CacheControl: respond.CacheNever, Query: typeOf[oauth.AuthorizationRequest](),
-		ExampleArgs: `-i -G -d response_type=code -d client_id=<client_id> -d redirect_uri=http://127.0.0.1:8765/callback -d code_challenge=<S256 challenge> -d code_challenge_method=S256 -d state=<state>`,
+		Route: view.Route{
+			Path: view.PathAuthorize, Method: http.MethodGet, OperationID: "authorize", Tag: tagAuth,
+			Summary:     "OAuth authorization endpoint",
+			Description: "The authorization code flow with PKCE (S256) and no login: there is nothing private behind it. Only a request valid in every respect (a client, registered or named by the https URL of its Client ID Metadata Document, which is fetched within 3 seconds; one of its redirect URIs; response_type=code, an S256 code_challenge, scope public:read, resources of this site) is answered with a code for public:read (valid 60 seconds, usable once): at once, by a redirect, when the redirect URI is on a loopback address or uses a private-use scheme (RFC 8252); for an https redirect URI, by a page that names its host and links there. Any other request gets a 400 problem, its RFC 6749 error code first in the detail, and never a redirect.",
+			Status:      http.StatusFound, CacheControl: respond.CacheNever, Query: typeOf[oauth.AuthorizationRequest](),
+			ExampleArgs: `-i -G -d response_type=code -d client_id=<client_id> -d redirect_uri=http://127.0.0.1:8765/callback -d code_challenge=<S256 challenge> -d code_challenge_method=S256 -d state=<state>`,
+		},
 		serve: func(s *Service, w http.ResponseWriter, r *http.Request, rd *rendition) {
 			s.oauth.Authorize(w, r, rd.oauth)
 		},
 	},
 	{
-		Path: pathClientRegistration, Method: http.MethodPost, OperationID: "registerClient", Tag: tagAuth,
-		Summary:     "OAuth dynamic client registration",
-		Description: "RFC 7591 registration of a public client for the authorization code flow. The client_id encodes the redirect URIs under a signature, so nothing is stored; no client secret is issued.",
-		MediaType:   respond.MediaJSON, Body: typeOf[oauth.ClientInformation](), Status: http.StatusCreated, CacheControl: respond.CacheNever,
-		RequestMediaType: respond.MediaJSON, Request: typeOf[oauth.ClientRegistration](), ErrorBody: typeOf[oauth.RegistrationError](),
-		Problems:    []int{http.StatusRequestTimeout, http.StatusRequestEntityTooLarge},
-		ExampleArgs: `-H 'Content-Type: application/json' -d '{"redirect_uris":["http://127.0.0.1:8765/callback"]}'`,
+		Route: view.Route{
+			Path: view.PathClientRegistration, Method: http.MethodPost, OperationID: "registerClient", Tag: tagAuth,
+			Summary:     "OAuth dynamic client registration",
+			Description: "RFC 7591 registration of a public client for the authorization code flow. The client_id encodes the redirect URIs under a signature, so nothing is stored; no client secret is issued.",
+			MediaType:   respond.MediaJSON, Body: typeOf[oauth.ClientInformation](), Status: http.StatusCreated, CacheControl: respond.CacheNever,
+			RequestMediaType: respond.MediaJSON, Request: typeOf[oauth.ClientRegistration](), ErrorBody: typeOf[oauth.RegistrationError](),
+			Problems:    []int{http.StatusRequestTimeout, http.StatusRequestEntityTooLarge},
+			ExampleArgs: `-H 'Content-Type: application/json' -d '{"redirect_uris":["http://127.0.0.1:8765/callback"]}'`,
+		},
 		serve: func(s *Service, w http.ResponseWriter, r *http.Request, rd *rendition) {
 			s.oauth.RegisterClient(w, r, rd.oauth)
 		},
 	},
 	{
-		Path: pathPRMMCP, Method: http.MethodGet, OperationID: "getMcpProtectedResourceMetadata", Tag: tagDiscovery,
-		Summary:     "OAuth protected resource metadata of the MCP endpoint",
-		Description: "RFC 9728 metadata of the MCP endpoint as a protected resource, at the path-suffixed address MCP clients try first.",
-		MediaType:   respond.MediaJSON, Body: typeOf[wire.ProtectedResourceMetadata](), CacheControl: respond.CacheDocument, Listed: listOptional,
+		Route: view.Route{
+			Path: view.PathPRMMCP, Method: http.MethodGet, OperationID: "getMcpProtectedResourceMetadata", Tag: tagDiscovery,
+			Summary:     "OAuth protected resource metadata of the MCP endpoint",
+			Description: "RFC 9728 metadata of the MCP endpoint as a protected resource, at the path-suffixed address MCP clients try first.",
+			MediaType:   respond.MediaJSON, Body: typeOf[wire.ProtectedResourceMetadata](), CacheControl: respond.CacheDocument, Listed: view.ListOptional,
+		},
 		render: jsonDocument(mcpProtectedResourceMetadata),
 	},
 	{
-		Path: pathSecurityTxt, Method: http.MethodGet, OperationID: "getSecurityTxt", Tag: tagDiscovery,
-		Summary:     "Security contact",
-		Description: "The RFC 9116 security.txt: whom to tell about a vulnerability in this site, and until when that holds. Served only when the site has no security.txt of its own.",
-		MediaType:   respond.MediaText, CacheControl: respond.CacheDocument, Listed: listOptional,
+		Route: view.Route{
+			Path: view.PathSecurityTxt, Method: http.MethodGet, OperationID: "getSecurityTxt", Tag: tagDiscovery,
+			Summary:     "Security contact",
+			Description: "The RFC 9116 security.txt: whom to tell about a vulnerability in this site, and until when that holds. Served only when the site has no security.txt of its own.",
+			MediaType:   respond.MediaText, CacheControl: respond.CacheDocument, Listed: view.ListOptional,
+		},
 		render: textDocument(securityTxt), enabled: (*Config).servesSecurityTxt, siteFirst: true,
 	},
 	{
-		Path: pathRobots, Method: http.MethodGet, OperationID: "getRobotsTxt", Tag: tagDiscovery,
-		Summary:     "robots.txt with content signals",
-		Description: "Crawler rules with the site's content-usage signals (contentsignals.org).",
-		MediaType:   respond.MediaText, CacheControl: respond.CacheDocument, Listed: listOptional,
+		Route: view.Route{
+			Path: view.PathRobots, Method: http.MethodGet, OperationID: "getRobotsTxt", Tag: tagDiscovery,
+			Summary:     "robots.txt with content signals",
+			Description: "Crawler rules with the site's content-usage signals (contentsignals.org).",
+			MediaType:   respond.MediaText, CacheControl: respond.CacheDocument, Listed: view.ListOptional,
+		},
 		render: textDocument(robotsTxt), enabled: (*Config).servesRobots, merge: mergeRobots,
 	},
 
 	// The site's own pages, made readable for agents: the sitemap and the
 	// Markdown twins (sitemap.go, markdown.go, pages.go).
 	{
-		Path: pathSitemapOwn, Method: http.MethodGet, OperationID: "getSitemap", Tag: tagDiscovery,
-		Summary:     "Sitemap",
-		Description: "The sitemaps.org sitemap of the site's pages named in the content, every insight's page with its modification date, and the developer portal.",
-		MediaType:   respond.MediaXML, CacheControl: respond.CacheDocument, Listed: listOptional,
+		Route: view.Route{
+			Path: view.PathSitemapOwn, Method: http.MethodGet, OperationID: "getSitemap", Tag: tagDiscovery,
+			Summary:     "Sitemap",
+			Description: "The sitemaps.org sitemap of the site's pages named in the content, every insight's page with its modification date, and the developer portal.",
+			MediaType:   respond.MediaXML, CacheControl: respond.CacheDocument, Listed: view.ListOptional,
+		},
 		render: textDocument(sitemap), enabled: (*Config).servesSitemap,
 	},
 	{
-		Path: pathSitemap, Method: http.MethodGet, OperationID: "getSitemapXml", Tag: tagDiscovery,
-		Summary:     "Sitemap at the usual address",
-		Description: "The same sitemap, served only when the site has no /sitemap.xml of its own: a site's own sitemap is passed on unchanged.",
-		MediaType:   respond.MediaXML, CacheControl: respond.CacheDocument,
+		Route: view.Route{
+			Path: view.PathSitemap, Method: http.MethodGet, OperationID: "getSitemapXml", Tag: tagDiscovery,
+			Summary:     "Sitemap at the usual address",
+			Description: "The same sitemap, served only when the site has no /sitemap.xml of its own: a site's own sitemap is passed on unchanged.",
+			MediaType:   respond.MediaXML, CacheControl: respond.CacheDocument,
+		},
 		serve: serveSitemap, enabled: (*Config).servesSitemap, siteFirst: true,
 	},
 	{
-		Path: pathSitemapMD, Method: http.MethodGet, OperationID: "getSitemapMarkdown", Tag: tagDiscovery,
-		Summary:     "Sitemap as Markdown",
-		Description: "The sitemap's addresses for agents that read rather than parse: each page with its Markdown version and last update. Served only when the site has no /sitemap.md of its own.",
-		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Listed: listOptional,
+		Route: view.Route{
+			Path: view.PathSitemapMD, Method: http.MethodGet, OperationID: "getSitemapMarkdown", Tag: tagDiscovery,
+			Summary:     "Sitemap as Markdown",
+			Description: "The sitemap's addresses for agents that read rather than parse: each page with its Markdown version and last update. Served only when the site has no /sitemap.md of its own.",
+			MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Listed: view.ListOptional,
+		},
 		render: textDocument(sitemapMarkdown), enabled: (*Config).servesSitemap, siteFirst: true,
 	},
 	{
-		Path: pathHomeTwin, Method: http.MethodGet, OperationID: "getHomeMarkdown", Tag: tagDiscovery,
-		Summary:     "Home page as Markdown",
-		Description: "The site's home page for agents: who the subject is, the site's pages, the latest insights and the interfaces for agents.",
-		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Unmetered: true,
+		Route: view.Route{
+			Path: view.PathHomeTwin, Method: http.MethodGet, OperationID: "getHomeMarkdown", Tag: tagDiscovery,
+			Summary:     "Home page as Markdown",
+			Description: "The site's home page for agents: who the subject is, the site's pages, the latest insights and the interfaces for agents.",
+			MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Unmetered: true,
+		},
 		enabled: (*Config).servesMarkdown,
 		render:  textDocument(homeMarkdown), twinOf: pageOf(func(p content.Pages) string { return p.Home }),
 	},
 	{
-		Path: pathAboutTwin, Method: http.MethodGet, OperationID: "getAboutMarkdown", Tag: tagDiscovery,
-		Summary:     "About page as Markdown",
-		Description: "The site's about page for agents: biography, key facts, recognition, expertise, education and contact.",
-		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Unmetered: true,
+		Route: view.Route{
+			Path: view.PathAboutTwin, Method: http.MethodGet, OperationID: "getAboutMarkdown", Tag: tagDiscovery,
+			Summary:     "About page as Markdown",
+			Description: "The site's about page for agents: biography, key facts, recognition, expertise, education and contact.",
+			MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Unmetered: true,
+		},
 		enabled: (*Config).servesMarkdown,
 		render:  textDocument(aboutMarkdown), twinOf: pageOf(func(p content.Pages) string { return p.About }),
 	},
 	{
-		Path: pathInsightsTwin, Method: http.MethodGet, OperationID: "getInsightsMarkdown", Tag: tagDiscovery,
-		Summary:     "Insights list as Markdown",
-		Description: "Every published insight, newest first, each linked to its Markdown version.",
-		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Unmetered: true,
+		Route: view.Route{
+			Path: view.PathInsightsTwin, Method: http.MethodGet, OperationID: "getInsightsMarkdown", Tag: tagDiscovery,
+			Summary:     "Insights list as Markdown",
+			Description: "Every published insight, newest first, each linked to its Markdown version.",
+			MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Unmetered: true,
+		},
 		enabled: (*Config).servesMarkdown,
 		render:  textDocument(insightsMarkdown), twinOf: pageOf(func(p content.Pages) string { return p.Insights }),
 	},
 	{
-		Path: pathContactTwin, Method: http.MethodGet, OperationID: "getContactMarkdown", Tag: tagDiscovery,
-		Summary:     "Contact page as Markdown",
-		Description: "The site's contact page for agents: every way to reach the subject that the profile publishes.",
-		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Unmetered: true,
+		Route: view.Route{
+			Path: view.PathContactTwin, Method: http.MethodGet, OperationID: "getContactMarkdown", Tag: tagDiscovery,
+			Summary:     "Contact page as Markdown",
+			Description: "The site's contact page for agents: every way to reach the subject that the profile publishes.",
+			MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Unmetered: true,
+		},
 		enabled: (*Config).servesMarkdown,
-		render:  textDocument(contactMarkdown), twinOf: func(l links, _ string) string { return l.abs(l.cat.Site.Profile.Contact.Form) },
+		render:  textDocument(contactMarkdown), twinOf: func(l links, _ string) string { return l.Abs(l.Cat.Site.Profile.Contact.Form) },
 	},
 	{
-		Path: pathInsightTwin, Method: http.MethodGet, OperationID: "getInsightMarkdown", Tag: tagDiscovery,
-		Summary:     "One insight as Markdown",
-		Description: "One insight article as Markdown: its title, dates, topic and the full body, at the address of its page with .md (index.md after a slash). A post whose own front matter or the site's sitemap gives its page another address has its twin there; llms.txt and the sitemap list every twin.",
-		MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Unmetered: true,
+		Route: view.Route{
+			Path: view.PathInsightTwin, Method: http.MethodGet, OperationID: "getInsightMarkdown", Tag: tagDiscovery,
+			Summary:     "One insight as Markdown",
+			Description: "One insight article as Markdown: its title, dates, topic and the full body, at the address of its page with .md (index.md after a slash). A post whose own front matter or the site's sitemap gives its page another address has its twin there; llms.txt and the sitemap list every twin.",
+			MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Unmetered: true,
+		},
 		enabled: (*Config).servesMarkdown,
-		render:  insightMarkdown, twinOf: links.insight,
+		render:  insightMarkdown, twinOf: links.Insight,
 	},
 }
 
@@ -637,18 +601,11 @@ func textDocument(f func(links) []byte) renderer {
 // apiPrefix is the prefix of every address under the JSON API's root. The
 // service owns /api/v1 and all below it, so an unknown path there is a 404
 // problem; the rest of /api/ is the site's.
-const apiPrefix = pathIndex + "/"
+const apiPrefix = view.PathIndex + "/"
 
 // mcpPrefix is owned too: an unknown address under /mcp is a 404 problem.
 const mcpPrefix = "/mcp/"
 
 func isAPIPath(p string) bool {
-	return p == pathIndex || strings.HasPrefix(p, apiPrefix)
+	return p == view.PathIndex || strings.HasPrefix(p, apiPrefix)
 }
-
-// insightPrefix is the path of an insight before its slug.
-var insightPrefix = strings.TrimSuffix(pathInsight, "{slug}")
-
-// insightPath is the API path of the insight with the given slug.
-// The slug is percent-encoded as a path segment.
-func insightPath(slug string) string { return insightPrefix + url.PathEscape(slug) }

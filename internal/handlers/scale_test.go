@@ -16,8 +16,10 @@ import (
 	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 	"github.com/caddy-discovery/caddy-discovery/internal/search"
+	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
 
 // scaleContent is a content directory with n insights of about 900 words.
@@ -54,7 +56,7 @@ func BenchmarkScale(b *testing.B) {
 				}
 			}
 		})
-		for _, path := range []string{"/api/v1/insights", insightPath(fmt.Sprintf("insight-%05d", n/2))} {
+		for _, path := range []string{"/api/v1/insights", view.InsightPath(fmt.Sprintf("insight-%05d", n/2))} {
 			name := "list"
 			if path != "/api/v1/insights" {
 				name = "one"
@@ -113,7 +115,7 @@ func checkAccounting(t *testing.T, c *renditionCache) {
 			}
 			return true
 		})
-		if rd.mcp != nil {
+		if rd.mcpBuilt.Load() {
 			held += mcpEstimate
 		}
 	}
@@ -132,7 +134,7 @@ func checkAccounting(t *testing.T, c *renditionCache) {
 // insights, one insight for a new Host renders one document.
 func TestUnseenHostRendersOneDocument(t *testing.T) {
 	s := hostedService(t, 2000)
-	w := get(s, "new.example", insightPath("insight-01000"), "")
+	w := get(s, "new.example", view.InsightPath("insight-01000"), "")
 	if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), "http://new.example/") {
 		t.Fatalf("%d %s", w.Code, w.Body.String()[:min(200, w.Body.Len())])
 	}
@@ -152,7 +154,7 @@ func TestUnseenHostRendersOneDocument(t *testing.T) {
 func TestRenditionCacheByteBudget(t *testing.T) {
 	s := hostedService(t, 300)
 	s.hosted = newRenditionCache(1 << 20) // a few renditions of the largest document
-	paths := []string{"/llms-full.txt", "/llms.txt", pathInsights, "/openapi.json", insightPath("insight-00007")}
+	paths := []string{"/llms-full.txt", "/llms.txt", view.PathInsights, "/openapi.json", view.InsightPath("insight-00007")}
 	var wg sync.WaitGroup
 	for g := range 4 {
 		wg.Add(1)
@@ -168,7 +170,7 @@ func TestRenditionCacheByteBudget(t *testing.T) {
 				}
 				// The site's own Host keeps being used; it is never the
 				// least recently used.
-				if w := get(s, "site.example", pathInsights, "gzip"); w.Code != http.StatusOK {
+				if w := get(s, "site.example", view.PathInsights, "gzip"); w.Code != http.StatusOK {
 					t.Errorf("site.example: %d", w.Code)
 					return
 				}
@@ -188,14 +190,14 @@ func TestRenditionCacheByteBudget(t *testing.T) {
 func TestDocumentOverTheBudgetDropsOnlyItsHost(t *testing.T) {
 	s := hostedService(t, 300)
 	s.hosted = newRenditionCache(64 << 10) // well under llms-full.txt
-	small := insightPath("insight-00007")
+	small := view.InsightPath("insight-00007")
 	kept := []string{"a.example", "b.example", "c.example"}
 	for _, host := range kept {
 		if w := get(s, host, small, ""); w.Code != http.StatusOK {
 			t.Fatalf("%s: %d", host, w.Code)
 		}
 	}
-	w := get(s, "big.example", pathLLMsFull, "gzip")
+	w := get(s, "big.example", view.PathLLMsFull, "gzip")
 	if w.Code != http.StatusOK || w.Body.Len() <= s.hosted.budget {
 		t.Fatalf("llms-full.txt: %d, %d bytes; want 200 over the budget of %d", w.Code, w.Body.Len(), s.hosted.budget)
 	}
@@ -216,7 +218,7 @@ func TestDocumentOverTheBudgetDropsOnlyItsHost(t *testing.T) {
 // an unseen Host used to pay.
 func BenchmarkUnseenHost(b *testing.B) {
 	s := hostedService(b, 2000)
-	for _, path := range []string{insightPath("insight-01000"), pathInsights, pathLLMs, pathLLMsFull, pathOpenAPI, pathDevelopers} {
+	for _, path := range []string{view.InsightPath("insight-01000"), view.PathInsights, view.PathLLMs, view.PathLLMsFull, view.PathOpenAPI, view.PathDevelopers} {
 		b.Run(strings.TrimPrefix(path, "/api/v1/"), func(b *testing.B) {
 			r := httptest.NewRequest(http.MethodGet, path, nil)
 			w := &discardWriter{h: make(http.Header)}
@@ -339,7 +341,7 @@ func BenchmarkSearchLatency(b *testing.B) {
 	}
 	b.Run("search/1000", func(b *testing.B) {
 		p95(b, func(i int) {
-			if _, err := searchInsights(context.Background(), rd.links, queries[i]); err != nil {
+			if _, err := mcp.SearchInsights(context.Background(), rd.links.mcpSite(), queries[i]); err != nil {
 				b.Fatal(err)
 			}
 		})
@@ -369,7 +371,7 @@ func BenchmarkSearchLatency(b *testing.B) {
 // path. Eight Hosts take turns, as the site's names and a few others would.
 func BenchmarkKnownHost(b *testing.B) {
 	s := hostedService(b, 100)
-	r := httptest.NewRequest(http.MethodGet, pathInsights, nil)
+	r := httptest.NewRequest(http.MethodGet, view.PathInsights, nil)
 	w := &discardWriter{h: make(http.Header)}
 	hosts := make([]string, 8)
 	for i := range hosts {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/pages"
+	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
 
 // The site's security contact (RFC 9116), from the content's security
@@ -30,19 +31,19 @@ func securityExpires(c *siteCatalog) time.Time {
 // allows only https web addresses, so on a plain-http base URL (a test or
 // development server) a policy given as a path and Canonical are left out.
 func securityTxt(l links) []byte {
-	sec := l.cat.Site.Security
+	sec := l.Cat.Site.Security
 	var b bytes.Buffer
-	b.WriteString("# How to report a vulnerability in " + pages.OneLine(l.cat.Site.Profile.Name) + "'s site (RFC 9116).\n")
+	b.WriteString("# How to report a vulnerability in " + pages.OneLine(l.Cat.Site.Profile.Name) + "'s site (RFC 9116).\n")
 	b.WriteString("Contact: " + sec.Contact + "\n")
-	b.WriteString("Expires: " + securityExpires(l.cat).Format(time.RFC3339) + "\n")
-	if policy := l.abs(sec.Policy); strings.HasPrefix(policy, "https://") {
+	b.WriteString("Expires: " + securityExpires(l.Cat).Format(time.RFC3339) + "\n")
+	if policy := l.Abs(sec.Policy); strings.HasPrefix(policy, "https://") {
 		b.WriteString("Policy: " + policy + "\n")
 	}
 	if len(sec.Languages) > 0 {
 		b.WriteString("Preferred-Languages: " + strings.Join(sec.Languages, ", ") + "\n")
 	}
-	if strings.HasPrefix(l.base, "https://") {
-		b.WriteString("Canonical: " + l.base + pathSecurityTxt + "\n")
+	if strings.HasPrefix(l.Base, "https://") {
+		b.WriteString("Canonical: " + l.Base + view.PathSecurityTxt + "\n")
 	}
 	return b.Bytes()
 }

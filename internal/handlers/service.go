@@ -3,14 +3,14 @@
 // owns the route table (routes.go), the single spine every surface is
 // generated from; matching a request to a route (match.go) and answering
 // it (service.go); the documents each route renders, per base URL
-// (rendition.go); the MCP server's tools (mcp.go); and the registry of
-// the site's pages the content names, with their Markdown twins (pages.go,
-// markdown.go). The routes that vary per request hand it to the packages
+// (rendition.go), and what the MCP server of internal/mcp reads of one
+// (links.go); and the registry of the site's pages the content names, with
+// their Markdown twins (pages.go, markdown.go). The routes that vary per request hand it to the packages
 // that own them: the OAuth and identity endpoints to internal/oauth, /mcp
-// to internal/mcphttp, the site's answers for its pages (their Link and
+// to internal/mcp, the site's answers for its pages (their Link and
 // Vary values, the other pages converted) to internal/pages.
 //
-// Imports from the module: content, internal/body, internal/cache, internal/catalog, internal/cimd, internal/convert, internal/mcpcall, internal/mcphttp, internal/metrics, internal/negotiate, internal/oauth, internal/origin, internal/pages, internal/portal, internal/problem, internal/ratelimit, internal/respond, internal/schema, internal/search, internal/token, internal/wire.
+// Imports from the module: content, internal/body, internal/cache, internal/catalog, internal/cimd, internal/convert, internal/mcp, internal/mcp/mcpcall, internal/metrics, internal/negotiate, internal/oauth, internal/origin, internal/pages, internal/portal, internal/problem, internal/ratelimit, internal/respond, internal/schema, internal/search, internal/token, internal/view, internal/wire.
 package handlers
 
 import (
@@ -26,7 +26,7 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/body"
 	"github.com/caddy-discovery/caddy-discovery/internal/catalog"
-	"github.com/caddy-discovery/caddy-discovery/internal/mcphttp"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/negotiate"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
@@ -36,6 +36,7 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
+	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
 
 // Service answers the paths the discovery module owns.
@@ -45,11 +46,11 @@ type Service struct {
 	cat *siteCatalog
 	// routes is the route table of this configuration: the CLI path holds
 	// the CLI name, and /robots.txt is left out when it is off.
-	routes []Route
+	routes []route
 	// byPath finds the routes by path (the insight route by its pattern).
-	byPath map[string]*Route
+	byPath map[string]*route
 	// insightRoute is the route of one insight by its slug.
-	insightRoute *Route
+	insightRoute *route
 	// oauth answers the OAuth and identity endpoints, and checks bearer
 	// tokens.
 	oauth *oauth.Server
@@ -80,10 +81,10 @@ func New(cfg Config) (*Service, error) {
 	if !ValidCLIName(cfg.CLIName) {
 		return nil, fmt.Errorf("CLI name %q: use letters, digits, hyphens and underscores", cfg.CLIName)
 	}
-	cat := catalog.New[Route](cfg.Site, cfg.onSite)
+	cat := catalog.New[view.Route](cfg.Site, cfg.onSite)
 	cat.Loaded = loaded
 	cat.Signal, cat.Usage = signalValue(cat.Site.Signals), usageValue(cat.Site.Signals)
-	s := &Service{cfg: cfg, cat: cat, hosted: newRenditionCache(renditionBudget), byPath: make(map[string]*Route)}
+	s := &Service{cfg: cfg, cat: cat, hosted: newRenditionCache(renditionBudget), byPath: make(map[string]*route)}
 	var documents []string
 	for _, rt := range routes {
 		if rt.enabled != nil && !rt.enabled(&cfg) {
@@ -95,7 +96,7 @@ func New(cfg Config) (*Service, error) {
 			if cat.SiteFiles[rt.Path] {
 				continue // the site's own file: never hidden
 			}
-		case rt.merge != nil && rt.Path != pathRobots:
+		case rt.merge != nil && rt.Path != view.PathRobots:
 			// llms.txt: merged with the site's own when the reader found
 			// one (a site that answers every address with the same text
 			// has none), else the module's.
@@ -105,7 +106,7 @@ func New(cfg Config) (*Service, error) {
 			}
 		}
 		rt.Path = strings.Replace(rt.Path, "{cli}", cfg.CLIName, 1)
-		rt.Path = strings.Replace(rt.Path, "{skill}", skillName(cfg.CLIName), 1)
+		rt.Path = strings.Replace(rt.Path, "{skill}", view.SkillName(cfg.CLIName), 1)
 		s.routes = append(s.routes, rt)
 	}
 	s.routes = placeAgentRoutes(&s.cfg, s.cat, s.routes)
@@ -117,8 +118,8 @@ func New(cfg Config) (*Service, error) {
 	for i := range s.routes {
 		s.byPath[s.routes[i].Path] = &s.routes[i]
 	}
-	s.insightRoute = s.byPath[pathInsight]
-	for _, t := range declaredTools((links{cfg: &s.cfg, cat: s.cat, routes: s.routes})) {
+	s.insightRoute = s.byPath[view.PathInsight]
+	for _, t := range mcp.DeclaredTools(newLinks("", &s.cfg, s.cat, s.routes).mcpSite()) {
 		s.cat.ToolNames[t.Name] = true
 	}
 	if cfg.servesMarkdown() {
@@ -207,15 +208,25 @@ func (s *Service) base(r *http.Request) (base string, ok bool) {
 	return origin.RequestBase(r)
 }
 
+// boundTo is the route of the table whose data v is, found by its path
+// (the twins' paths are settled and unique when byPath is made); nil for
+// nil.
+func (s *Service) boundTo(v *view.Route) *route {
+	if v == nil {
+		return nil
+	}
+	return s.byPath[v.Path]
+}
+
 // route finds the route of path and, for an insight, its slug.
-func (s *Service) route(path string) (rt *Route, slug string) {
+func (s *Service) route(path string) (rt *route, slug string) {
 	if rt := s.byPath[path]; rt != nil {
 		return rt, ""
 	}
 	if p := s.cat.Twins[path]; p != nil {
-		return p.Route, p.Slug
+		return s.boundTo(p.Route), p.Slug
 	}
-	slug, ok := strings.CutPrefix(path, insightPrefix)
+	slug, ok := strings.CutPrefix(path, view.InsightPrefix)
 	if ok && slug != "" && !strings.Contains(slug, "/") && s.insightRoute != nil {
 		return s.insightRoute, slug
 	}
@@ -322,14 +333,14 @@ func (s *Service) Serve(w http.ResponseWriter, r *http.Request, m Match) {
 		// what chose.
 		f.vary = s.cfg.pageVary()
 		if s.cfg.wantsMarkdown(r) {
-			rt = p.Route
+			rt = s.boundTo(p.Route)
 		}
 	}
 	// A Host /mcp does not answer to is refused whatever the method, and
 	// the refusal names no address after it.
-	refusedHost := rt != nil && rt.Path == pathMCP && !mcphttp.HostAllowed(r, s.cfg.MCPAnyHost, s.cfg.BaseURL)
+	refusedHost := rt != nil && rt.Path == view.PathMCP && !mcp.HostAllowed(r, s.cfg.MCPAnyHost, s.cfg.BaseURL)
 	if refusedHost {
-		base = mcphttp.TrustedBase(r, s.cfg.BaseURL)
+		base = mcp.TrustedBase(r, s.cfg.BaseURL)
 	}
 	bh := s.headersFor(base)
 	bh.setCommon(f, r, rt)
@@ -338,7 +349,7 @@ func (s *Service) Serve(w http.ResponseWriter, r *http.Request, m Match) {
 		return
 	}
 	if refusedHost {
-		mcphttp.RefuseHost(w, r, base)
+		mcp.RefuseHost(w, r, base)
 		return
 	}
 
@@ -382,18 +393,18 @@ func (s *Service) Serve(w http.ResponseWriter, r *http.Request, m Match) {
 func (s *Service) unknownSlug(w http.ResponseWriter, r *http.Request, base, slug string) {
 	if !content.ValidSlug(slug) {
 		p := problem.New(base, problem.BadRequest, r, "The slug "+problem.Quote(slug)+" is not valid: a slug is "+content.SlugGrammar+".")
-		p.Hint = "Take slugs from the items of " + base + pathInsights + "."
+		p.Hint = "Take slugs from the items of " + base + view.PathInsights + "."
 		respond.Problem(w, r, p)
 		return
 	}
 	p := problem.New(base, problem.NotFound, r, "The requested API endpoint does not exist: no published insight has the slug "+problem.Quote(slug)+".")
-	p.Hint = "List the published insights and their slugs at " + base + pathInsights + "; the machine-readable description is at " + base + pathOpenAPI + "."
+	p.Hint = "List the published insights and their slugs at " + base + view.PathInsights + "; the machine-readable description is at " + base + view.PathOpenAPI + "."
 	respond.Problem(w, r, p)
 }
 
 // serveHealth answers the health check, made per request for its time.
 func (s *Service) serveHealth(w http.ResponseWriter, r *http.Request, rd *rendition) {
-	respond.JSON(w, r, http.StatusOK, newHealth(rd.links, s.cfg.Now()))
+	respond.JSON(w, r, http.StatusOK, rd.links.Health(s.cfg.Now()))
 }
 
 // RateLimited answers a request the rate limiter refused: a 429 problem with
@@ -438,7 +449,7 @@ func rateLimitedProblem(c *Config, base string, r *http.Request, retryAfter int)
 // an unknown path. Content-Usage states the site's preferences for the use
 // of what the module answers (draft-ietf-aipref-attach: representation
 // metadata, so it goes with every answer rather than with one resource).
-func (bh *baseHeaders) setCommon(f *fields, r *http.Request, rt *Route) {
+func (bh *baseHeaders) setCommon(f *fields, r *http.Request, rt *route) {
 	f.set(respond.HeaderNoSniff, respond.ValueNoSniff)
 	f.set(pages.HeaderContentUsage, bh.usage)
 	if rt != nil && rt.SiteOrigin {
@@ -450,7 +461,7 @@ func (bh *baseHeaders) setCommon(f *fields, r *http.Request, rt *Route) {
 	}
 	f.set(respond.HeaderExposeHeaders, valueExposed)
 	if isAPIPath(r.URL.Path) {
-		f.set(respond.HeaderAPIVersion, apiVersion)
+		f.set(respond.HeaderAPIVersion, view.APIVersion)
 		f.set(respond.HeaderLink, bh.apiLink)
 		if bh.deprecation != "" {
 			f.set(respond.HeaderDeprecation, bh.deprecation)
@@ -481,14 +492,14 @@ func (s *Service) recoverPanic(w http.ResponseWriter, r *http.Request) {
 	respond.Problem(w, r, problem.New(base, problem.InternalError, r, "The service failed to answer this request."))
 }
 
-func methodNotAllowed(f *fields, w http.ResponseWriter, r *http.Request, base string, rt *Route) {
+func methodNotAllowed(f *fields, w http.ResponseWriter, r *http.Request, base string, rt *route) {
 	f.set(respond.HeaderAllow, rt.allow())
 	respond.Problem(w, r, problem.New(base, problem.MethodNotAllowed, r,
 		"The method "+problem.Quote(r.Method)+" is not allowed on "+rt.Path+"; it accepts "+rt.allow()+"."))
 }
 
 // preflight answers a CORS preflight request for rt.
-func preflight(f *fields, w http.ResponseWriter, rt *Route) {
+func preflight(f *fields, w http.ResponseWriter, rt *route) {
 	f.set(respond.HeaderAllow, rt.allow())
 	f.set(respond.HeaderAllowMethods, rt.allow())
 	f.set(respond.HeaderAllowHeaders, valueAllowed)
@@ -497,25 +508,25 @@ func preflight(f *fields, w http.ResponseWriter, rt *Route) {
 }
 
 // surfaceOf is the metrics surface of a route (see metrics.Surfaces).
-func surfaceOf(rt *Route) string {
+func surfaceOf(rt *route) string {
 	switch p := rt.Path; {
-	case p == pathDevelopers || p == pathDevelopersTwin:
+	case p == view.PathDevelopers || p == pathDevelopersTwin:
 		return "portal"
 	case rt.twinOf != nil:
 		return "markdown"
-	case p == pathToken || p == pathRegister || strings.HasPrefix(p, pathIdentity):
+	case p == view.PathToken || p == view.PathRegister || strings.HasPrefix(p, view.PathIdentity):
 		return "tokens"
-	case strings.HasPrefix(p, "/oauth/") || p == pathPRM || p == pathASM || p == pathJWKS || p == pathPRMMCP:
+	case strings.HasPrefix(p, "/oauth/") || p == view.PathPRM || p == view.PathASM || p == view.PathJWKS || p == view.PathPRMMCP:
 		return "oauth"
 	case isAPIPath(p):
 		return "api"
-	case p == pathMCP:
+	case p == view.PathMCP:
 		return "mcp"
-	case p == pathLLMs || p == pathLLMsFull:
+	case p == view.PathLLMs || p == view.PathLLMsFull:
 		return "llms"
-	case p == pathSitemap || p == pathSitemapOwn || p == pathSitemapMD:
+	case p == view.PathSitemap || p == view.PathSitemapOwn || p == view.PathSitemapMD:
 		return "sitemap"
-	case p == pathRobots:
+	case p == view.PathRobots:
 		return "robots"
 	case strings.HasPrefix(p, "/cli/"):
 		return "cli"
@@ -528,7 +539,7 @@ func surfaceOf(rt *Route) string {
 func (s *Service) RefuseAgent(w http.ResponseWriter, r *http.Request, agent string) {
 	base, ok := s.base(r)
 	if !ok {
-		base = mcphttp.TrustedBase(r, s.cfg.BaseURL)
+		base = mcp.TrustedBase(r, s.cfg.BaseURL)
 	}
 	p := problem.New(base, problem.Forbidden, r, "This site's owner does not serve "+agent+" here.")
 	p.Hint = "The site's own pages and robots.txt say what " + agent + " may read."

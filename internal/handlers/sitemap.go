@@ -8,6 +8,7 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/pages"
+	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
 
 // The module's sitemap (sitemaps.org 0.9) lists the site's pages that the
@@ -39,12 +40,12 @@ type urlSet struct {
 // page, newest first. A sitemap may only list addresses of its own host, so
 // links to other sites are left out.
 func sitemapURLs(l links) []sitemapURL {
-	site := l.cat.Site
+	site := l.Cat.Site
 	var urls []sitemapURL
 	seen := make(map[string]bool)
 	add := func(link, lastMod, label string) {
-		loc := l.abs(link)
-		if seen[loc] || len(urls) == maxSitemapURLs || origin.Of(loc) != origin.Of(l.base) {
+		loc := l.Abs(link)
+		if seen[loc] || len(urls) == maxSitemapURLs || origin.Of(loc) != origin.Of(l.Base) {
 			return
 		}
 		seen[loc] = true
@@ -59,9 +60,9 @@ func sitemapURLs(l links) []sitemapURL {
 	for _, sl := range site.Profile.SiteStructure {
 		add(sl.URL, "", sl.Label)
 	}
-	add(pathDevelopers, "", "Developers")
+	add(view.PathDevelopers, "", "Developers")
 	for _, in := range site.Insights {
-		add(l.insightLink(in.Slug), in.DateModifiedISO, in.Title)
+		add(l.InsightLink(in.Slug), in.DateModifiedISO, in.Title)
 	}
 	return urls
 }
@@ -70,7 +71,7 @@ func sitemapURLs(l links) []sitemapURL {
 func sitemap(l links) []byte {
 	set := urlSet{XMLNS: "http://www.sitemaps.org/schemas/sitemap/0.9", URLs: sitemapURLs(l)}
 	var b bytes.Buffer
-	b.Grow(256 + len(set.URLs)*(96+len(l.base)))
+	b.Grow(256 + len(set.URLs)*(96+len(l.Base)))
 	b.WriteString(xml.Header)
 	enc := xml.NewEncoder(&b)
 	enc.Indent("", "  ")
@@ -87,17 +88,17 @@ func sitemap(l links) []byte {
 func sitemapMarkdown(l links) []byte {
 	urls := sitemapURLs(l)
 	var b bytes.Buffer
-	b.Grow(512 + len(urls)*(160+2*len(l.base)))
+	b.Grow(512 + len(urls)*(160+2*len(l.Base)))
 	fmt.Fprintf(&b, "# Sitemap of %s's site\n\n> Every page of this site named in its content, with its Markdown version for agents and its last update. "+
 		"The same addresses as XML: %s. Everything published for agents is indexed at [llms.txt](%s).\n\n",
-		pages.MarkdownLine(l.cat.Site.Profile.Name), l.base+pathSitemapOwn, l.base+pathLLMs)
+		pages.MarkdownLine(l.Cat.Site.Profile.Name), l.Base+view.PathSitemapOwn, l.Base+view.PathLLMs)
 	for _, u := range urls {
 		b.WriteString("- [")
 		b.WriteString(llmsTitle.Replace(clip(pages.OneLine(u.label), maxItemTitle)))
 		b.WriteString("](")
 		b.WriteString(llmsURL.Replace(u.Loc))
 		b.WriteByte(')')
-		if twin := l.pageLink(u.link); twin != u.Loc {
+		if twin := l.PageLink(u.link); twin != u.Loc {
 			b.WriteString(": Markdown ")
 			b.WriteString(llmsURL.Replace(twin))
 		}
@@ -113,6 +114,6 @@ func sitemapMarkdown(l links) []byte {
 // serveSitemap answers /sitemap.xml, once the site has said it has none,
 // with the module's sitemap.
 func serveSitemap(s *Service, w http.ResponseWriter, r *http.Request, rd *rendition) {
-	doc := s.document(rd, s.byPath[pathSitemapOwn], "", pathSitemapOwn)
+	doc := s.document(rd, s.byPath[view.PathSitemapOwn], "", view.PathSitemapOwn)
 	serveDocument(newFields(w.Header()), w, r, doc)
 }

@@ -13,10 +13,12 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/pages"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 	"github.com/caddy-discovery/caddy-discovery/internal/schema"
+	"github.com/caddy-discovery/caddy-discovery/internal/view"
 	"github.com/caddy-discovery/caddy-discovery/internal/wire"
 )
 
@@ -31,40 +33,17 @@ const agentSkillsSchema = "https://schemas.agentskills.io/discovery/0.2.0/schema
 // the Agentic Resource Discovery specification registers it.
 const mediaSkill = `text/markdown; profile="urn:air:agent-skills"`
 
-// skillName is the skill's name, from the CLI's name (the name the site
-// already gives its tools): the skill grammar's lowercase letters, digits
-// and single inner hyphens, at most 64 characters.
-func skillName(cliName string) string {
-	var b strings.Builder
-	for _, c := range strings.ToLower(cliName) {
-		switch {
-		case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
-			b.WriteRune(c)
-		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
-			b.WriteByte('-')
-		}
-	}
-	name := strings.Trim(b.String(), "-")
-	if len(name) > 64 {
-		name = strings.TrimRight(name[:64], "-")
-	}
-	if name == "" {
-		return defaultCLIName
-	}
-	return name
-}
-
 // maxSkillDescription is the longest description a skill may have.
 const maxSkillDescription = 1024
 
 // skillDescription is the skill's description: what it is for and when to
 // use it, which is what an agent reads to decide whether to load it.
 func skillDescription(l links) string {
-	p := l.cat.Site.Profile
+	p := l.Cat.Site.Profile
 	return clipChars(pages.OneLine(fmt.Sprintf("Look up %s (%s) and their published articles (\"insights\") in the read-only public API of %s: "+
 		"biography, key facts, expertise, contact links, articles by topic or by words, and each article's full Markdown. "+
 		"Use when asked about %s or their writing. Works over REST (curl), the official Node.js CLI or MCP; no API key.",
-		p.Name, strings.TrimSuffix(pages.OneLine(p.Tagline), "."), origin.HostOf(l.base), p.Name)), maxSkillDescription)
+		p.Name, strings.TrimSuffix(pages.OneLine(p.Tagline), "."), origin.HostOf(l.Base), p.Name)), maxSkillDescription)
 }
 
 // skillsIndex lists the skill with the digest of the bytes served at its
@@ -76,8 +55,8 @@ func newSkillsIndex(l links) (wire.SkillsIndex, error) {
 	}
 	sum := sha256.Sum256(body)
 	return wire.SkillsIndex{Schema: agentSkillsSchema, Skills: []wire.SkillEntry{{
-		Name: skillName(l.cfg.CLIName), Type: "skill-md", Description: skillDescription(l),
-		URL: l.base + l.skillPath(), Digest: "sha256:" + hex.EncodeToString(sum[:]),
+		Name: view.SkillName(l.cfg.CLIName), Type: "skill-md", Description: skillDescription(l),
+		URL: l.Base + l.SkillPath(), Digest: "sha256:" + hex.EncodeToString(sum[:]),
 	}}}, nil
 }
 
@@ -164,26 +143,26 @@ type skillTool struct{ Name, Arguments, Description string }
 // skillMarkdown renders the SKILL.md from the route table, the CLI's
 // commands and the MCP server's tools as the server declares them.
 func skillMarkdown(l links, _ string) ([]byte, error) {
-	p := l.cat.Site.Profile
+	p := l.Cat.Site.Profile
 	slug := slugExample(l)
 	description, err := pages.YAMLString(skillDescription(l))
 	if err != nil {
 		return nil, err
 	}
 	data := map[string]any{
-		"Name": skillName(l.cfg.CLIName), "Description": description,
-		"Subject": pages.OneLine(p.Name), "Host": origin.HostOf(l.base), "Base": l.base,
-		"Topics":    strings.Join(l.cat.Site.Topics(), ", "),
-		"RateLimit": rateLimitSummary(l.cfg), "OpenAPI": l.openAPI(),
-		"CLI": l.cliURL(), "CLIFile": path.Base(l.cliURL()),
-		"MCP": l.base + pathMCP, "ServerKey": l.cfg.CLIName,
-		"LLMs": l.base + pathLLMs, "LLMsFull": l.base + pathLLMsFull,
-		"Developers": l.developers(), "ServerCard": l.base + pathServerCard,
+		"Name": view.SkillName(l.cfg.CLIName), "Description": description,
+		"Subject": pages.OneLine(p.Name), "Host": origin.HostOf(l.Base), "Base": l.Base,
+		"Topics":    strings.Join(l.Cat.Site.Topics(), ", "),
+		"RateLimit": rateLimitSummary(l.cfg), "OpenAPI": l.OpenAPI(),
+		"CLI": l.CLIURL(), "CLIFile": path.Base(l.CLIURL()),
+		"MCP": l.Base + view.PathMCP, "ServerKey": l.cfg.CLIName,
+		"LLMs": l.Base + view.PathLLMs, "LLMsFull": l.Base + view.PathLLMsFull,
+		"Developers": l.Developers(), "ServerCard": l.Base + view.PathServerCard,
 	}
 	var endpoints []skillEndpoint
 	for _, rt := range l.routes {
 		if rt.Versioned() && rt.Method == http.MethodGet {
-			endpoints = append(endpoints, skillEndpoint{rt.Path, rt.Description, l.base + urlPathFor(l.cat, &rt, slug)})
+			endpoints = append(endpoints, skillEndpoint{rt.Path, rt.Description, l.Base + urlPathFor(l.Cat, &rt, slug)})
 		}
 	}
 	data["Endpoints"] = endpoints
@@ -201,7 +180,7 @@ func skillMarkdown(l links, _ string) ([]byte, error) {
 	}
 	data["Commands"] = commands
 	var tools []skillTool
-	for _, t := range declaredTools(l) {
+	for _, t := range mcp.DeclaredTools(l.mcpSite()) {
 		tools = append(tools, skillTool{t.Name, toolArguments(t.InputSchema), t.Description})
 	}
 	slices.SortFunc(tools, func(a, b skillTool) int { return strings.Compare(a.Name, b.Name) })

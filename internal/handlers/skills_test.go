@@ -8,12 +8,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"regexp"
 	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/wire"
 )
 
@@ -78,7 +78,7 @@ func TestSkill(t *testing.T) {
 	for _, c := range cliCommands {
 		want = append(want, "node Rosa_Tools.mjs "+strings.Replace(c.command, "<slug>", slugExample(s.fixed.links), 1)+"  # ")
 	}
-	for _, tool := range declaredTools(s.fixed.links) {
+	for _, tool := range mcp.DeclaredTools(s.fixed.links.mcpSite()) {
 		want = append(want, "- `"+tool.Name+"` (")
 	}
 	want = append(want, `"mcpServers": {"Rosa_Tools": {"type": "http", "url": "https://example.com/mcp"}}`,
@@ -90,18 +90,6 @@ func TestSkill(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Log(body)
-	}
-}
-
-func TestSkillName(t *testing.T) {
-	for cli, want := range map[string]string{
-		"discovery": "discovery", "Rosa_Tools": "rosa-tools", "a__b--c": "a-b-c", "_x_": "x", "__": "discovery",
-		strings.Repeat("ab-", 30): strings.Repeat("ab-", 21) + "a",
-	} {
-		got := skillName(cli)
-		if got != want || !regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`).MatchString(got) || len(got) > 64 {
-			t.Errorf("skillName(%q) = %q, want %q", cli, got, want)
-		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
@@ -38,14 +39,14 @@ type webMCPAnnotations struct {
 // REST endpoint to call.
 func webMCPScriptDocument(l links, _ string) ([]byte, error) {
 	var tools []webMCPTool
-	for _, t := range declaredTools(l) {
-		if t.route == nil || t.route.Method != http.MethodGet {
+	for _, t := range mcp.DeclaredTools(l.mcpSite()) {
+		if t.Route == nil || t.Route.Method != http.MethodGet {
 			continue
 		}
 		tools = append(tools, webMCPTool{
 			Name: t.Name, Description: t.Description, InputSchema: t.InputSchema,
 			Annotations: webMCPAnnotations{ReadOnlyHint: t.Annotations != nil && t.Annotations.ReadOnlyHint},
-			Path:        t.route.Path,
+			Path:        t.Route.Path,
 		})
 	}
 	// JSON is a JavaScript expression; respond.Marshal escapes <, > and & too, so

@@ -4,11 +4,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/caddy-discovery/caddy-discovery/internal/mcpcall"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp/mcpcall"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
+	"github.com/caddy-discovery/caddy-discovery/internal/view"
 	"github.com/caddy-discovery/caddy-discovery/internal/wire"
 )
 
@@ -17,21 +19,21 @@ import (
 
 func newAPICatalog(l links) wire.APICatalog {
 	return wire.APICatalog{Linkset: []wire.LinksetEntry{{
-		Anchor:      l.base + pathIndex,
-		ServiceDesc: []wire.Link{{Href: l.openAPI(), Type: respond.MediaJSON}},
-		ServiceDoc:  []wire.Link{{Href: l.developers(), Type: "text/html"}},
-		Status:      []wire.Link{{Href: l.base + pathHealth, Type: respond.MediaJSON}},
+		Anchor:      l.Base + view.PathIndex,
+		ServiceDesc: []wire.Link{{Href: l.OpenAPI(), Type: respond.MediaJSON}},
+		ServiceDoc:  []wire.Link{{Href: l.Developers(), Type: "text/html"}},
+		Status:      []wire.Link{{Href: l.Base + view.PathHealth, Type: respond.MediaJSON}},
 	}}}
 }
 
 func newProtectedResourceMetadata(l links) wire.ProtectedResourceMetadata {
 	return wire.ProtectedResourceMetadata{
-		Resource:               l.base,
-		ResourceName:           l.cat.Site.Profile.Name + " public discovery API",
-		AuthorizationServers:   []string{l.base},
+		Resource:               l.Base,
+		ResourceName:           l.Cat.Site.Profile.Name + " public discovery API",
+		AuthorizationServers:   []string{l.Base},
 		ScopesSupported:        []string{token.Scope},
 		BearerMethodsSupported: []string{"header"},
-		ResourceDocumentation:  l.developers(),
+		ResourceDocumentation:  l.Developers(),
 	}
 }
 
@@ -40,37 +42,37 @@ func newProtectedResourceMetadata(l links) wire.ProtectedResourceMetadata {
 // one the well-known address was made from).
 func mcpProtectedResourceMetadata(l links) wire.ProtectedResourceMetadata {
 	m := newProtectedResourceMetadata(l)
-	m.Resource = l.base + pathMCP
-	m.ResourceName = l.cat.Site.Profile.Name + " MCP server"
+	m.Resource = l.Base + view.PathMCP
+	m.ResourceName = l.Cat.Site.Profile.Name + " MCP server"
 	return m
 }
 
 func newAgentAuth(l links) wire.AgentAuth {
 	return wire.AgentAuth{
-		Skill:                  l.base + pathAuth,
-		IdentityEndpoint:       l.base + pathIdentity,
-		ClaimEndpoint:          l.base + pathIdentityClaim,
+		Skill:                  l.Base + view.PathAuth,
+		IdentityEndpoint:       l.Base + view.PathIdentity,
+		ClaimEndpoint:          l.Base + view.PathIdentityClaim,
 		IdentityTypesSupported: []string{oauth.IdentityAnonymous},
-		RegisterURI:            l.base + pathRegister,
-		ClaimURI:               l.base + pathIdentityClaim,
+		RegisterURI:            l.Base + view.PathRegister,
+		ClaimURI:               l.Base + view.PathIdentityClaim,
 		Anonymous:              wire.AgentAuthMethod{CredentialTypesSupported: []string{"access_token"}},
 	}
 }
 
 func newAuthorizationServerMetadata(l links) wire.AuthorizationServerMetadata {
 	return wire.AuthorizationServerMetadata{
-		Issuer:                                     l.base,
-		AuthorizationEndpoint:                      l.base + pathAuthorize,
-		TokenEndpoint:                              l.base + pathToken,
-		RegistrationEndpoint:                       l.base + pathClientRegistration,
+		Issuer:                                     l.Base,
+		AuthorizationEndpoint:                      l.Base + view.PathAuthorize,
+		TokenEndpoint:                              l.Base + view.PathToken,
+		RegistrationEndpoint:                       l.Base + view.PathClientRegistration,
 		ResponseTypesSupported:                     []string{oauth.ResponseTypeCode},
 		ResponseModesSupported:                     []string{"query"},
 		GrantTypesSupported:                        []string{oauth.GrantAuthorizationCode, oauth.GrantClientCredentials, oauth.GrantJWTBearer},
 		CodeChallengeMethodsSupported:              []string{oauth.PKCES256},
 		TokenEndpointAuthMethodsSupported:          []string{"none"},
 		ScopesSupported:                            []string{token.Scope},
-		JWKSURI:                                    l.base + pathJWKS,
-		ServiceDocumentation:                       l.base + pathAuth,
+		JWKSURI:                                    l.Base + view.PathJWKS,
+		ServiceDocumentation:                       l.Base + view.PathAuth,
 		AuthorizationResponseISSParameterSupported: true,
 		ClientIDMetadataDocumentSupported:          l.cfg.ClientMetadata != nil,
 		AgentAuth:                                  newAgentAuth(l),
@@ -80,7 +82,7 @@ func newAuthorizationServerMetadata(l links) wire.AuthorizationServerMetadata {
 func jwks(l links) wire.JWKSet { return wire.JWKSet{Keys: []struct{}{}} }
 
 func newServerCard(l links) wire.ServerCard {
-	p := l.cat.Site.Profile
+	p := l.Cat.Site.Profile
 	description := "Read-only public facts about " + p.Name + " and their published insights."
 	if len(description) > 100 {
 		description = "Read-only public profile and published insights."
@@ -88,19 +90,19 @@ func newServerCard(l links) wire.ServerCard {
 	title := p.Name + " public discovery API"
 	return wire.ServerCard{
 		Schema:      "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json",
-		Name:        cardNamespace(origin.HostOnly(origin.HostOf(l.base)), len(l.cfg.ServiceName)) + "/" + l.cfg.ServiceName,
+		Name:        cardNamespace(origin.HostOnly(origin.HostOf(l.Base)), len(l.cfg.ServiceName)) + "/" + l.cfg.ServiceName,
 		Version:     l.cfg.Version,
 		Title:       clipChars(title, maxCardTitle),
 		Description: description,
-		WebsiteURL:  l.developers(),
+		WebsiteURL:  l.Developers(),
 		Remotes: []wire.ServerCardRemote{{
-			Type: "streamable-http", URL: l.base + pathMCP, SupportedProtocolVersions: mcpcall.Versions,
+			Type: "streamable-http", URL: l.Base + view.PathMCP, SupportedProtocolVersions: mcpcall.Versions,
 		}},
 		ServerInfo:      wire.ServerCardInfo{Name: l.cfg.ServiceName, Title: title, Version: l.cfg.Version},
 		ProtocolVersion: mcpcall.Versions[0],
-		Transport:       wire.ServerCardEndpoint{Type: "streamable-http", Endpoint: pathMCP},
-		Endpoint:        l.base + pathMCP,
-		Capabilities:    cardCapabilities(mcpCapabilities()),
+		Transport:       wire.ServerCardEndpoint{Type: "streamable-http", Endpoint: view.PathMCP},
+		Endpoint:        l.Base + view.PathMCP,
+		Capabilities:    cardCapabilities(mcp.Capabilities()),
 		Authentication:  wire.ServerCardAuth{Required: false, Schemes: []string{"bearer"}},
 	}
 }

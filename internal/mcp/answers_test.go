@@ -1,4 +1,4 @@
-package mcphttp
+package mcp
 
 import (
 	"bytes"
@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/caddy-discovery/caddy-discovery/internal/mcpcall"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp/mcpcall"
 )
 
 // testSlugs are the documents of the test endpoint's tools.
@@ -25,7 +25,7 @@ var testSlugs = []string{"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "
 // testSlugs, recognised as the rendition recognises its insights.
 func testEndpoint(t testing.TB) *Endpoint {
 	t.Helper()
-	server := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	server := sdk.NewServer(&sdk.Implementation{Name: "test", Version: "1"}, nil)
 	type document struct {
 		Slug string `json:"slug"`
 		Body string `json:"body"`
@@ -37,14 +37,14 @@ func testEndpoint(t testing.TB) *Endpoint {
 		Slug string `json:"slug"`
 	}
 	body := func(slug string) document { return document{slug, strings.Repeat(slug+" ", 2048/(len(slug)+1))} }
-	mcp.AddTool(server, &mcp.Tool{Name: "get_insight"}, func(_ context.Context, _ *mcp.CallToolRequest, in bySlug) (*mcp.CallToolResult, document, error) {
+	sdk.AddTool(server, &sdk.Tool{Name: "get_insight"}, func(_ context.Context, _ *sdk.CallToolRequest, in bySlug) (*sdk.CallToolResult, document, error) {
 		return nil, body(in.Slug), nil
 	})
-	mcp.AddTool(server, &mcp.Tool{Name: "fetch"}, func(_ context.Context, _ *mcp.CallToolRequest, in byID) (*mcp.CallToolResult, document, error) {
+	sdk.AddTool(server, &sdk.Tool{Name: "fetch"}, func(_ context.Context, _ *sdk.CallToolRequest, in byID) (*sdk.CallToolResult, document, error) {
 		return nil, body(in.ID), nil
 	})
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, DisableLocalhostProtection: true})
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server },
+		&sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true, DisableLocalhostProtection: true})
 	return &Endpoint{
 		Base: "https://example.com", Origin: "https://example.com", BodyTimeout: 10 * time.Second,
 		Handler: func() http.Handler { return h },

@@ -1,11 +1,11 @@
-package mcphttp
+package mcp
 
 import (
 	"context"
 	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/metrics"
 )
@@ -18,9 +18,9 @@ type uncounted struct{}
 // CountCalls is the MCP server's middleware that counts each tool call
 // and resource read for site, with how long it took and whether it
 // failed.
-func CountCalls(tools map[string]bool, site *metrics.Site) mcp.Middleware {
-	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+func CountCalls(tools map[string]bool, site *metrics.Site) sdk.Middleware {
+	return func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 			if method != "tools/call" && method != "resources/read" || ctx.Value(uncounted{}) != nil {
 				return next(ctx, method, req)
 			}
@@ -28,7 +28,7 @@ func CountCalls(tools map[string]bool, site *metrics.Site) mcp.Middleware {
 			result, err := next(ctx, method, req)
 			kind, name := callName(tools, method, req.GetParams())
 			failed := err != nil
-			if r, ok := result.(*mcp.CallToolResult); ok && r != nil && r.IsError {
+			if r, ok := result.(*sdk.CallToolResult); ok && r != nil && r.IsError {
 				failed = true
 			}
 			site.MCPCall(kind, name, failed, time.Since(start))
@@ -40,14 +40,14 @@ func CountCalls(tools map[string]bool, site *metrics.Site) mcp.Middleware {
 // callName is the kind and the name a call is counted under: a tool of
 // the server's, a resource's kind, else "other", so that no client can
 // add a series.
-func callName(tools map[string]bool, method string, params mcp.Params) (kind, name string) {
+func callName(tools map[string]bool, method string, params sdk.Params) (kind, name string) {
 	switch p := params.(type) {
-	case *mcp.CallToolParamsRaw:
+	case *sdk.CallToolParamsRaw:
 		if p != nil && tools[p.Name] {
 			return "tool", p.Name
 		}
 		return "tool", "other"
-	case *mcp.ReadResourceParams:
+	case *sdk.ReadResourceParams:
 		if p != nil && strings.HasPrefix(p.URI, "http") {
 			return "resource", "insight"
 		}

@@ -1,4 +1,4 @@
-package mcphttp
+package mcp
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/cache"
-	"github.com/caddy-discovery/caddy-discovery/internal/mcpcall"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp/mcpcall"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
@@ -30,7 +30,7 @@ import (
 // anything else (another method, a notification, a batch, an unknown tool,
 // slug or URI, an argument of another shape, _meta before protocol
 // 2026-07-28, and under it a _meta or headers the SDK would refuse or act
-// on; see internal/mcpcall) goes to the SDK as before.
+// on; see internal/mcp/mcpcall) goes to the SDK as before.
 
 // mcpAnswer is the SDK's answer to one canonical request, split around the
 // request's id.
@@ -272,10 +272,10 @@ func (req Request) canonicalHeaders(h http.Header) {
 
 // resultMeta is the _meta the SDK gives every tools/call result under
 // 2026-07-28 (the server's identity), as it writes it, read from its kept
-// answer to get_profile; false when that answer is not of the expected
+// answer to metaTool; false when that answer is not of the expected
 // shape, {"_meta":…,"content":…,…,"resultType":"complete"}.
 func (e *Endpoint) resultMeta(ctx context.Context) ([]byte, bool) {
-	a := e.answer(ctx, Request{Version: mcpcall.Revision2026, Method: "tools/call", Tool: "get_profile"})
+	a := e.answer(ctx, Request{Version: mcpcall.Revision2026, Method: "tools/call", Tool: metaTool})
 	if a == nil {
 		return nil, false
 	}

@@ -1,4 +1,4 @@
-package mcphttp
+package mcp
 
 import (
 	"bytes"

@@ -1,14 +1,15 @@
-package handlers
+package mcp
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 	"github.com/caddy-discovery/caddy-discovery/internal/search"
+	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
 
 // The search and fetch tools have the shapes ChatGPT connectors and deep
@@ -56,8 +57,8 @@ type fetchOutput struct {
 
 // connectorSearch is search_insights' first page, in the connectors'
 // shape.
-func connectorSearch(ctx context.Context, l links, in connectorSearchInput) (connectorSearchOutput, error) {
-	found, err := searchInsights(ctx, l, search.Input{Query: in.Query})
+func connectorSearch(ctx context.Context, l Site, in connectorSearchInput) (connectorSearchOutput, error) {
+	found, err := SearchInsights(ctx, l, search.Input{Query: in.Query})
 	if err != nil {
 		return connectorSearchOutput{}, err
 	}
@@ -69,31 +70,31 @@ func connectorSearch(ctx context.Context, l links, in connectorSearchInput) (con
 }
 
 // addConnectorSearchTool registers search.
-func addConnectorSearchTool(l links, t *mcp.Tool, server *mcp.Server) {
+func addConnectorSearchTool(l Site, t *sdk.Tool, server *sdk.Server) {
 	addTool(l, t,
-		server, func(ctx context.Context, _ *mcp.CallToolRequest, in connectorSearchInput) (*mcp.CallToolResult, connectorSearchOutput, error) {
+		server, func(ctx context.Context, _ *sdk.CallToolRequest, in connectorSearchInput) (*sdk.CallToolResult, connectorSearchOutput, error) {
 			out, err := connectorSearch(ctx, l, in)
 			return nil, out, err
 		})
 }
 
 // addFetchTool registers fetch.
-func addFetchTool(l links, t *mcp.Tool, server *mcp.Server) {
+func addFetchTool(l Site, t *sdk.Tool, server *sdk.Server) {
 	addTool(l, t,
-		server, func(_ context.Context, _ *mcp.CallToolRequest, in fetchInput) (*mcp.CallToolResult, fetchOutput, error) {
+		server, func(_ context.Context, _ *sdk.CallToolRequest, in fetchInput) (*sdk.CallToolResult, fetchOutput, error) {
 			if !content.ValidSlug(in.ID) {
 				return nil, fetchOutput{}, fmt.Errorf("the id %s is not valid: an id is an insight's slug, %s. Call search for ids", problem.Quote(in.ID), content.SlugGrammar)
 			}
-			doc, ok := l.published(in.ID)
+			doc, ok := l.Published(in.ID)
 			if !ok {
 				return nil, fetchOutput{}, fmt.Errorf("no published insight has the id %s. Call search for ids", problem.Quote(in.ID))
 			}
-			d := newInsightDocument(l, doc)
+			d := l.InsightDocument(doc)
 			return nil, fetchOutput{
 				ID: d.Slug, Title: d.Title, Text: d.Content, URL: d.URL,
 				Metadata: fetchMetadata{
 					Topic: d.Topic, Description: d.Description, Published: d.DateISO, Modified: d.DateModifiedISO,
-					ReadTime: d.ReadTime, APIURL: l.base + insightPath(d.Slug), ContentType: "text/markdown",
+					ReadTime: d.ReadTime, APIURL: l.Base + view.InsightPath(d.Slug), ContentType: "text/markdown",
 				},
 			}, nil
 		})

@@ -1,16 +1,19 @@
-// Package mcphttp is the MCP endpoint over Streamable HTTP, in front of the
-// official SDK's stateless handler: the checks the SDK does not make (the
-// Host against DNS rebinding, the Origin, the body's size and time, JSON),
-// JSON-RPC batches counted against the rate limit, the SDK's plain-text
-// errors turned into JSON-RPC ones, and the answers the SDK would give to
-// read requests that depend on the content only, kept or encoded here
-// (see answers.go and search.go), with each call counted in the metrics.
-// What the tools answer is the rendition's: the endpoint asks it through
-// the functions of Endpoint. The SDK's answers pass through Caddy's
-// response recorder (caddyhttp), the one piece of Caddy it uses.
+// Package mcp is the MCP server of a Service: its tools, each declared once
+// in mcpTools (tools.go; the connectors' search and fetch in connector.go),
+// the calls whose answers depend on the content only (kept.go), and the
+// endpoint over Streamable HTTP in front of the official SDK's stateless
+// handler: the checks the SDK does not make (the Host against DNS
+// rebinding, the Origin, the body's size and time, JSON), JSON-RPC batches
+// counted against the rate limit, the SDK's plain-text errors turned into
+// JSON-RPC ones, and the answers the SDK would give to read requests that
+// depend on the content only, kept or encoded here (see answers.go and
+// search.go), with each call counted in the metrics. The tools read the
+// view of one base URL (Site); reading a call off its bytes is the
+// sub-package mcpcall. The SDK's answers pass through Caddy's response
+// recorder (caddyhttp), the one piece of Caddy it uses.
 //
-// Imports from the module: internal/body, internal/cache, internal/mcpcall, internal/metrics, internal/origin, internal/problem, internal/ratelimit, internal/respond, internal/search.
-package mcphttp
+// Imports from the module: content, internal/body, internal/cache, internal/catalog, internal/mcp/mcpcall, internal/metrics, internal/origin, internal/problem, internal/ratelimit, internal/respond, internal/schema, internal/search, internal/view, internal/wire.
+package mcp
 
 import (
 	"bytes"
@@ -27,7 +30,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/body"
-	"github.com/caddy-discovery/caddy-discovery/internal/mcpcall"
+	"github.com/caddy-discovery/caddy-discovery/internal/mcp/mcpcall"
 	"github.com/caddy-discovery/caddy-discovery/internal/metrics"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"

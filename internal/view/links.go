@@ -1,0 +1,171 @@
+// Package view is what a renderer sees of a Service for one base URL: the
+// addresses resolved against it (Links, whose catalog is the content and
+// its indexes), the routes as data (Route, without what answers them) and
+// the paths code refers to by name, and the API's JSON bodies built from
+// them (api.go). It reads only the fields of the caller's configuration
+// named in Caller, so that a package beside handlers can build what the API
+// answers without importing handlers; the route table that binds each
+// route to its renderer stays with dispatch, in handlers.
+//
+// Imports from the module: content, internal/catalog, internal/origin, internal/wire.
+package view
+
+import (
+	"path"
+	"strings"
+
+	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/catalog"
+	"github.com/caddy-discovery/caddy-discovery/internal/origin"
+)
+
+// Links resolves the addresses a rendition publishes against one base URL.
+// Its methods, all in this file, are those addresses; each document is a
+// function of one Links value, in the file of its concept (the API's JSON
+// in api.go here, llms.txt in handlers' documents.go, ...).
+type Links struct {
+	Base string
+	// Cat is the catalog: the content and its indexes, its page registry
+	// pointing at the routes of the Markdown twins.
+	Cat *catalog.Catalog[Route]
+	Caller
+}
+
+// Caller is what the view reads of the caller's configuration: the
+// service's names and the switches that change an address.
+type Caller struct {
+	// ServiceName and Version identify the service in health reports.
+	ServiceName string
+	Version     string
+	// CLIName names the CLI script: /cli/<CLIName>.mjs.
+	CLIName string
+	// WebMCP says that the WebMCP script is served.
+	WebMCP bool
+	// OnSite returns the path of a content link that names a page of
+	// this site.
+	OnSite func(link string) (string, bool)
+}
+
+// Abs makes a content link absolute: a path beginning with "/" is taken
+// relative to the base URL.
+func (l Links) Abs(link string) string {
+	if strings.HasPrefix(link, "/") {
+		return l.Base + link
+	}
+	return link
+}
+
+func (l Links) Developers() string { return l.Base + PathDevelopers }
+
+func (l Links) OpenAPI() string { return l.Base + PathOpenAPI }
+
+// CLIURL is the address of the command-line client.
+func (l Links) CLIURL() string {
+	return l.Base + strings.Replace(PathCLI, "{cli}", l.CLIName, 1)
+}
+
+// Insight is the address of the page of the insight with the given slug.
+func (l Links) Insight(slug string) string { return l.Abs(l.InsightLink(slug)) }
+
+// InsightLink is the content's link of an insight's page, before it is
+// made absolute.
+func (l Links) InsightLink(slug string) string {
+	if i, ok := l.Cat.BySlug[slug]; ok {
+		return l.Cat.Site.Insights[i].Page
+	}
+	return content.FillPage(l.Cat.Site.Pages.Insight, slug, "")
+}
+
+// PostURL is the address of the insight a Jekyll tag names by its file
+// ("2024-05-01-name", "_posts/2024-05-01-name.md", "/drafts/name"): the
+// Insight whose slug is the name without its folders, extension and
+// date.
+func (l Links) PostURL(name string) (string, bool) {
+	name = path.Base(name)
+	name, _ = content.NameSlug(strings.TrimSuffix(name, path.Ext(name)))
+	if _, ok := l.Cat.BySlug[name]; !ok {
+		return "", false
+	}
+	return l.Insight(name), true
+}
+
+// Published returns the published insight with the given slug.
+func (l Links) Published(slug string) (content.Insight, bool) {
+	i, ok := l.Cat.BySlug[slug]
+	if !ok {
+		return content.Insight{}, false
+	}
+	return l.Cat.Site.Insights[i], true
+}
+
+// TwinURL is the address of the Markdown twin of the content link (a page),
+// and whether it has one.
+func (l Links) TwinURL(link string) (string, bool) {
+	path, ok := l.OnSite(link)
+	if !ok || link == "" { // no page, not the home page
+		return "", false
+	}
+	p := l.Cat.Pages[path]
+	if p == nil || p.Twin == "" {
+		return "", false
+	}
+	return l.Base + p.TwinURL, true
+}
+
+// PageLink is the address agents should read a site page at: its
+// Markdown twin when it has one, else the page.
+func (l Links) PageLink(link string) string {
+	if twin, ok := l.TwinURL(link); ok {
+		return twin
+	}
+	return l.Abs(link)
+}
+
+// SkillPath is the address of the SKILL.md.
+func (l Links) SkillPath() string {
+	return strings.Replace(PathSkill, "{skill}", SkillName(l.CLIName), 1)
+}
+
+// DefaultCLIName is the CLI name when the caller sets none.
+const DefaultCLIName = "discovery"
+
+// SkillName is the skill's name, from the CLI's name (the name the site
+// already gives its tools): the skill grammar's lowercase letters, digits
+// and single inner hyphens, at most 64 characters.
+func SkillName(cliName string) string {
+	var b strings.Builder
+	for _, c := range strings.ToLower(cliName) {
+		switch {
+		case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
+			b.WriteRune(c)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
+			b.WriteByte('-')
+		}
+	}
+	name := strings.Trim(b.String(), "-")
+	if len(name) > 64 {
+		name = strings.TrimRight(name[:64], "-")
+	}
+	if name == "" {
+		return DefaultCLIName
+	}
+	return name
+}
+
+// WebMCPScriptURL is the script's address, or "" when it is off.
+func (l Links) WebMCPScriptURL() string {
+	if !l.WebMCP {
+		return ""
+	}
+	return l.Base + PathWebMCP
+}
+
+// WebMCPSource is the CSP source that allows the script on the portal and
+// no other: its own URL. A host-source cannot name an IPv6 address, so a
+// base URL with one falls back to the portal's own origin.
+func (l Links) WebMCPSource(path string) string {
+	if strings.Contains(origin.HostOnly(origin.HostOf(l.Base)), ":") {
+		return "'self'"
+	}
+	return l.Base + path
+}
