@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/docs"
 	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
@@ -491,7 +492,7 @@ var routes = []route{
 			Description: "The RFC 9116 security.txt: whom to tell about a vulnerability in this site, and until when that holds. Served only when the site has no security.txt of its own.",
 			MediaType:   respond.MediaText, CacheControl: respond.CacheDocument, Listed: view.ListOptional,
 		},
-		render: textDocument(securityTxt), enabled: (*Config).servesSecurityTxt, siteFirst: true,
+		render: viewDocument(docs.SecurityTxt), enabled: (*Config).servesSecurityTxt, siteFirst: true,
 	},
 	{
 		Route: view.Route{
@@ -596,6 +597,12 @@ func jsonDocument[T any](f func(links) T) renderer {
 // textDocument renders a text document that depends on the base URL only.
 func textDocument(f func(links) []byte) renderer {
 	return func(l links, _ string) ([]byte, error) { return f(l), nil }
+}
+
+// viewDocument renders a text document of internal/docs, which reads the
+// view of the base URL alone.
+func viewDocument(f func(view.Links) []byte) renderer {
+	return func(l links, _ string) ([]byte, error) { return f(l.Links), nil }
 }
 
 // apiPrefix is the prefix of every address under the JSON API's root. The

@@ -1,0 +1,9 @@
+// Package docs is what each of the module's documents says, each a
+// function of the view of one base URL (view.Links) and the data it needs
+// handed to it: security.txt (securitytxt.go), the CLI's commands the
+// documents teach (cli.go) and the named schemas of the API's bodies
+// (components.go). The route table in handlers binds each route to its
+// renderer here; docs never imports handlers.
+//
+// Imports from the module: internal/catalog, internal/mcp, internal/oauth, internal/pages, internal/problem, internal/schema, internal/view, internal/wire.
+package docs
