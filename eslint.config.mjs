@@ -12,7 +12,7 @@ export default [
   },
   {
     // The WebMCP script the module serves to the site's pages (browser).
-    files: ["internal/handlers/webmcp/*.js"],
+    files: ["internal/docs/webmcp/*.js"],
     languageOptions: { ecmaVersion: 2022, sourceType: "script", globals: globals.browser },
   },
   {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/docs"
 	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 	"github.com/caddy-discovery/caddy-discovery/internal/view"
@@ -33,7 +34,7 @@ func TestAgentCard(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(card.SupportedInterfaces) != 1 || card.SupportedInterfaces[0].URL != "https://example.com/mcp" ||
-		card.SupportedInterfaces[0].ProtocolBinding != mcpBinding || card.SupportedInterfaces[0].ProtocolVersion != "1.0" {
+		card.SupportedInterfaces[0].ProtocolBinding != docs.MCPBinding || card.SupportedInterfaces[0].ProtocolVersion != "1.0" {
 		t.Errorf("interfaces %+v", card.SupportedInterfaces)
 	}
 	tools := mcp.DeclaredTools(s.fixed.links.mcpSite())

@@ -1,8 +1,10 @@
 package handlers
 
 import (
+	"github.com/caddy-discovery/caddy-discovery/internal/docs"
 	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/view"
+	"github.com/caddy-discovery/caddy-discovery/internal/wire"
 )
 
 // links is the view of one base URL (view.Links: the addresses against it
@@ -42,4 +44,16 @@ func (l links) routeAt(path string) *route {
 func (l links) mcpSite() mcp.Site {
 	return mcp.Site{Links: l.Links, Now: l.cfg.Now, Metrics: l.cfg.Metrics, OnPanic: l.onPanic,
 		Route: func(path string) *view.Route { return routeOf(l, path).data() }}
+}
+
+// newAgentCard is the agent card of l, whose skills are the tools the MCP
+// server declares for it.
+func newAgentCard(l links) wire.AgentCard {
+	return docs.AgentCard(l.Links, mcp.DeclaredTools(l.mcpSite()))
+}
+
+// webMCPScriptDocument renders the WebMCP script with the tools the MCP
+// server declares for l.
+func webMCPScriptDocument(l links, _ string) ([]byte, error) {
+	return docs.WebMCPScript(mcp.DeclaredTools(l.mcpSite()))
 }

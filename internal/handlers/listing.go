@@ -4,6 +4,7 @@ import (
 	"net"
 	"strings"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/docs"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
@@ -45,7 +46,7 @@ type registryRemote struct {
 }
 
 func newRegistryServer(l links) registryServer {
-	card := newServerCard(l)
+	card := docs.ServerCard(l.Links)
 	return registryServer{
 		Schema: registrySchema, Name: card.Name, Title: card.Title, Description: card.Description,
 		Version: card.Version, WebsiteURL: card.WebsiteURL,

@@ -3,8 +3,7 @@ package handlers
 import (
 	"strings"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
+	"github.com/caddy-discovery/caddy-discovery/internal/docs"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/pages"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
@@ -13,7 +12,8 @@ import (
 )
 
 // How MCP clients and scanners find the server before they connect: the
-// server card's derived fields and the AI catalog that points at the card.
+// AI catalog that points at the card (internal/docs derives the card's
+// fields).
 
 // AgentDocs says which of the documents for agents beyond the
 // specification's a Service serves. A document that is off is not the
@@ -42,7 +42,7 @@ type AgentDocs struct {
 }
 
 func newAICatalog(l links) wire.AICatalog {
-	card := newServerCard(l)
+	card := docs.ServerCard(l.Links)
 	queries := representativeQueries(l)
 	c := wire.AICatalog{
 		SpecVersion: "1.0",
@@ -88,10 +88,10 @@ func newAICatalog(l links) wire.AICatalog {
 // the content: who the subject is, what they wrote on their newest
 // insight's topic, and how to reach them.
 func representativeQueries(l links) []string {
-	name := clipChars(pages.OneLine(l.Cat.Site.Profile.Name), maxCardTitle)
+	name := docs.ClipChars(pages.OneLine(l.Cat.Site.Profile.Name), docs.MaxCardTitle)
 	queries := []string{"Who is " + name + " and what do they do?"}
 	if ins := l.Cat.Site.Insights; len(ins) > 0 && ins[0].Topic != "" {
-		queries = append(queries, "What has "+name+" written about "+clipChars(pages.OneLine(ins[0].Topic), maxCardTitle)+"?")
+		queries = append(queries, "What has "+name+" written about "+docs.ClipChars(pages.OneLine(ins[0].Topic), docs.MaxCardTitle)+"?")
 	} else {
 		queries = append(queries, "What has "+name+" written?")
 	}
@@ -108,51 +108,4 @@ func airPublisher(base string) string {
 // airIdentifier is urn:air:<publisher>:<namespace>:<name>.
 func airIdentifier(base, namespace, name string) string {
 	return "urn:air:" + airPublisher(base) + ":" + namespace + ":" + name
-}
-
-// cardCapabilities are the capabilities c declares, as the server card
-// carries them: the same JSON as initialize's.
-func cardCapabilities(c *sdk.ServerCapabilities) wire.ServerCapabilities {
-	var out wire.ServerCapabilities
-	if c.Tools != nil {
-		out.Tools = &wire.ListChanged{ListChanged: c.Tools.ListChanged}
-	}
-	if c.Resources != nil {
-		out.Resources = &wire.ResourcesChange{ListChanged: c.Resources.ListChanged, Subscribe: c.Resources.Subscribe}
-	}
-	return out
-}
-
-// The longest server name and title the server card schema allows, in
-// characters.
-const (
-	maxCardName  = 200
-	maxCardTitle = 100
-)
-
-// clipChars cuts s to at most n characters, marking a cut with "…".
-func clipChars(s string, n int) string {
-	runes := []rune(s)
-	if len(runes) <= n {
-		return s
-	}
-	return strings.TrimSpace(string(runes[:n-1])) + "…"
-}
-
-// cardNamespace is the namespace of the server card's name for host: its
-// labels reversed ("www.example.com" becomes "com.example.www"), with any
-// character the name's grammar refuses (the colons of an IPv6 address)
-// turned into "-", and cut so that namespace, "/" and a server name of
-// nameLen characters fit the schema's 200.
-func cardNamespace(host string, nameLen int) string {
-	ns := []byte(reverseDNS(host))
-	for i, c := range ns {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-') {
-			ns[i] = '-'
-		}
-	}
-	if limit := maxCardName - 1 - nameLen; len(ns) > limit {
-		ns = ns[:limit]
-	}
-	return strings.Trim(string(ns), ".")
 }

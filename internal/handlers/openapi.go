@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/docs"
 	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
@@ -194,7 +195,7 @@ func openAPI31(l links) object {
 					},
 				},
 			},
-			"schemas":   components.Schemas,
+			"schemas":   docs.Components.Schemas,
 			"headers":   headers,
 			"responses": responses,
 		},
@@ -259,7 +260,7 @@ func operation(rt *route, twin string, metered, rateLimited, refusing bool) obje
 		sch := object{"type": "string"}
 		switch {
 		case rt.Body != nil:
-			sch = ref("schemas", components.Name(rt.Body))
+			sch = ref("schemas", docs.Components.Name(rt.Body))
 		case strings.HasPrefix(rt.MediaType, respond.MediaJSON):
 			sch = object{"type": "object"}
 		}
@@ -293,9 +294,9 @@ func operation(rt *route, twin string, metered, rateLimited, refusing bool) obje
 		}
 	}
 	if rt.ErrorBody != nil {
-		name := components.Name(rt.ErrorBody)
+		name := docs.Components.Name(rt.ErrorBody)
 		responses["400"] = object{
-			"description": components.Schemas[name].Description,
+			"description": docs.Components.Schemas[name].Description,
 			"content":     object{respond.MediaJSON: object{"schema": ref("schemas", name)}},
 		}
 	}
@@ -310,7 +311,7 @@ func operation(rt *route, twin string, metered, rateLimited, refusing bool) obje
 		"responses":   responses,
 	}
 	if rt.Request != nil {
-		sch := ref("schemas", components.Name(rt.Request))
+		sch := ref("schemas", docs.Components.Name(rt.Request))
 		if rt.JSONRPC {
 			sch = orBatch(sch, "A batch of at most "+strconv.Itoa(mcp.MaxBatch)+" messages (MCP 2025-03-26 only).")
 		}
@@ -348,7 +349,7 @@ func operation(rt *route, twin string, metered, rateLimited, refusing bool) obje
 			"in":          "path",
 			"required":    true,
 			"description": description,
-			"schema":      components.Schemas["InsightSummary"].Properties["slug"],
+			"schema":      docs.Components.Schemas["InsightSummary"].Properties["slug"],
 		})
 	}
 	return op
@@ -360,8 +361,8 @@ func operation(rt *route, twin string, metered, rateLimited, refusing bool) obje
 // over the cap), a 404 (an unknown method, from protocol 2026-07-28 on) or
 // a 429 (a batch over what is left of the quota), next to the problems.
 func jsonRPC(responses object, rateLimited bool) {
-	response := ref("schemas", components.Name(typeOf[mcp.Response]()))
-	rpcError := ref("schemas", components.Name(typeOf[mcp.ErrorResponse]()))
+	response := ref("schemas", docs.Components.Name(typeOf[mcp.Response]()))
+	rpcError := ref("schemas", docs.Components.Name(typeOf[mcp.ErrorResponse]()))
 	ok := responses["200"].(object)
 	ok["description"] = "The JSON-RPC response to a request: its result, or the error of the method (before protocol 2026-07-28, -32601 for an unknown method and -32602 for invalid params), with the request's id."
 	ok["content"] = object{respond.MediaJSON: object{"schema": orBatch(response, "The responses to a batch, one for each request in it.")}}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/docs"
 	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/pages"
@@ -135,7 +136,7 @@ func portalOf(l links) *portal.Page {
 		}
 	}
 	types["Problem"] = true
-	pg.Types = portal.Types(types, components)
+	pg.Types = portal.Types(types, docs.Components)
 	pg.NotFound, pg.Unauthorized, pg.Refused = errorExamples(l)
 	pg.Clients = portal.Clients(l.Base+view.PathMCP, l.cfg.CLIName)
 	return pg
@@ -179,7 +180,7 @@ func portalOperationOf(l links, rt *route) portal.Operation {
 	}
 	op.Request = request + address
 	op.RequestMediaType = rt.RequestMediaType
-	if name := components.Name(rt.Body); name != "" {
+	if name := docs.Components.Name(rt.Body); name != "" {
 		op.Type, op.TypeID = name, portal.TypeAnchor(name)
 	}
 	for _, status := range rt.Problems {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/docs"
 	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
@@ -203,7 +204,7 @@ var routes = []route{
 			Description: "The MCP server card: the server's name, version, transport, protocol versions and capabilities.",
 			MediaType:   respond.MediaCard, Body: typeOf[wire.ServerCard](), CacheControl: respond.CacheDocument,
 		},
-		render: jsonDocument(newServerCard),
+		render: viewJSON(docs.ServerCard),
 	},
 	{
 		Route: view.Route{
@@ -212,7 +213,7 @@ var routes = []route{
 			Description: "The same server card at the address scanners probe.",
 			MediaType:   respond.MediaJSON, Body: typeOf[wire.ServerCard](), CacheControl: respond.CacheDocument, Listed: view.ListOptional,
 		},
-		render: jsonDocument(newServerCard), enabled: (*Config).servesMCPDiscovery,
+		render: viewJSON(docs.ServerCard), enabled: (*Config).servesMCPDiscovery,
 	},
 	{
 		Route: view.Route{
@@ -221,7 +222,7 @@ var routes = []route{
 			Description: "The same server card at the plural address some scanners probe.",
 			MediaType:   respond.MediaJSON, Body: typeOf[wire.ServerCard](), CacheControl: respond.CacheDocument,
 		},
-		render: jsonDocument(newServerCard), enabled: (*Config).servesMCPDiscovery,
+		render: viewJSON(docs.ServerCard), enabled: (*Config).servesMCPDiscovery,
 	},
 	{
 		Route: view.Route{
@@ -230,7 +231,7 @@ var routes = []route{
 			Description: "The same server card at the single-file address older clients and scanners probe.",
 			MediaType:   respond.MediaJSON, Body: typeOf[wire.ServerCard](), CacheControl: respond.CacheDocument,
 		},
-		render: jsonDocument(newServerCard), enabled: (*Config).servesMCPDiscovery,
+		render: viewJSON(docs.ServerCard), enabled: (*Config).servesMCPDiscovery,
 	},
 	{
 		Route: view.Route{
@@ -367,7 +368,7 @@ var routes = []route{
 			Description: "The RFC 9727 API catalog: a linkset pointing at the API's description, documentation and status.",
 			MediaType:   respond.MediaLinkset, Body: typeOf[wire.APICatalog](), CacheControl: respond.CacheDocument, Listed: view.ListOptional,
 		},
-		render: jsonDocument(newAPICatalog),
+		render: viewJSON(docs.APICatalog),
 	},
 	{
 		Route: view.Route{
@@ -376,7 +377,7 @@ var routes = []route{
 			Description: "RFC 9728 metadata of the API as a protected resource: its authorization server, scope and bearer methods.",
 			MediaType:   respond.MediaJSON, Body: typeOf[wire.ProtectedResourceMetadata](), CacheControl: respond.CacheDocument, Listed: view.ListOptional,
 		},
-		render: jsonDocument(newProtectedResourceMetadata),
+		render: viewJSON(docs.ProtectedResourceMetadata),
 	},
 	{
 		Route: view.Route{
@@ -385,7 +386,7 @@ var routes = []route{
 			Description: "RFC 8414 metadata of the authorization server: its authorization, token and registration endpoints, grants, PKCE method, scope and client authentication.",
 			MediaType:   respond.MediaJSON, Body: typeOf[wire.AuthorizationServerMetadata](), CacheControl: respond.CacheDocument, Listed: view.ListOptional,
 		},
-		render: jsonDocument(newAuthorizationServerMetadata),
+		render: jsonDocument(authorizationServerMetadata),
 	},
 	{
 		Route: view.Route{
@@ -394,7 +395,7 @@ var routes = []route{
 			Description: "The empty key set: access tokens are opaque, so there are no public keys to verify them with.",
 			MediaType:   respond.MediaJWKSet, Body: typeOf[wire.JWKSet](), CacheControl: respond.CacheDocument,
 		},
-		render: jsonDocument(jwks),
+		render: viewJSON(docs.JWKS),
 	},
 	{
 		Route: view.Route{
@@ -482,7 +483,7 @@ var routes = []route{
 			Description: "RFC 9728 metadata of the MCP endpoint as a protected resource, at the path-suffixed address MCP clients try first.",
 			MediaType:   respond.MediaJSON, Body: typeOf[wire.ProtectedResourceMetadata](), CacheControl: respond.CacheDocument, Listed: view.ListOptional,
 		},
-		render: jsonDocument(mcpProtectedResourceMetadata),
+		render: viewJSON(docs.MCPProtectedResourceMetadata),
 	},
 	{
 		Route: view.Route{
@@ -491,7 +492,7 @@ var routes = []route{
 			Description: "The RFC 9116 security.txt: whom to tell about a vulnerability in this site, and until when that holds. Served only when the site has no security.txt of its own.",
 			MediaType:   respond.MediaText, CacheControl: respond.CacheDocument, Listed: view.ListOptional,
 		},
-		render: textDocument(securityTxt), enabled: (*Config).servesSecurityTxt, siteFirst: true,
+		render: viewDocument(docs.SecurityTxt), enabled: (*Config).servesSecurityTxt, siteFirst: true,
 	},
 	{
 		Route: view.Route{
@@ -596,6 +597,24 @@ func jsonDocument[T any](f func(links) T) renderer {
 // textDocument renders a text document that depends on the base URL only.
 func textDocument(f func(links) []byte) renderer {
 	return func(l links, _ string) ([]byte, error) { return f(l), nil }
+}
+
+// viewJSON renders the JSON of a value of internal/docs, which reads the
+// view of the base URL alone.
+func viewJSON[T any](f func(view.Links) T) renderer {
+	return func(l links, _ string) ([]byte, error) { return respond.Marshal(f(l.Links)) }
+}
+
+// authorizationServerMetadata is the RFC 8414 metadata of l, which says
+// whether the configuration accepts Client ID Metadata Documents.
+func authorizationServerMetadata(l links) wire.AuthorizationServerMetadata {
+	return docs.AuthorizationServerMetadata(l.Links, l.cfg.ClientMetadata != nil)
+}
+
+// viewDocument renders a text document of internal/docs, which reads the
+// view of the base URL alone.
+func viewDocument(f func(view.Links) []byte) renderer {
+	return func(l links, _ string) ([]byte, error) { return f(l.Links), nil }
 }
 
 // apiPrefix is the prefix of every address under the JSON API's root. The

@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/docs"
 )
 
 // TestSlugSchemaIsTheGrammar: the slug's schema (on the type, for
 // openapi.json and the MCP tools) says what content.ValidSlug checks.
 func TestSlugSchemaIsTheGrammar(t *testing.T) {
-	slug := components.Schemas["InsightSummary"].Properties["slug"]
+	slug := docs.Components.Schemas["InsightSummary"].Properties["slug"]
 	if slug == nil || slug.MaxLength == nil || *slug.MaxLength != content.MaxSlugLength || *slug.MinLength != 1 {
 		t.Fatalf("slug schema %+v", slug)
 	}
@@ -30,7 +31,7 @@ func TestSlugSchemaIsTheGrammar(t *testing.T) {
 func TestEveryBodyIsAComponent(t *testing.T) {
 	for _, rt := range routes {
 		for _, typ := range []reflect.Type{rt.Body, rt.Request, rt.ErrorBody} {
-			if typ != nil && components.Name(typ) == "" {
+			if typ != nil && docs.Components.Name(typ) == "" {
 				t.Errorf("%s %s: %s is not among the components", rt.Method, rt.Path, typ)
 			}
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/docs"
 	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/pages"
@@ -40,7 +41,7 @@ const maxSkillDescription = 1024
 // use it, which is what an agent reads to decide whether to load it.
 func skillDescription(l links) string {
 	p := l.Cat.Site.Profile
-	return clipChars(pages.OneLine(fmt.Sprintf("Look up %s (%s) and their published articles (\"insights\") in the read-only public API of %s: "+
+	return docs.ClipChars(pages.OneLine(fmt.Sprintf("Look up %s (%s) and their published articles (\"insights\") in the read-only public API of %s: "+
 		"biography, key facts, expertise, contact links, articles by topic or by words, and each article's full Markdown. "+
 		"Use when asked about %s or their writing. Works over REST (curl), the official Node.js CLI or MCP; no API key.",
 		p.Name, strings.TrimSuffix(pages.OneLine(p.Tagline), "."), origin.HostOf(l.Base), p.Name)), maxSkillDescription)
@@ -167,16 +168,16 @@ func skillMarkdown(l links, _ string) ([]byte, error) {
 	}
 	data["Endpoints"] = endpoints
 	var commands []skillCommand
-	for _, c := range cliCommands {
-		summary := c.summary
-		if c.path != "" {
-			rt := l.routeAt(c.path)
+	for _, c := range docs.CLICommands {
+		summary := c.Summary
+		if c.Path != "" {
+			rt := l.routeAt(c.Path)
 			if rt == nil {
-				return nil, fmt.Errorf("the CLI command %q prints %s, which is not a route", c.command, c.path)
+				return nil, fmt.Errorf("the CLI command %q prints %s, which is not a route", c.Command, c.Path)
 			}
 			summary = rt.Summary
 		}
-		commands = append(commands, skillCommand{strings.Replace(c.command, "<slug>", slug, 1), summary})
+		commands = append(commands, skillCommand{strings.Replace(c.Command, "<slug>", slug, 1), summary})
 	}
 	data["Commands"] = commands
 	var tools []skillTool

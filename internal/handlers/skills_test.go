@@ -13,6 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/docs"
 	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/wire"
 )
@@ -75,8 +76,8 @@ func TestSkill(t *testing.T) {
 			want = append(want, "`GET "+rt.Path+"`")
 		}
 	}
-	for _, c := range cliCommands {
-		want = append(want, "node Rosa_Tools.mjs "+strings.Replace(c.command, "<slug>", slugExample(s.fixed.links), 1)+"  # ")
+	for _, c := range docs.CLICommands {
+		want = append(want, "node Rosa_Tools.mjs "+strings.Replace(c.Command, "<slug>", slugExample(s.fixed.links), 1)+"  # ")
 	}
 	for _, tool := range mcp.DeclaredTools(s.fixed.links.mcpSite()) {
 		want = append(want, "- `"+tool.Name+"` (")
@@ -116,8 +117,8 @@ func TestCLICommandsAreTheScripts(t *testing.T) {
 		}
 	}
 	var ours []string
-	for _, c := range cliCommands {
-		ours = append(ours, c.command)
+	for _, c := range docs.CLICommands {
+		ours = append(ours, c.Command)
 	}
 	if strings.Join(usage, "|") != strings.Join(ours, "|") {
 		t.Errorf("the CLI's usage lists %q, the documents teach %q", usage, ours)

@@ -1,8 +1,10 @@
-package handlers
+package docs
 
 import (
 	"slices"
 	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/mcp/mcpcall"
@@ -17,7 +19,7 @@ import (
 // The machine-readable discovery documents: the RFC 9727 API catalog, the
 // OAuth metadata (RFC 9728, RFC 8414), the key set and the MCP server card.
 
-func newAPICatalog(l links) wire.APICatalog {
+func APICatalog(l view.Links) wire.APICatalog {
 	return wire.APICatalog{Linkset: []wire.LinksetEntry{{
 		Anchor:      l.Base + view.PathIndex,
 		ServiceDesc: []wire.Link{{Href: l.OpenAPI(), Type: respond.MediaJSON}},
@@ -26,7 +28,7 @@ func newAPICatalog(l links) wire.APICatalog {
 	}}}
 }
 
-func newProtectedResourceMetadata(l links) wire.ProtectedResourceMetadata {
+func ProtectedResourceMetadata(l view.Links) wire.ProtectedResourceMetadata {
 	return wire.ProtectedResourceMetadata{
 		Resource:               l.Base,
 		ResourceName:           l.Cat.Site.Profile.Name + " public discovery API",
@@ -37,17 +39,17 @@ func newProtectedResourceMetadata(l links) wire.ProtectedResourceMetadata {
 	}
 }
 
-// mcpProtectedResourceMetadata describes the MCP endpoint, whose resource
+// MCPProtectedResourceMetadata describes the MCP endpoint, whose resource
 // identifier is its own address (RFC 9728 section 3.3: the resource is the
 // one the well-known address was made from).
-func mcpProtectedResourceMetadata(l links) wire.ProtectedResourceMetadata {
-	m := newProtectedResourceMetadata(l)
+func MCPProtectedResourceMetadata(l view.Links) wire.ProtectedResourceMetadata {
+	m := ProtectedResourceMetadata(l)
 	m.Resource = l.Base + view.PathMCP
 	m.ResourceName = l.Cat.Site.Profile.Name + " MCP server"
 	return m
 }
 
-func newAgentAuth(l links) wire.AgentAuth {
+func AgentAuth(l view.Links) wire.AgentAuth {
 	return wire.AgentAuth{
 		Skill:                  l.Base + view.PathAuth,
 		IdentityEndpoint:       l.Base + view.PathIdentity,
@@ -59,7 +61,7 @@ func newAgentAuth(l links) wire.AgentAuth {
 	}
 }
 
-func newAuthorizationServerMetadata(l links) wire.AuthorizationServerMetadata {
+func AuthorizationServerMetadata(l view.Links, cimd bool) wire.AuthorizationServerMetadata {
 	return wire.AuthorizationServerMetadata{
 		Issuer:                                     l.Base,
 		AuthorizationEndpoint:                      l.Base + view.PathAuthorize,
@@ -74,14 +76,14 @@ func newAuthorizationServerMetadata(l links) wire.AuthorizationServerMetadata {
 		JWKSURI:                                    l.Base + view.PathJWKS,
 		ServiceDocumentation:                       l.Base + view.PathAuth,
 		AuthorizationResponseISSParameterSupported: true,
-		ClientIDMetadataDocumentSupported:          l.cfg.ClientMetadata != nil,
-		AgentAuth:                                  newAgentAuth(l),
+		ClientIDMetadataDocumentSupported:          cimd,
+		AgentAuth:                                  AgentAuth(l),
 	}
 }
 
-func jwks(l links) wire.JWKSet { return wire.JWKSet{Keys: []struct{}{}} }
+func JWKS(l view.Links) wire.JWKSet { return wire.JWKSet{Keys: []struct{}{}} }
 
-func newServerCard(l links) wire.ServerCard {
+func ServerCard(l view.Links) wire.ServerCard {
 	p := l.Cat.Site.Profile
 	description := "Read-only public facts about " + p.Name + " and their published insights."
 	if len(description) > 100 {
@@ -90,15 +92,15 @@ func newServerCard(l links) wire.ServerCard {
 	title := p.Name + " public discovery API"
 	return wire.ServerCard{
 		Schema:      "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json",
-		Name:        cardNamespace(origin.HostOnly(origin.HostOf(l.Base)), len(l.cfg.ServiceName)) + "/" + l.cfg.ServiceName,
-		Version:     l.cfg.Version,
-		Title:       clipChars(title, maxCardTitle),
+		Name:        cardNamespace(origin.HostOnly(origin.HostOf(l.Base)), len(l.Caller.ServiceName)) + "/" + l.Caller.ServiceName,
+		Version:     l.Caller.Version,
+		Title:       ClipChars(title, MaxCardTitle),
 		Description: description,
 		WebsiteURL:  l.Developers(),
 		Remotes: []wire.ServerCardRemote{{
 			Type: "streamable-http", URL: l.Base + view.PathMCP, SupportedProtocolVersions: mcpcall.Versions,
 		}},
-		ServerInfo:      wire.ServerCardInfo{Name: l.cfg.ServiceName, Title: title, Version: l.cfg.Version},
+		ServerInfo:      wire.ServerCardInfo{Name: l.Caller.ServiceName, Title: title, Version: l.Caller.Version},
 		ProtocolVersion: mcpcall.Versions[0],
 		Transport:       wire.ServerCardEndpoint{Type: "streamable-http", Endpoint: view.PathMCP},
 		Endpoint:        l.Base + view.PathMCP,
@@ -113,4 +115,51 @@ func reverseDNS(host string) string {
 	parts := strings.Split(host, ".")
 	slices.Reverse(parts)
 	return strings.Join(parts, ".")
+}
+
+// cardCapabilities are the capabilities c declares, as the server card
+// carries them: the same JSON as initialize's.
+func cardCapabilities(c *sdk.ServerCapabilities) wire.ServerCapabilities {
+	var out wire.ServerCapabilities
+	if c.Tools != nil {
+		out.Tools = &wire.ListChanged{ListChanged: c.Tools.ListChanged}
+	}
+	if c.Resources != nil {
+		out.Resources = &wire.ResourcesChange{ListChanged: c.Resources.ListChanged, Subscribe: c.Resources.Subscribe}
+	}
+	return out
+}
+
+// The longest server name and title the server card schema allows, in
+// characters.
+const (
+	maxCardName  = 200
+	MaxCardTitle = 100
+)
+
+// ClipChars cuts s to at most n characters, marking a cut with "…".
+func ClipChars(s string, n int) string {
+	runes := []rune(s)
+	if len(runes) <= n {
+		return s
+	}
+	return strings.TrimSpace(string(runes[:n-1])) + "…"
+}
+
+// cardNamespace is the namespace of the server card's name for host: its
+// labels reversed ("www.example.com" becomes "com.example.www"), with any
+// character the name's grammar refuses (the colons of an IPv6 address)
+// turned into "-", and cut so that namespace, "/" and a server name of
+// nameLen characters fit the schema's 200.
+func cardNamespace(host string, nameLen int) string {
+	ns := []byte(reverseDNS(host))
+	for i, c := range ns {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-') {
+			ns[i] = '-'
+		}
+	}
+	if limit := maxCardName - 1 - nameLen; len(ns) > limit {
+		ns = ns[:limit]
+	}
+	return strings.Trim(string(ns), ".")
 }

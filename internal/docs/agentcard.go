@@ -1,4 +1,4 @@
-package handlers
+package docs
 
 import (
 	"strings"
@@ -17,19 +17,19 @@ import (
 // a2aVersion is the A2A version whose AgentCard shape the card follows.
 const a2aVersion = "1.0"
 
-// mcpBinding identifies the interface the skills are reached through: the
+// MCPBinding identifies the interface the skills are reached through: the
 // MCP server's Streamable HTTP transport. The site has no A2A endpoint, so
 // the card does not claim one of A2A's own bindings (JSONRPC, GRPC,
 // HTTP+JSON): an A2A client would send A2A's SendMessage there and fail.
 // A2A names a binding beyond its own by a URI (specification section 5.8).
-const mcpBinding = "https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http"
+const MCPBinding = "https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http"
 
-// agentCard describes the site's agent: every tool the MCP server declares
+// AgentCard describes the site's agent: every tool the MCP server declares
 // is a skill, with the tool's own name, title and description.
-func newAgentCard(l links) wire.AgentCard {
+func AgentCard(l view.Links, declared []mcp.DeclaredTool) wire.AgentCard {
 	p := l.Cat.Site.Profile
 	var skills []wire.AgentSkill
-	for _, t := range mcp.DeclaredTools(l.mcpSite()) {
+	for _, t := range declared {
 		tags := append([]string{"mcp", "read-only"}, strings.Split(t.Name, "_")...)
 		skills = append(skills, wire.AgentSkill{ID: t.Name, Name: t.Title, Description: t.Description, Tags: tags})
 	}
@@ -37,9 +37,9 @@ func newAgentCard(l links) wire.AgentCard {
 		Name: p.Name + " public discovery API",
 		Description: "Read-only public facts about " + p.Name + " and their published insights. The skills are the tools of the MCP server at " +
 			l.Base + view.PathMCP + " (MCP over Streamable HTTP; this site has no A2A endpoint); the same data is at " + l.Base + view.PathIndex + ". No authentication is needed.",
-		SupportedInterfaces: []wire.AgentInterface{{URL: l.Base + view.PathMCP, ProtocolBinding: mcpBinding, ProtocolVersion: a2aVersion}},
+		SupportedInterfaces: []wire.AgentInterface{{URL: l.Base + view.PathMCP, ProtocolBinding: MCPBinding, ProtocolVersion: a2aVersion}},
 		Provider:            wire.AgentProvider{URL: l.Base, Organization: p.Name},
-		Version:             l.cfg.Version,
+		Version:             l.Caller.Version,
 		DocumentationURL:    l.Developers(),
 		SecuritySchemes: map[string]wire.AgentSecurityType{"oauth2": {OAuth2: wire.AgentOAuth2{
 			Description: "Optional: an anonymous token for " + token.Scope + ", which grants nothing beyond unauthenticated access.",

@@ -1,4 +1,4 @@
-package handlers
+package docs
 
 import (
 	"bytes"
@@ -34,12 +34,12 @@ type webMCPAnnotations struct {
 	ReadOnlyHint bool `json:"readOnlyHint"`
 }
 
-// webMCPScriptDocument renders the script with the tools the MCP server
+// WebMCPScript renders the script with the tools the MCP server
 // declares that have a JSON twin: every tool but the search, which has no
 // REST endpoint to call.
-func webMCPScriptDocument(l links, _ string) ([]byte, error) {
+func WebMCPScript(declared []mcp.DeclaredTool) ([]byte, error) {
 	var tools []webMCPTool
-	for _, t := range mcp.DeclaredTools(l.mcpSite()) {
+	for _, t := range declared {
 		if t.Route == nil || t.Route.Method != http.MethodGet {
 			continue
 		}

@@ -1,17 +1,17 @@
-package handlers
+package docs
 
 import "github.com/caddy-discovery/caddy-discovery/internal/view"
 
-// cliCommand is a command of the CLI (cli/discovery.mjs) and the route
+// CLICommand is a command of the CLI (cli/discovery.mjs) and the route
 // whose JSON it prints, or, for a command that prints no route's JSON,
 // what it prints.
-type cliCommand struct {
-	command, path, summary string
+type CLICommand struct {
+	Command, Path, Summary string
 }
 
-// cliCommands are the CLI's commands, for the documents that teach it; a
+// CLICommands are the CLI's commands, for the documents that teach it; a
 // test holds them to the script's own usage text.
-var cliCommands = []cliCommand{
+var CLICommands = []CLICommand{
 	{"profile", view.PathProfile, ""},
 	{"insights", view.PathInsights, ""},
 	{"insights <slug>", view.PathInsight, ""},

@@ -1,10 +1,11 @@
-package handlers
+package docs
 
 import (
 	"bytes"
 	"strings"
 	"time"
 
+	"github.com/caddy-discovery/caddy-discovery/internal/catalog"
 	"github.com/caddy-discovery/caddy-discovery/internal/pages"
 	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
@@ -21,16 +22,16 @@ const securityTxtLifetime = 364 * 24 * time.Hour
 // securityExpires is the Expires of security.txt: a whole day, 364 days
 // after the day (UTC) the content was loaded, so the file's bytes are the
 // same all that day.
-func securityExpires(c *siteCatalog) time.Time {
+func securityExpires(c *catalog.Catalog[view.Route]) time.Time {
 	loaded := c.Loaded.UTC()
 	return time.Date(loaded.Year(), loaded.Month(), loaded.Day(), 0, 0, 0, 0, time.UTC).Add(securityTxtLifetime)
 }
 
-// securityTxt renders /.well-known/security.txt: Contact and Expires
+// SecurityTxt renders /.well-known/security.txt: Contact and Expires
 // (required), then Policy, Preferred-Languages and Canonical. RFC 9116
 // allows only https web addresses, so on a plain-http base URL (a test or
 // development server) a policy given as a path and Canonical are left out.
-func securityTxt(l links) []byte {
+func SecurityTxt(l view.Links) []byte {
 	sec := l.Cat.Site.Security
 	var b bytes.Buffer
 	b.WriteString("# How to report a vulnerability in " + pages.OneLine(l.Cat.Site.Profile.Name) + "'s site (RFC 9116).\n")

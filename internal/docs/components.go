@@ -1,4 +1,4 @@
-package handlers
+package docs
 
 import (
 	"reflect"
@@ -13,9 +13,9 @@ import (
 // The JSON schemas of the API's bodies are generated from the Go types that
 // produce them (internal/schema documents the tags).
 
-// components are the named schemas, in the order the description lists
+// Components are the named schemas, in the order the description lists
 // them. A struct type used inside another is referenced by name.
-var components = schema.NewComponents([]schema.Component{
+var Components = schema.NewComponents([]schema.Component{
 	schema.Of[wire.Health]("Health", ""),
 	schema.Of[wire.Profile]("Profile", ""),
 	schema.Of[wire.ProfileContact]("ProfileContact", ""),
