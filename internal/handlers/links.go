@@ -43,7 +43,7 @@ func (l links) routeAt(path string) *route {
 // metrics and panic report, and the routes the configuration serves.
 func (l links) mcpSite() mcp.Site {
 	return mcp.Site{Links: l.Links, Now: l.cfg.Now, Metrics: l.cfg.Metrics, OnPanic: l.onPanic,
-		Route: func(path string) *view.Route { return routeOf(l, path).data() }}
+		Route: func(path string) *view.Route { return l.routeAt(path).data() }}
 }
 
 // newAgentCard is the agent card of l, whose skills are the tools the MCP

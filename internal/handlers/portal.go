@@ -303,7 +303,7 @@ func redirectExample(l links) string {
 // errorExamples are whole example responses: a 404, a 401 for a bad
 // bearer and a 429, made by the code that makes the real ones.
 func errorExamples(l links) (notFound, unauthorized, refused string) {
-	profile := routeOf(l, view.PathProfile)
+	profile := l.routeAt(view.PathProfile)
 	r := &http.Request{Method: http.MethodGet, URL: &url.URL{Path: view.InsightPath("no-such-insight")}}
 	p := problem.New(l.Base, problem.NotFound, r, "The requested API endpoint does not exist: no published insight has the slug \"no-such-insight\".")
 	p.Hint = "List the published insights and their slugs at " + l.Base + view.PathInsights + "; the machine-readable description is at " + l.Base + view.PathOpenAPI + "."
@@ -325,15 +325,6 @@ func errorExamples(l links) (notFound, unauthorized, refused string) {
 		}, rateLimitedProblem(l.cfg, l.Base, r, retry))
 	}
 	return notFound, unauthorized, refused
-}
-
-func routeOf(l links, path string) *route {
-	for i := range l.routes {
-		if l.routes[i].Path == path {
-			return &l.routes[i]
-		}
-	}
-	return nil
 }
 
 // portalListingOf is the portal's account of the MCP server's listings.
