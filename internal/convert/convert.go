@@ -153,7 +153,14 @@ func convertPage(ctx context.Context, body []byte, contentType, pageURL, title s
 // bounds refused with ErrTooComplex before the parser starts, and
 // ErrTimeout when ctx is done first. The reader of the site parses each
 // page once with it, for its facts and for PostTree.
-func Parse(ctx context.Context, body []byte, contentType string) (*html.Node, error) {
+func Parse(ctx context.Context, body []byte, contentType string) (doc *html.Node, err error) {
+	defer func() {
+		// The decoders and the parser are not ours: a page they fail on is
+		// skipped, as convertTree does for the converter.
+		if v := recover(); v != nil {
+			doc, err = nil, fmt.Errorf("parsing the HTML: %v", v)
+		}
+	}()
 	if enc, name, certain := charset.DetermineEncoding(body, contentType); name != "utf-8" && (certain || !utf8.Valid(body)) {
 		decoded, err := enc.NewDecoder().Bytes(body)
 		if err != nil {
@@ -164,7 +171,7 @@ func Parse(ctx context.Context, body []byte, contentType string) (*html.Node, er
 	if !shapeOf(body).within() {
 		return nil, ErrTooComplex
 	}
-	doc, err := html.Parse(deadlineReader{ctx, bytes.NewReader(body)})
+	doc, err = html.Parse(deadlineReader{ctx, bytes.NewReader(body)})
 	switch {
 	case ctx.Err() != nil:
 		return nil, ErrTimeout
