@@ -22,9 +22,7 @@ import (
 )
 
 // Catalog is the content a Service serves and the indexes derived from it.
-// R is the route table's type, which the page registry points into: the
-// route of each page's Markdown twin.
-type Catalog[R any] struct {
+type Catalog struct {
 	// Site is the loaded content, every insight's page address set (see
 	// withPages).
 	Site *content.Site
@@ -48,7 +46,7 @@ type Catalog[R any] struct {
 	// Pages are the site's pages the content names, by path, and Twins
 	// the same pages by the path of their Markdown twin; TwinOfSlug is
 	// the path of each insight's twin, by slug.
-	Pages, Twins map[string]*Page[R]
+	Pages, Twins map[string]*Page
 	TwinOfSlug   map[string]string
 	// SlugOfPage is the slug of each insight by the link of its page
 	// (Insight.Page), which is the URI of its MCP resource.
@@ -76,14 +74,14 @@ type Catalog[R any] struct {
 // Page is one page of the site that the content names, or one of the
 // module's own HTML pages (the developer portal): the registry of pages
 // and their Markdown twins holds both, under one path rule (twinPath).
-type Page[R any] struct {
+type Page struct {
 	// Path is the page's path, as requests name it.
 	Path string
 	// Twin is the path of its Markdown twin, TwinURL the same as it goes
-	// in a URL (escaped), and Route the twin's route; all empty when the
-	// page has none.
-	Twin, TwinURL string
-	Route         *R
+	// in a URL (escaped), and Route the path of the twin's route in the
+	// route table (an insight's twin is at the route of them all,
+	// /{slug}.md or the like); all empty when the page has none.
+	Twin, TwinURL, Route string
 	// Slug is the insight of an insight's page.
 	Slug string
 	// Module marks a page of the module's own, which the module answers
@@ -96,8 +94,8 @@ type Page[R any] struct {
 // the tools' names, which the Service fills from its route table before it
 // serves. onSite returns the path of a content link that names a page of
 // this site.
-func New[R any](site *content.Site, onSite func(link string) (string, bool)) *Catalog[R] {
-	cat := &Catalog[R]{Site: withPages(site)}
+func New(site *content.Site, onSite func(link string) (string, bool)) *Catalog {
+	cat := &Catalog{Site: withPages(site)}
 	cat.BySlug = make(map[string]int, len(cat.Site.Insights))
 	cat.SlugOfPage = make(map[string]string, len(cat.Site.Insights))
 	cat.FullBodies = make([]string, len(cat.Site.Insights))
@@ -159,7 +157,7 @@ func withPages(site *content.Site) *content.Site {
 
 // TwinOfPage is the path of the Markdown twin of the page at path, the
 // site's or the module's, or "" when it has none.
-func (c *Catalog[R]) TwinOfPage(path string) string {
+func (c *Catalog) TwinOfPage(path string) string {
 	if p := c.Pages[path]; p != nil {
 		return p.Twin
 	}
@@ -171,7 +169,7 @@ func (c *Catalog[R]) TwinOfPage(path string) string {
 // address as the content gives it, or any address whose last segment
 // names the post, as the site's sitemap might place it. The module makes
 // no Markdown of such a page.
-func (c *Catalog[R]) Guarded(path string) bool {
+func (c *Catalog) Guarded(path string) bool {
 	if len(c.GuardedNames) == 0 {
 		return false
 	}

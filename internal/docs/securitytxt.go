@@ -22,7 +22,7 @@ const securityTxtLifetime = 364 * 24 * time.Hour
 // securityExpires is the Expires of security.txt: a whole day, 364 days
 // after the day (UTC) the content was loaded, so the file's bytes are the
 // same all that day.
-func securityExpires(c *catalog.Catalog[view.Route]) time.Time {
+func securityExpires(c *catalog.Catalog) time.Time {
 	loaded := c.Loaded.UTC()
 	return time.Date(loaded.Year(), loaded.Month(), loaded.Day(), 0, 0, 0, 0, time.UTC).Add(securityTxtLifetime)
 }

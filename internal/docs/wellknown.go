@@ -19,6 +19,8 @@ import (
 // The machine-readable discovery documents: the RFC 9727 API catalog, the
 // OAuth metadata (RFC 9728, RFC 8414), the key set and the MCP server card.
 
+// APICatalog is the RFC 9727 API catalog: a linkset naming the API and
+// its description, documentation and status.
 func APICatalog(l view.Links) wire.APICatalog {
 	return wire.APICatalog{Linkset: []wire.LinksetEntry{{
 		Anchor:      l.Base + view.PathIndex,
@@ -28,6 +30,8 @@ func APICatalog(l view.Links) wire.APICatalog {
 	}}}
 }
 
+// ProtectedResourceMetadata is the RFC 9728 metadata of the API as a
+// protected resource.
 func ProtectedResourceMetadata(l view.Links) wire.ProtectedResourceMetadata {
 	return wire.ProtectedResourceMetadata{
 		Resource:               l.Base,
@@ -49,6 +53,8 @@ func MCPProtectedResourceMetadata(l view.Links) wire.ProtectedResourceMetadata {
 	return m
 }
 
+// AgentAuth is the agent_auth block of the authorization server's
+// metadata (the auth.md protocol).
 func AgentAuth(l view.Links) wire.AgentAuth {
 	return wire.AgentAuth{
 		Skill:                  l.Base + view.PathAuth,
@@ -61,7 +67,9 @@ func AgentAuth(l view.Links) wire.AgentAuth {
 	}
 }
 
-func AuthorizationServerMetadata(l view.Links, cimd bool) wire.AuthorizationServerMetadata {
+// AuthorizationServerMetadata is the RFC 8414 metadata of the
+// authorization server, with the auth.md protocol's agent_auth block.
+func AuthorizationServerMetadata(l view.Links) wire.AuthorizationServerMetadata {
 	return wire.AuthorizationServerMetadata{
 		Issuer:                                     l.Base,
 		AuthorizationEndpoint:                      l.Base + view.PathAuthorize,
@@ -76,13 +84,15 @@ func AuthorizationServerMetadata(l view.Links, cimd bool) wire.AuthorizationServ
 		JWKSURI:                                    l.Base + view.PathJWKS,
 		ServiceDocumentation:                       l.Base + view.PathAuth,
 		AuthorizationResponseISSParameterSupported: true,
-		ClientIDMetadataDocumentSupported:          cimd,
+		ClientIDMetadataDocumentSupported:          l.ClientMetadataDocuments,
 		AgentAuth:                                  AgentAuth(l),
 	}
 }
 
+// JWKS is the key set: empty, as access tokens are opaque.
 func JWKS(l view.Links) wire.JWKSet { return wire.JWKSet{Keys: []struct{}{}} }
 
+// ServerCard is the MCP server card.
 func ServerCard(l view.Links) wire.ServerCard {
 	p := l.Cat.Site.Profile
 	description := "Read-only public facts about " + p.Name + " and their published insights."

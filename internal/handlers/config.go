@@ -190,3 +190,29 @@ func (c *Config) servesMCPRegistryAuth() bool { return c.MCPRegistryKey != "" }
 func (c *Config) servesSecurityTxt() bool {
 	return c.Agents.SecurityTxt && c.Site.Security.Contact != ""
 }
+
+// AgentDocs says which of the documents for agents beyond the
+// specification's a Service serves. A document that is off is not the
+// module's: its path goes to the next handler.
+type AgentDocs struct {
+	// MCPDiscovery serves the server card at the well-known addresses
+	// scanners probe (/.well-known/mcp/server-card.json, server-cards.json,
+	// /.well-known/mcp.json) and the AI catalog; /mcp/server-card is served
+	// either way.
+	MCPDiscovery bool
+	// Skills serves the agent skill (a SKILL.md) and its discovery index at
+	// /.well-known/agent-skills/index.json and /.well-known/skills/index.json.
+	Skills bool
+	// WebMCP serves /mcp/webmcp.js, which offers the MCP server's tools to
+	// an agent in the browser, and includes it in the developer portal.
+	WebMCP bool
+	// AgentCard serves the A2A agent card at /.well-known/agent-card.json
+	// and /.well-known/agent.json.
+	AgentCard bool
+	// WellKnownOpenAPI serves the OpenAPI description at
+	// /.well-known/openapi.json too.
+	WellKnownOpenAPI bool
+	// SecurityTxt serves /.well-known/security.txt when the content names a
+	// security contact and the site has no security.txt of its own.
+	SecurityTxt bool
+}

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"github.com/caddy-discovery/caddy-discovery/internal/catalog"
 	"github.com/caddy-discovery/caddy-discovery/internal/docs"
 	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/view"
@@ -18,14 +19,27 @@ type links struct {
 	onPanic func(any)
 }
 
-// newLinks is the view of base for the configuration cfg and its catalog.
-func newLinks(base string, cfg *Config, cat *siteCatalog, routes []route) links {
-	return links{
-		Links: view.Links{Base: base, Cat: cat, Caller: view.Caller{
-			ServiceName: cfg.ServiceName, Version: cfg.Version, CLIName: cfg.CLIName,
-			WebMCP: cfg.servesWebMCP(), OnSite: cfg.onSite,
-		}},
-		cfg: cfg, routes: routes,
+// newLinks is the view of base for the configuration cfg and its catalog,
+// whose served routes are routes (the data of each is the view's).
+func newLinks(base string, cfg *Config, cat *catalog.Catalog, routes []route) links {
+	data := make([]*view.Route, len(routes))
+	for i := range routes {
+		data[i] = &routes[i].Route
+	}
+	return links{Links: view.Links{Base: base, Cat: cat, Routes: data, Caller: callerOf(cfg)}, cfg: cfg, routes: routes}
+}
+
+// callerOf is what the view reads of cfg.
+func callerOf(cfg *Config) view.Caller {
+	return view.Caller{
+		ServiceName: cfg.ServiceName, Version: cfg.Version, CLIName: cfg.CLIName,
+		WebMCP: cfg.servesWebMCP(), OnSite: cfg.onSite,
+		CLIScript: cfg.CLIScript, RobotsContentUsage: cfg.RobotsContentUsage,
+		Sitemap: cfg.servesSitemap(), SiteSitemaps: cfg.SiteSitemaps,
+		MCPDiscovery: cfg.servesMCPDiscovery(), Skills: cfg.servesSkills(), AgentCard: cfg.servesAgentCard(),
+		MCPRegistryKey: cfg.MCPRegistryKey, TokenSeconds: cfg.tokenTTLSeconds(),
+		ClientMetadataDocuments: cfg.ClientMetadata != nil,
+		RateLimit:               cfg.RateLimit, RefusesAgents: cfg.RefusesAgents,
 	}
 }
 
@@ -40,20 +54,30 @@ func (l links) routeAt(path string) *route {
 }
 
 // mcpSite is what the MCP tools read of l: its view, the caller's clock,
-// metrics and panic report, and the routes the configuration serves.
+// metrics and panic report.
 func (l links) mcpSite() mcp.Site {
-	return mcp.Site{Links: l.Links, Now: l.cfg.Now, Metrics: l.cfg.Metrics, OnPanic: l.onPanic,
-		Route: func(path string) *view.Route { return l.routeAt(path).data() }}
+	return mcp.Site{Links: l.Links, Now: l.cfg.Now, Metrics: l.cfg.Metrics, OnPanic: l.onPanic}
 }
 
-// newAgentCard is the agent card of l, whose skills are the tools the MCP
-// server declares for it.
-func newAgentCard(l links) wire.AgentCard {
-	return docs.AgentCard(l.Links, mcp.DeclaredTools(l.mcpSite()))
-}
+// tools are the tools the MCP server declares for l, which the documents
+// that describe them are given.
+func (l links) tools() []mcp.DeclaredTool { return mcp.DeclaredTools(l.mcpSite()) }
 
-// webMCPScriptDocument renders the WebMCP script with the tools the MCP
-// server declares for l.
-func webMCPScriptDocument(l links, _ string) ([]byte, error) {
-	return docs.WebMCPScript(mcp.DeclaredTools(l.mcpSite()))
-}
+// newAgentCard is the agent card of l, whose skills are the MCP server's
+// tools.
+func newAgentCard(l links) wire.AgentCard { return docs.AgentCard(l.Links, l.tools()) }
+
+// aiCatalog is the AI catalog of l, whose agent card's skills are the MCP
+// server's tools.
+func aiCatalog(l links) wire.AICatalog { return docs.AICatalog(l.Links, l.tools()) }
+
+// webMCPScriptDocument renders the WebMCP script with the MCP server's
+// tools.
+func webMCPScriptDocument(l links, _ string) ([]byte, error) { return docs.WebMCPScript(l.tools()) }
+
+// skillMarkdown renders the SKILL.md with the MCP server's tools.
+func skillMarkdown(l links, _ string) ([]byte, error) { return docs.SkillMarkdown(l.Links, l.tools()) }
+
+// skillsIndex renders the skills' discovery index with the MCP server's
+// tools.
+func skillsIndex(l links, _ string) ([]byte, error) { return docs.SkillsIndex(l.Links, l.tools()) }

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/catalog"
+	"github.com/caddy-discovery/caddy-discovery/internal/docs"
 	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
 
@@ -37,7 +39,7 @@ type Match struct {
 	// slug is the insight's, for the routes of one insight.
 	slug string
 	// page is the site page of the path the content names, if any.
-	page *sitePage
+	page *catalog.Page
 	// listed: route is the one at the path itself in the route table (not
 	// a twin, nor an insight found by its slug).
 	listed bool
@@ -60,7 +62,7 @@ func (s *Service) Match(r *http.Request) Match {
 		m.unmetered = rt.Unmetered || !listed && s.cat.Pages[path] != nil
 		return m
 	}
-	if isAPIPath(path) || strings.HasPrefix(path, mcpPrefix) {
+	if view.IsAPIPath(path) || strings.HasPrefix(path, view.MCPPrefix) {
 		return Match{Answer: AnswerOwned}
 	}
 	p := s.cat.Pages[path]
@@ -70,8 +72,8 @@ func (s *Service) Match(r *http.Request) Match {
 		}
 		return Match{}
 	}
-	if p.Route != nil && (r.Method == http.MethodGet || r.Method == http.MethodHead) && s.cfg.wantsMarkdown(r) {
-		return Match{Answer: AnswerOwned, route: s.boundTo(p.Route), slug: p.Slug, page: p, negotiated: true, unmetered: true}
+	if p.Route != "" && (r.Method == http.MethodGet || r.Method == http.MethodHead) && s.cfg.wantsMarkdown(r) {
+		return Match{Answer: AnswerOwned, route: s.twinRoute(p), slug: p.Slug, page: p, negotiated: true, unmetered: true}
 	}
 	return Match{Answer: AnswerPage, page: p, unmetered: true}
 }
@@ -124,6 +126,10 @@ func (m Match) ForEveryAgent() bool { return m.listed && m.route.AnyAgent }
 // Merges reports whether the module merges its lines into the
 // site's robots.txt at the request's address.
 func (m Match) Merges() bool { return m.listed && m.route.merge != nil }
+
+// MaxSiteFile is the largest file of the site's that is merged at an
+// address where Merges; a larger one is served as the site sent it.
+const MaxSiteFile = docs.MaxSiteFile
 
 // SiteFirst reports whether the request's address is one where the
 // module answers only when the site has no file of its own

@@ -21,15 +21,6 @@ import (
 // that twin itself, at an address that follows the page's own and, for
 // Accept: text/markdown, at the page's address.
 
-// sitePage is one page of the registry of the site's pages and their
-// Markdown twins (see catalog.Page), its twin's route the data of one of
-// this table's (see boundTo).
-type sitePage = catalog.Page[view.Route]
-
-// siteCatalog is the catalog a Service serves, its page registry pointing
-// at the data of this route table's routes.
-type siteCatalog = catalog.Catalog[view.Route]
-
 // twinPath is the address of the Markdown twin of the page at path, the
 // one agents try first: "/" and "/docs/" give "/index.md" and
 // "/docs/index.md", "/about" and "/about.html" give "/about.md".
@@ -77,7 +68,7 @@ func (c *Config) onSite(link string) (string, bool) {
 // path the module serves is not the site's. Runs once, when the service is
 // built, on every other route and before byPath; it returns the routes
 // with the twin routes placed.
-func placeAgentRoutes(cfg *Config, cat *siteCatalog, routes []route) []route {
+func placeAgentRoutes(cfg *Config, cat *catalog.Catalog, routes []route) []route {
 	// taken are the module's paths; twinRoutes the placeholders of the
 	// twin routes this configuration serves (none with Markdown off).
 	taken := make(map[string]bool, len(routes))
@@ -90,7 +81,7 @@ func placeAgentRoutes(cfg *Config, cat *siteCatalog, routes []route) []route {
 		}
 	}
 	owned := func(path string) bool {
-		return taken[path] || isAPIPath(path) || strings.HasPrefix(path, mcpPrefix) || cat.SiteFiles[path]
+		return taken[path] || view.IsAPIPath(path) || strings.HasPrefix(path, view.MCPPrefix) || cat.SiteFiles[path]
 	}
 
 	// The pages, in order of precedence, with the placeholder of their
@@ -123,12 +114,12 @@ func placeAgentRoutes(cfg *Config, cat *siteCatalog, routes []route) []route {
 			candidates = append(candidates, candidate{path, twinPath(path), view.PathInsightTwin, in.Slug})
 		}
 	}
-	cat.Pages = make(map[string]*sitePage, len(candidates))
-	cat.Twins = make(map[string]*sitePage, len(candidates))
+	cat.Pages = make(map[string]*catalog.Page, len(candidates))
+	cat.Twins = make(map[string]*catalog.Page, len(candidates))
 	cat.TwinOfSlug = make(map[string]string, len(cat.Site.Insights))
 	placed := map[string]string{} // placeholder -> path of the twin route
 	type twinned struct {
-		page        *sitePage
+		page        *catalog.Page
 		placeholder string
 	}
 	var withTwins []twinned
@@ -136,7 +127,7 @@ func placeAgentRoutes(cfg *Config, cat *siteCatalog, routes []route) []route {
 		if owned(c.path) || cat.Pages[c.path] != nil {
 			continue
 		}
-		p := &sitePage{Path: c.path, Slug: c.slug}
+		p := &catalog.Page{Path: c.path, Slug: c.slug}
 		cat.Pages[c.path] = p
 		if c.slug == "" && twinRoutes[c.placeholder] {
 			cat.PageTwins = append(cat.PageTwins, c.twin)
@@ -172,7 +163,9 @@ func placeAgentRoutes(cfg *Config, cat *siteCatalog, routes []route) []route {
 		}
 	}
 	for _, t := range withTwins {
-		t.page.Route = routeOf[placed[t.placeholder]].data()
+		if rt := routeOf[placed[t.placeholder]]; rt != nil {
+			t.page.Route = rt.Path
+		}
 	}
 	// The module's own HTML pages whose twin, at the same rule's address,
 	// is one of its routes: the developer portal and /developers.md.
@@ -183,30 +176,12 @@ func placeAgentRoutes(cfg *Config, cat *siteCatalog, routes []route) []route {
 		}
 		twin := twinPath(rt.Path)
 		if route := routeOf[twin]; route != nil && !route.placeholder() && cat.Twins[twin] == nil {
-			p := &sitePage{Path: rt.Path, Twin: twin, TwinURL: (&url.URL{Path: twin}).EscapedPath(), Route: route.data(), Module: true}
+			p := &catalog.Page{Path: rt.Path, Twin: twin, TwinURL: (&url.URL{Path: twin}).EscapedPath(), Route: route.Path, Module: true}
 			cat.Pages[rt.Path], cat.Twins[twin] = p, p
 			rt.page = p
 		}
 	}
 	return routes
-}
-
-// pathFor is the path of the route's document for slug, as requests name
-// it (not percent-encoded): an insight's twin is at its page's twin, an
-// API address has the slug in place of {slug}.
-func pathFor(c *siteCatalog, rt *route, slug string) string {
-	switch {
-	case slug == "":
-		return rt.Path
-	case rt.twinOf != nil:
-		return c.TwinOfSlug[slug]
-	}
-	return strings.ReplaceAll(rt.Path, "{slug}", slug)
-}
-
-// urlPathFor is pathFor as it goes in a URL, percent-encoded.
-func urlPathFor(c *siteCatalog, rt *route, slug string) string {
-	return (&url.URL{Path: pathFor(c, rt, slug)}).EscapedPath()
 }
 
 // wantsMarkdown reports whether r, a request for a page with a twin, is

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/docs"
 	"github.com/caddy-discovery/caddy-discovery/internal/negotiate"
 	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
@@ -95,7 +96,7 @@ func TestPlaceAgentRoutes(t *testing.T) {
 	// is not a site page; /developers is in the registry only as the
 	// module's portal, with its twin by the same rule, and the site check
 	// never asks the site for it.
-	if p := s.cat.Pages["/developers"]; p == nil || !p.Module || p.Twin != "/developers.md" || p.Route == nil || p.Route.Path != "/developers.md" {
+	if p := s.cat.Pages["/developers"]; p == nil || !p.Module || p.Twin != "/developers.md" || p.Route != "/developers.md" {
 		t.Errorf("/developers in the registry: %+v, want the module's page with its twin /developers.md", p)
 	}
 	if slices.Contains(s.SitePages(), "/developers") {
@@ -282,8 +283,8 @@ func TestLLMsTxtStaysSmall(t *testing.T) {
 			t.Fatal(err)
 		}
 		body := string(s.document(s.fixed, s.byPath[view.PathLLMs], "", view.PathLLMs).body)
-		if n := utf8.RuneCountInString(body); n >= maxLLMsTxt || n < maxLLMsTxt*9/10 {
-			t.Errorf("markdown %v: %d characters, want just under %d", markdown, n, maxLLMsTxt)
+		if n := utf8.RuneCountInString(body); n >= docs.MaxLLMsTxt || n < docs.MaxLLMsTxt*9/10 {
+			t.Errorf("markdown %v: %d characters, want just under %d", markdown, n, docs.MaxLLMsTxt)
 		}
 		index := "https://example.com/api/v1/insights"
 		if markdown {

@@ -47,7 +47,7 @@ func portalHeaders(l links) [][2]string {
 	connect := ""
 	if l.cfg.servesWebMCP() {
 		csp += "; script-src " + l.WebMCPSource(view.PathWebMCP)
-		connect = l.WebMCPSource(apiPrefix)
+		connect = l.WebMCPSource(view.APIPrefix)
 	}
 	docs := []string{view.PathLLMs}
 	if l.cfg.servesRobots() {
@@ -95,12 +95,12 @@ func portalOf(l links) *portal.Page {
 		Name: p.Name, Tagline: strings.TrimSuffix(pages.OneLine(p.Tagline), "."), Base: l.Base,
 		Home: l.Abs(l.Cat.Site.Pages.Home), LLMs: l.Base + view.PathLLMs, LLMsFull: l.Base + view.PathLLMsFull,
 		OpenAPI: l.OpenAPI(), AuthNotes: l.Base + view.PathAuth, HTML: l.Developers(), Markdown: l.Base + pathDevelopersTwin,
-		Updated: lastModified(l), Slug: slugExample(l), Scope: token.Scope,
+		Updated: lastModified(l), Slug: docs.SlugExample(l.Links), Scope: token.Scope,
 		TokenLifetime: portal.Lifetime(ttl), TokenSeconds: ttl,
-		RateLimit: rateLimitSummary(l.cfg), Limited: l.cfg.RateLimit.Events > 0,
+		RateLimit: docs.RateLimitSummary(l.cfg.RateLimit), Limited: l.cfg.RateLimit.Events > 0,
 		Events: l.cfg.RateLimit.Events, Window: l.cfg.RateLimit.WindowSeconds(),
 		Policy:        ratelimit.NewHeaders(l.cfg.RateLimit).Policy(),
-		VersionStatus: versionStatus(l), OpenAPIVer: openAPIVersion,
+		VersionStatus: versionStatus(l), OpenAPIVer: docs.OpenAPIVersion,
 		MCP: l.Base + view.PathMCP, MCPBatch: mcp.BatchCap(l.cfg.RateLimit.Events), CLI: l.CLIURL(), CLIName: l.cfg.CLIName,
 		WebMCP: l.WebMCPScriptURL(), Listing: portalListingOf(l),
 	}
@@ -127,9 +127,9 @@ func portalOf(l links) *portal.Page {
 		switch {
 		case rt.Versioned():
 			pg.Core = append(pg.Core, op)
-		case rt.Tag == tagAuth:
+		case rt.Tag == view.TagAuth:
 			pg.Auth = append(pg.Auth, op)
-		case rt.Tag == tagMCP:
+		case rt.Tag == view.TagMCP:
 			pg.MCPOps = append(pg.MCPOps, op)
 		default:
 			pg.Documents = append(pg.Documents, op)
@@ -159,8 +159,8 @@ func versionStatus(l links) string {
 // operation documents one route: its request, its example response and
 // its type.
 func portalOperationOf(l links, rt *route) portal.Operation {
-	slug := slugExample(l)
-	address := l.Base + urlPathFor(l.Cat, rt, slug)
+	slug := docs.SlugExample(l.Links)
+	address := l.Base + view.URLPathFor(l.Cat, &rt.Route, slug)
 	op := portal.Operation{
 		ID: "op-" + rt.OperationID, Method: rt.Method, Path: rt.Path, Summary: rt.Summary,
 		Description: rt.Description, MediaType: rt.MediaType, Status: "200 OK",
@@ -205,7 +205,7 @@ func portalOperationOf(l links, rt *route) portal.Operation {
 	case !strings.Contains(rt.Path, "{"):
 		op.Document = address
 	default:
-		op.Document = l.Base + urlPathFor(l.Cat, rt, slug)
+		op.Document = l.Base + view.URLPathFor(l.Cat, &rt.Route, slug)
 	}
 	return op
 }
@@ -329,14 +329,14 @@ func errorExamples(l links) (notFound, unauthorized, refused string) {
 
 // portalListingOf is the portal's account of the MCP server's listings.
 func portalListingOf(l links) portal.Listing {
-	server, _ := json.MarshalIndent(newRegistryServer(l), "", "  ")
-	domain := registryDomain(l)
+	server := docs.RegistryServerJSON(l.Links)
+	domain := docs.RegistryDomain(l.Links)
 	return portal.Listing{
-		ServerJSON: string(server), Domain: domain, Proof: l.Base + view.PathMCPRegistryAuth, Key: l.cfg.MCPRegistryKey,
+		ServerJSON: server, Domain: domain, Proof: l.Base + view.PathMCPRegistryAuth, Key: l.cfg.MCPRegistryKey,
 		Login: "mcp-publisher login http --domain " + domain +
 			` --private-key "$(openssl pkey -in key.pem -noout -text | grep -A3 'priv:' | tail -n +2 | tr -d ' :\n')"`,
 		Publish: "mcp-publisher publish",
-		Records: strings.Join(dnsAIDRecords(l), "\n"),
+		Records: strings.Join(docs.DNSAIDRecords(l.Links), "\n"),
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
+	"github.com/caddy-discovery/caddy-discovery/internal/pages"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 	"github.com/caddy-discovery/caddy-discovery/internal/token"
 	"github.com/caddy-discovery/caddy-discovery/internal/view"
@@ -311,7 +312,7 @@ func (s *Service) renderAll(rd *rendition) error {
 		if rt.render == nil {
 			continue
 		}
-		if !rt.hasSlug() {
+		if !rt.HasSlug() {
 			doc, err := rd.render(rt, "", false)
 			if err != nil {
 				return fmt.Errorf("rendering %s: %w", rt.Path, err)
@@ -320,7 +321,7 @@ func (s *Service) renderAll(rd *rendition) error {
 			continue
 		}
 		for _, in := range s.cat.Site.Insights {
-			path := pathFor(s.cat, rt, in.Slug)
+			path := view.PathFor(s.cat, &rt.Route, in.Slug)
 			if rt.twinOf != nil && (path == "" || s.cat.Twins[path] == nil) {
 				continue // an insight whose twin would take another document's path
 			}
@@ -354,4 +355,17 @@ func (rd *rendition) render(rt *route, slug string, hosted bool) (*document, err
 // absolute form names any host it likes). Browsers still keep it.
 func privateCache(policy string) string {
 	return strings.Replace(policy, "public", "private", 1)
+}
+
+// twinHeaders are the headers of the Markdown twin of the page at url: the
+// page as its canonical address (beside the module's usual links), the
+// content signals robots.txt publishes (Content-Usage, which every answer
+// of the module carries, is set with the common headers), and an estimate
+// of the body's size in tokens.
+func (rd *rendition) twinHeaders(url string, body []byte) [][2]string {
+	return [][2]string{
+		{respond.HeaderLink, "<" + url + `>; rel="canonical", ` + rd.link},
+		{pages.HeaderContentSignal, rd.links.Cat.Signal},
+		{pages.HeaderMarkdownTokens, strconv.Itoa(pages.MarkdownTokens(body))},
+	}
 }

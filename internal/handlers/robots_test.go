@@ -9,6 +9,7 @@ import (
 	"github.com/dunglas/httpsfv"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
+	"github.com/caddy-discovery/caddy-discovery/internal/docs"
 )
 
 // The site's preferences in the IETF's vocabulary, read the way the
@@ -75,7 +76,7 @@ func TestUsageValueStatesTheSignals(t *testing.T) {
 		for _, search := range []bool{true, false} {
 			for _, input := range []bool{true, false} {
 				s := content.ContentSignals{AITrain: train, Search: search, AIInput: input}
-				usage := usageValue(s)
+				usage := docs.UsageValue(s)
 				want := map[string]string{"train-ai": word[train], "search": word[search]}
 				if got := usagePreferences(usage); fmt.Sprint(got) != fmt.Sprint(want) {
 					t.Errorf("%+v: Content-Usage %q reads as %v, want %v", s, usage, got, want)
@@ -83,13 +84,13 @@ func TestUsageValueStatesTheSignals(t *testing.T) {
 				if _, err := httpsfv.UnmarshalDictionary([]string{usage}); err != nil {
 					t.Errorf("%+v: Content-Usage %q is not a dictionary: %v", s, usage, err)
 				}
-				signal, err := httpsfv.UnmarshalDictionary([]string{signalValue(s)})
+				signal, err := httpsfv.UnmarshalDictionary([]string{docs.SignalValue(s)})
 				if err != nil {
-					t.Fatalf("Content-Signal %q: %v", signalValue(s), err)
+					t.Fatalf("Content-Signal %q: %v", docs.SignalValue(s), err)
 				}
 				for key, on := range map[string]bool{"ai-train": train, "search": search, "ai-input": input} {
 					if m, _ := signal.Get(key); m == nil || m.(httpsfv.Item).Value != httpsfv.Token(yes[on]) {
-						t.Errorf("%+v: Content-Signal %q says %s=%v", s, signalValue(s), key, m)
+						t.Errorf("%+v: Content-Signal %q says %s=%v", s, docs.SignalValue(s), key, m)
 					}
 				}
 			}
@@ -235,9 +236,9 @@ func TestRobotsStateContentUsage(t *testing.T) {
 			t.Fatal(err)
 		}
 		l := s.fixed.links
-		want := usagePreferences(usageValue(signals))
-		own := string(robotsTxt(l))
-		merged := string(mergeRobots(l, []byte(site)))
+		want := usagePreferences(docs.UsageValue(signals))
+		own := string(docs.RobotsTxt(l.Links))
+		merged := string(docs.MergeRobots(l.Links, []byte(site)))
 		for _, tt := range []struct{ robots, agent, path string }{
 			{own, "otherbot", "/"}, {own, "gptbot", "/insights/x"},
 			{merged, "otherbot", "/about"}, {merged, "otherbot", "/insights/x"},
@@ -262,7 +263,7 @@ func TestRobotsStateContentUsage(t *testing.T) {
 	l := s.fixed.links
 	for _, statement := range []string{"Content-Usage: train-ai=n\n", "Content-Usage: /blog/ search=n\n", "Content-Signal: ai-train=no\n"} {
 		stated := "User-agent: *\n" + statement + "Allow: /\n"
-		merged := string(mergeRobots(l, []byte(stated)))
+		merged := string(docs.MergeRobots(l.Links, []byte(stated)))
 		if !strings.Contains(merged, "\n"+stated) {
 			t.Errorf("a site that states %q: merged into\n%s", statement, merged)
 		}
@@ -270,12 +271,12 @@ func TestRobotsStateContentUsage(t *testing.T) {
 			t.Errorf("a site that states %q gets the module's preferences too:\n%s", statement, merged)
 		}
 	}
-	if got, _ := robotsPreference(string(mergeRobots(l, []byte("User-agent: *\nContent-Usage: train-ai=n\n"))), "x", "/"); got["train-ai"] != "disallow" {
+	if got, _ := robotsPreference(string(docs.MergeRobots(l.Links, []byte("User-agent: *\nContent-Usage: train-ai=n\n"))), "x", "/"); got["train-ai"] != "disallow" {
 		t.Errorf("the site's own train-ai=n reads as %v", got)
 	}
 
 	off := newTestService(t, Config{BaseURL: "https://example.com", Robots: true})
-	for _, robots := range [][]byte{robotsTxt(off.fixed.links), mergeRobots(off.fixed.links, []byte(site))} {
+	for _, robots := range [][]byte{docs.RobotsTxt(off.fixed.links.Links), docs.MergeRobots(off.fixed.links.Links, []byte(site))} {
 		if strings.Contains(string(robots), "Content-Usage") || !strings.Contains(string(robots), "\nContent-Signal: ") {
 			t.Errorf("robots.txt without robots_content_usage:\n%s", robots)
 		}

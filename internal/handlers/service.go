@@ -1,16 +1,19 @@
 // Package handlers serves the public discovery API and its documents with
 // plain net/http: the Caddy module in the root package only adapts it. It
 // owns the route table (routes.go), the single spine every surface is
-// generated from; matching a request to a route (match.go) and answering
-// it (service.go); the documents each route renders, per base URL
-// (rendition.go), and what the MCP server of internal/mcp reads of one
-// (links.go); and the registry of the site's pages the content names, with
-// their Markdown twins (pages.go, markdown.go). The routes that vary per request hand it to the packages
-// that own them: the OAuth and identity endpoints to internal/oauth, /mcp
-// to internal/mcp, the site's answers for its pages (their Link and
-// Vary values, the other pages converted) to internal/pages.
+// generated from, which binds each route to its renderer in internal/docs
+// or to what serves it; matching a request to a route (match.go) and
+// answering it (service.go); the documents of each base URL, rendered once
+// and kept (rendition.go), from the view handed to the renderers and to
+// the MCP server of internal/mcp (links.go); the developer portal's page,
+// made from the route table (portal.go); and the registry of the site's
+// pages the content names, with their Markdown twins (pages.go). The
+// routes that vary per request hand it to the packages that own them: the
+// OAuth and identity endpoints to internal/oauth, /mcp to internal/mcp, the
+// site's answers for its pages (their Link and Vary values, the other pages
+// converted) to internal/pages.
 //
-// Imports from the module: content, internal/body, internal/cache, internal/catalog, internal/cimd, internal/convert, internal/docs, internal/mcp, internal/metrics, internal/negotiate, internal/oauth, internal/origin, internal/pages, internal/portal, internal/problem, internal/ratelimit, internal/respond, internal/schema, internal/search, internal/token, internal/view, internal/wire.
+// Imports from the module: content, internal/body, internal/cache, internal/catalog, internal/cimd, internal/convert, internal/docs, internal/mcp, internal/metrics, internal/negotiate, internal/oauth, internal/origin, internal/pages, internal/portal, internal/problem, internal/ratelimit, internal/respond, internal/search, internal/token, internal/view, internal/wire.
 package handlers
 
 import (
@@ -26,6 +29,7 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/body"
 	"github.com/caddy-discovery/caddy-discovery/internal/catalog"
+	"github.com/caddy-discovery/caddy-discovery/internal/docs"
 	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/negotiate"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
@@ -43,7 +47,7 @@ import (
 type Service struct {
 	cfg Config
 	// cat is the catalog of the content, its indexes made once.
-	cat *siteCatalog
+	cat *catalog.Catalog
 	// routes is the route table of this configuration: the CLI path holds
 	// the CLI name, and /robots.txt is left out when it is off.
 	routes []route
@@ -81,9 +85,9 @@ func New(cfg Config) (*Service, error) {
 	if !ValidCLIName(cfg.CLIName) {
 		return nil, fmt.Errorf("CLI name %q: use letters, digits, hyphens and underscores", cfg.CLIName)
 	}
-	cat := catalog.New[view.Route](cfg.Site, cfg.onSite)
+	cat := catalog.New(cfg.Site, cfg.onSite)
 	cat.Loaded = loaded
-	cat.Signal, cat.Usage = signalValue(cat.Site.Signals), usageValue(cat.Site.Signals)
+	cat.Signal, cat.Usage = docs.SignalValue(cat.Site.Signals), docs.UsageValue(cat.Site.Signals)
 	s := &Service{cfg: cfg, cat: cat, hosted: newRenditionCache(renditionBudget), byPath: make(map[string]*route)}
 	var documents []string
 	for _, rt := range routes {
@@ -107,6 +111,7 @@ func New(cfg Config) (*Service, error) {
 		}
 		rt.Path = strings.Replace(rt.Path, "{cli}", cfg.CLIName, 1)
 		rt.Path = strings.Replace(rt.Path, "{skill}", view.SkillName(cfg.CLIName), 1)
+		rt.Kept, rt.Twin = rt.render != nil, rt.twinOf != nil
 		s.routes = append(s.routes, rt)
 	}
 	s.routes = placeAgentRoutes(&s.cfg, s.cat, s.routes)
@@ -181,7 +186,7 @@ func (s *Service) Documents() []string { return s.documents }
 // Owns reports whether the service answers path; every other path belongs
 // to the next handler.
 func (s *Service) Owns(path string) bool {
-	if isAPIPath(path) || strings.HasPrefix(path, mcpPrefix) {
+	if view.IsAPIPath(path) || strings.HasPrefix(path, view.MCPPrefix) {
 		return true
 	}
 	_, ok := s.byPath[path]
@@ -208,15 +213,9 @@ func (s *Service) base(r *http.Request) (base string, ok bool) {
 	return origin.RequestBase(r)
 }
 
-// boundTo is the route of the table whose data v is, found by its path
-// (the twins' paths are settled and unique when byPath is made); nil for
-// nil.
-func (s *Service) boundTo(v *view.Route) *route {
-	if v == nil {
-		return nil
-	}
-	return s.byPath[v.Path]
-}
+// twinRoute is the route of the page p's Markdown twin (the twins' paths
+// are settled and unique when byPath is made); nil when it has none.
+func (s *Service) twinRoute(p *catalog.Page) *route { return s.byPath[p.Route] }
 
 // route finds the route of path and, for an insight, its slug.
 func (s *Service) route(path string) (rt *route, slug string) {
@@ -224,7 +223,7 @@ func (s *Service) route(path string) (rt *route, slug string) {
 		return rt, ""
 	}
 	if p := s.cat.Twins[path]; p != nil {
-		return s.boundTo(p.Route), p.Slug
+		return s.twinRoute(p), p.Slug
 	}
 	slug, ok := strings.CutPrefix(path, view.InsightPrefix)
 	if ok && slug != "" && !strings.Contains(slug, "/") && s.insightRoute != nil {
@@ -261,14 +260,14 @@ func (s *Service) PageWriter(w http.ResponseWriter, r *http.Request) http.Respon
 		return w
 	}
 	p := s.cat.Pages[r.URL.Path]
-	if p == nil || !s.cfg.PageLinks && p.Route == nil {
+	if p == nil || !s.cfg.PageLinks && p.Route == "" {
 		return w
 	}
 	base, ok := s.base(r)
 	if !ok {
 		return w
 	}
-	pw := pages.NewWriter(w, pages.Page{Twin: p.Twin, TwinURL: p.TwinURL, Negotiated: p.Route != nil}, base, s.cfg.MarkdownByUserAgent)
+	pw := pages.NewWriter(w, pages.Page{Twin: p.Twin, TwinURL: p.TwinURL, Negotiated: p.Route != ""}, base, s.cfg.MarkdownByUserAgent)
 	if s.cfg.PageLinks {
 		if pw.Links = s.pageLinks; pw.Links == nil {
 			pw.Links = newPageLinks(base) // a request-derived base URL
@@ -296,7 +295,7 @@ func (s *Service) ServeMerged(w http.ResponseWriter, r *http.Request, m Match, s
 	f := newFields(w.Header())
 	s.headersFor(base).setCommon(f, r, rt)
 	rd := s.renditionOf(r, base)
-	serveDocument(f, w, r, newDocument(rt, rt.merge(rd.links, site), rd.eager == nil))
+	serveDocument(f, w, r, newDocument(rt, rt.merge(rd.links.Links, site), rd.eager == nil))
 }
 
 // ServeHTTP answers r as Serve does, matching it first.
@@ -333,7 +332,7 @@ func (s *Service) Serve(w http.ResponseWriter, r *http.Request, m Match) {
 		// what chose.
 		f.vary = s.cfg.pageVary()
 		if s.cfg.wantsMarkdown(r) {
-			rt = s.boundTo(p.Route)
+			rt = s.twinRoute(p)
 		}
 	}
 	// A Host /mcp does not answer to is refused whatever the method, and
@@ -370,7 +369,7 @@ func (s *Service) Serve(w http.ResponseWriter, r *http.Request, m Match) {
 	if rt.Bearer && !s.oauth.CheckBearer(w, r, base, rt.Path) {
 		return
 	}
-	if _, ok := s.cat.BySlug[slug]; rt.hasSlug() && !ok {
+	if _, ok := s.cat.BySlug[slug]; rt.HasSlug() && !ok {
 		s.unknownSlug(w, r, base, slug)
 		return
 	}
@@ -380,7 +379,7 @@ func (s *Service) Serve(w http.ResponseWriter, r *http.Request, m Match) {
 		rt.serve(s, w, r, rd)
 		return
 	}
-	doc := s.document(rd, rt, slug, pathFor(s.cat, rt, slug))
+	doc := s.document(rd, rt, slug, view.PathFor(s.cat, &rt.Route, slug))
 	if doc == nil { // every rendered route has a document; this is a safeguard
 		respond.Problem(w, r, problem.New(base, problem.NotFound, r, "The requested API endpoint does not exist."))
 		return
@@ -460,7 +459,7 @@ func (bh *baseHeaders) setCommon(f *fields, r *http.Request, rt *route) {
 		f.set(respond.HeaderAllowOrigin, "*")
 	}
 	f.set(respond.HeaderExposeHeaders, valueExposed)
-	if isAPIPath(r.URL.Path) {
+	if view.IsAPIPath(r.URL.Path) {
 		f.set(respond.HeaderAPIVersion, view.APIVersion)
 		f.set(respond.HeaderLink, bh.apiLink)
 		if bh.deprecation != "" {
@@ -518,7 +517,7 @@ func surfaceOf(rt *route) string {
 		return "tokens"
 	case strings.HasPrefix(p, "/oauth/") || p == view.PathPRM || p == view.PathASM || p == view.PathJWKS || p == view.PathPRMMCP:
 		return "oauth"
-	case isAPIPath(p):
+	case view.IsAPIPath(p):
 		return "api"
 	case p == view.PathMCP:
 		return "mcp"

@@ -40,7 +40,7 @@ func TestSkill(t *testing.T) {
 	if again := serve(t, s, "/.well-known/skills/index.json").Body.String(); again != serve(t, s, "/.well-known/agent-skills/index.json").Body.String() {
 		t.Error("the two index addresses serve different indexes")
 	}
-	if index.Schema != agentSkillsSchema || len(index.Skills) != 1 {
+	if index.Schema != "https://schemas.agentskills.io/discovery/0.2.0/schema.json" || len(index.Skills) != 1 {
 		t.Fatalf("index %+v", index)
 	}
 	entry := index.Skills[0]
@@ -77,7 +77,7 @@ func TestSkill(t *testing.T) {
 		}
 	}
 	for _, c := range docs.CLICommands {
-		want = append(want, "node Rosa_Tools.mjs "+strings.Replace(c.Command, "<slug>", slugExample(s.fixed.links), 1)+"  # ")
+		want = append(want, "node Rosa_Tools.mjs "+strings.Replace(c.Command, "<slug>", docs.SlugExample(s.fixed.links.Links), 1)+"  # ")
 	}
 	for _, tool := range mcp.DeclaredTools(s.fixed.links.mcpSite()) {
 		want = append(want, "- `"+tool.Name+"` (")

@@ -35,9 +35,6 @@ type Site struct {
 	// OnPanic reports a panic recovered in a tool, which runs apart from
 	// the request; nil reports nothing.
 	OnPanic func(any)
-	// Route is the route of path when the configuration serves it, else
-	// nil: a tool of a route is declared only when its route is served.
-	Route func(path string) *view.Route
 }
 
 // Capabilities are the capabilities the server declares in initialize
@@ -115,7 +112,7 @@ var Searches = func() map[string]SearchShape {
 // from: the first of mcpTools whose kept answers a call without
 // arguments, whatever the content.
 var metaTool = func() string {
-	none := Site{Links: view.Links{Cat: &catalog.Catalog[view.Route]{Site: &content.Site{}}}}
+	none := Site{Links: view.Links{Cat: &catalog.Catalog{Site: &content.Site{}}}}
 	for _, t := range mcpTools {
 		if t.kept == nil {
 			continue
@@ -277,7 +274,7 @@ func addTools(l Site, server *sdk.Server) []DeclaredTool {
 		t := &sdk.Tool{Name: d.name, Title: d.title, Annotations: readOnly, Description: d.description}
 		var rt *view.Route
 		if d.route != "" {
-			if rt = l.Route(d.route); rt == nil {
+			if rt = l.RouteAt(d.route); rt == nil { // a tool of a route the configuration does not serve
 				continue
 			}
 			t.Description = rt.Description + " Same JSON as GET " + rt.Path + "."

@@ -1,38 +1,45 @@
 // Package view is what a renderer sees of a Service for one base URL: the
 // addresses resolved against it (Links, whose catalog is the content and
-// its indexes), the routes as data (Route, without what answers them) and
-// the paths code refers to by name, and the API's JSON bodies built from
-// them (api.go). It reads only the fields of the caller's configuration
-// named in Caller, so that a package beside handlers can build what the API
-// answers without importing handlers; the route table that binds each
-// route to its renderer stays with dispatch, in handlers.
+// its indexes), the routes the configuration serves as data (Route, without
+// what answers them) and the paths code refers to by name, and the API's
+// JSON bodies built from them (api.go). It reads only the fields of the
+// caller's configuration named in Caller, so that the renderers of
+// internal/docs and the MCP server build what they answer without
+// importing handlers; the route table that binds each route to its
+// renderer stays with dispatch, in handlers.
 //
-// Imports from the module: content, internal/catalog, internal/origin, internal/wire.
+// Imports from the module: content, internal/catalog, internal/origin, internal/ratelimit, internal/respond, internal/wire.
 package view
 
 import (
+	"net/url"
 	"path"
 	"strings"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/catalog"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
+	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
 )
 
 // Links resolves the addresses a rendition publishes against one base URL.
 // Its methods, all in this file, are those addresses; each document is a
 // function of one Links value, in the file of its concept (the API's JSON
-// in api.go here, llms.txt in handlers' documents.go, ...).
+// in api.go here, llms.txt in internal/docs' llms.go, ...).
 type Links struct {
 	Base string
 	// Cat is the catalog: the content and its indexes, its page registry
-	// pointing at the routes of the Markdown twins.
-	Cat *catalog.Catalog[Route]
+	// naming the route of each Markdown twin by its path.
+	Cat *catalog.Catalog
+	// Routes are the routes the configuration serves, in the table's
+	// order (the order documents list them), the twins' at their paths.
+	Routes []*Route
 	Caller
 }
 
 // Caller is what the view reads of the caller's configuration: the
-// service's names and the switches that change an address.
+// service's names, the switches that change an address or what a document
+// says, and the policies the documents describe.
 type Caller struct {
 	// ServiceName and Version identify the service in health reports.
 	ServiceName string
@@ -44,6 +51,64 @@ type Caller struct {
 	// OnSite returns the path of a content link that names a page of
 	// this site.
 	OnSite func(link string) (string, bool)
+
+	// CLIScript is the CLI's source, with the placeholders
+	// "__DISCOVERY_BASE_URL__" and "__DISCOVERY_VERSION__".
+	CLIScript []byte
+	// RobotsContentUsage adds the site's preferences to robots.txt as a
+	// Content-Usage rule beside the Content-Signal one.
+	RobotsContentUsage bool
+	// Sitemap says that the module's sitemaps are served (and named in
+	// robots.txt); SiteSitemaps are the site's own, named there too.
+	Sitemap      bool
+	SiteSitemaps []string
+	// MCPDiscovery, Skills and AgentCard say that the server card's
+	// well-known addresses and the AI catalog, the agent skill and its
+	// indexes, and the A2A agent card are served.
+	MCPDiscovery bool
+	Skills       bool
+	AgentCard    bool
+	// MCPRegistryKey is the base64 Ed25519 public key of the MCP
+	// Registry's proof of the domain, or "".
+	MCPRegistryKey string
+	// TokenSeconds is the lifetime of access tokens in whole seconds.
+	TokenSeconds int
+	// ClientMetadataDocuments says that client ids may be the URLs of
+	// Client ID Metadata Documents.
+	ClientMetadataDocuments bool
+	// RateLimit is the public policy the deployment enforces (zero
+	// Events: none); RefusesAgents that the owner refuses some agents a
+	// 403 problem, which every operation then documents.
+	RateLimit     ratelimit.Policy
+	RefusesAgents bool
+}
+
+// RouteAt is the route of path, if the configuration serves it.
+func (l Links) RouteAt(path string) *Route {
+	for _, rt := range l.Routes {
+		if rt.Path == path {
+			return rt
+		}
+	}
+	return nil
+}
+
+// PathFor is the path of the route's document for slug, as requests name
+// it (not percent-encoded): an insight's twin is at its page's twin, an
+// API address has the slug in place of {slug}.
+func PathFor(cat *catalog.Catalog, rt *Route, slug string) string {
+	switch {
+	case slug == "":
+		return rt.Path
+	case rt.Twin:
+		return cat.TwinOfSlug[slug]
+	}
+	return strings.ReplaceAll(rt.Path, "{slug}", slug)
+}
+
+// URLPathFor is PathFor as it goes in a URL, percent-encoded.
+func URLPathFor(cat *catalog.Catalog, rt *Route, slug string) string {
+	return (&url.URL{Path: PathFor(cat, rt, slug)}).EscapedPath()
 }
 
 // Abs makes a content link absolute: a path beginning with "/" is taken

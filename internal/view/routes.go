@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
+
+	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 )
 
 // Route is one address the service answers, declared once. The route table
@@ -78,7 +80,47 @@ type Route struct {
 	// per-agent policy (refuse_agents): the MCP Registry's proof of the
 	// domain, which the registry's own fetcher must read.
 	AnyAgent bool
+
+	// Kept says that the route's document is rendered once per base URL
+	// (once per slug) and kept, so that it has an ETag; Twin that it is
+	// the Markdown twin of a page. Both are settled when the table binds
+	// the route to what answers it.
+	Kept bool
+	Twin bool
 }
+
+// ReadsAsText reports whether the route's document is one an agent reads
+// as text (Markdown or plain text), to be linked from llms.txt.
+func (rt *Route) ReadsAsText() bool {
+	return rt.MediaType == respond.MediaMarkdown || rt.MediaType == respond.MediaText
+}
+
+// HasSlug reports whether the route's path has the {slug} parameter.
+func (rt *Route) HasSlug() bool { return strings.Contains(rt.Path, "{slug}") }
+
+// Versioned reports whether the route is part of the versioned JSON API.
+func (rt *Route) Versioned() bool { return IsAPIPath(rt.Path) }
+
+// APIPrefix is the prefix of every address under the JSON API's root. The
+// service owns /api/v1 and all below it, so an unknown path there is a 404
+// problem; the rest of /api/ is the site's.
+const APIPrefix = PathIndex + "/"
+
+// MCPPrefix is owned too: an unknown address under /mcp is a 404 problem.
+const MCPPrefix = "/mcp/"
+
+// IsAPIPath reports whether p is the JSON API's root or under it.
+func IsAPIPath(p string) bool {
+	return p == PathIndex || strings.HasPrefix(p, APIPrefix)
+}
+
+// The tags that group the operations in the OpenAPI description.
+const (
+	TagAPI       = "API"
+	TagDiscovery = "Discovery"
+	TagAuth      = "Authentication"
+	TagMCP       = "MCP"
+)
 
 // Listing is where /llms.txt lists a route.
 type Listing int

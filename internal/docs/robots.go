@@ -1,4 +1,4 @@
-package handlers
+package docs
 
 import (
 	"bufio"
@@ -29,9 +29,9 @@ const MaxSiteFile = 512 << 10
 // robots.txt and HTTP answers by draft-ietf-aipref-attach-05). One setting
 // gives both.
 
-// signalValue is the preferences as robots.txt and the Content-Signal
+// SignalValue is the preferences as robots.txt and the Content-Signal
 // header of the Markdown answers state them.
-func signalValue(s content.ContentSignals) string {
+func SignalValue(s content.ContentSignals) string {
 	yesNo := func(b bool) string {
 		if b {
 			return "yes"
@@ -41,11 +41,11 @@ func signalValue(s content.ContentSignals) string {
 	return fmt.Sprintf("ai-train=%s, search=%s, ai-input=%s", yesNo(s.AITrain), yesNo(s.Search), yesNo(s.AIInput))
 }
 
-// usageValue is the same preferences as a Content-Usage value: an RFC 9651
+// UsageValue is the same preferences as a Content-Usage value: an RFC 9651
 // dictionary of the vocabulary's labels, each the token y (allow) or n
 // (disallow). ai-train is train-ai and search is search; ai-input has no
 // label in the vocabulary, so its preference is left unknown there.
-func usageValue(s content.ContentSignals) string {
+func UsageValue(s content.ContentSignals) string {
 	yesNo := func(b bool) httpsfv.Item {
 		if b {
 			return httpsfv.NewItem(httpsfv.Token("y"))
@@ -62,9 +62,9 @@ func usageValue(s content.ContentSignals) string {
 // preferenceRules are the robots.txt rules of the site's preferences, for
 // the group of every crawler: Content-Signal, and Content-Usage when the
 // configuration asks for it.
-func preferenceRules(l links) string {
+func preferenceRules(l view.Links) string {
 	rules := "Content-Signal: " + l.Cat.Signal + "\n"
-	if l.cfg.RobotsContentUsage {
+	if l.RobotsContentUsage {
 		rules += "Content-Usage: " + l.Cat.Usage + "\n"
 	}
 	return rules
@@ -72,21 +72,21 @@ func preferenceRules(l links) string {
 
 // sitemaps are the sitemaps robots.txt names: the site's own, as
 // configured, then the module's.
-func sitemaps(l links) []string {
+func sitemaps(l view.Links) []string {
 	var urls []string
-	for _, link := range l.cfg.SiteSitemaps {
+	for _, link := range l.SiteSitemaps {
 		urls = append(urls, l.Abs(link))
 	}
-	if l.cfg.servesSitemap() {
+	if l.Sitemap {
 		urls = append(urls, l.Base+view.PathSitemapOwn)
 	}
 	return urls
 }
 
 // robotsComments explain the preferences and point agents at the API.
-func robotsComments(l links) string {
+func robotsComments(l view.Links) string {
 	usage := ""
-	if l.cfg.RobotsContentUsage {
+	if l.RobotsContentUsage {
 		usage = `# Content-Usage states them in the IETF's vocabulary (draft-ietf-aipref-vocab-07):
 #   train-ai  training AI models that generate content; search as above; ai-input has no label
 `
@@ -99,8 +99,8 @@ func robotsComments(l links) string {
 `
 }
 
-// robotsTxt renders the module's own /robots.txt, for a site that has none.
-func robotsTxt(l links) []byte {
+// RobotsTxt renders the module's own /robots.txt, for a site that has none.
+func RobotsTxt(l view.Links) []byte {
 	b := bytes.NewBufferString(robotsComments(l) + "User-agent: *\n" + preferenceRules(l) + "Allow: /\n")
 	writeSitemaps(l, b, nil)
 	return b.Bytes()
@@ -108,7 +108,7 @@ func robotsTxt(l links) []byte {
 
 // writeSitemaps adds a Sitemap line (which belongs to no group) for each
 // sitemap the module names that the site's lines do not name already.
-func writeSitemaps(l links, b *bytes.Buffer, lines []string) {
+func writeSitemaps(l view.Links, b *bytes.Buffer, lines []string) {
 	named := make(map[string]bool)
 	for _, line := range lines {
 		if k, _ := robotsField(line); k == "sitemap" {
@@ -130,14 +130,14 @@ func writeSitemaps(l links, b *bytes.Buffer, lines []string) {
 	}
 }
 
-// mergeRobots adds the module's lines to a site's robots.txt without
+// MergeRobots adds the module's lines to a site's robots.txt without
 // changing any of its rules: the preference rules go into the first group
 // for "User-agent: *" (unless that group already states preferences, in
 // either vocabulary: the site's own statement stands, and a rule of the
 // module beside it could only contradict or narrow it), or, when the site
 // has no such group, into a new one that allows what an absent group
 // allows, everything.
-func mergeRobots(l links, site []byte) []byte {
+func MergeRobots(l view.Links, site []byte) []byte {
 	var out bytes.Buffer
 	out.WriteString(robotsComments(l))
 	lines := splitLines(site)

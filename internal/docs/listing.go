@@ -1,10 +1,10 @@
-package handlers
+package docs
 
 import (
+	"encoding/json"
 	"net"
 	"strings"
 
-	"github.com/caddy-discovery/caddy-discovery/internal/docs"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
@@ -17,20 +17,20 @@ import (
 // site's zone. The portal and the docs show both, made from the route
 // table and the base URL.
 
-// mcpRegistryAuth is the proof of the domain the registry's HTTP
+// MCPRegistryAuth is the proof of the domain the registry's HTTP
 // verification reads: one line naming the owner's Ed25519 public key.
-func mcpRegistryAuth(l links) []byte {
-	return []byte("v=MCPv1; k=ed25519; p=" + l.cfg.MCPRegistryKey)
+func MCPRegistryAuth(l view.Links) []byte {
+	return []byte("v=MCPv1; k=ed25519; p=" + l.MCPRegistryKey)
 }
 
 // registrySchema is the server.json schema the registry validates against
 // (its CurrentSchemaURL, 2025-12-11).
 const registrySchema = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
 
-// registryServer is the server.json that lists the site's MCP server in
+// registryServerJSON is the server.json that lists the site's MCP server in
 // the registry: the server card's name, title, description and version,
 // the MCP endpoint as its one remote.
-type registryServer struct {
+type registryServerJSON struct {
 	Schema      string           `json:"$schema"`
 	Name        string           `json:"name"`
 	Title       string           `json:"title"`
@@ -45,19 +45,26 @@ type registryRemote struct {
 	URL  string `json:"url"`
 }
 
-func newRegistryServer(l links) registryServer {
-	card := docs.ServerCard(l.Links)
-	return registryServer{
+// RegistryServerJSON is the server.json of the site's MCP server, as the
+// portal shows it to the owner who publishes it in the registry.
+func RegistryServerJSON(l view.Links) string {
+	b, _ := json.MarshalIndent(registryServer(l), "", "  ") // strings and slices of them only
+	return string(b)
+}
+
+func registryServer(l view.Links) registryServerJSON {
+	card := ServerCard(l)
+	return registryServerJSON{
 		Schema: registrySchema, Name: card.Name, Title: card.Title, Description: card.Description,
 		Version: card.Version, WebsiteURL: card.WebsiteURL,
 		Remotes: []registryRemote{{Type: "streamable-http", URL: l.Base + view.PathMCP}},
 	}
 }
 
-// registryDomain is the domain the owner proves to the registry: the base
+// RegistryDomain is the domain the owner proves to the registry: the base
 // URL's host. The namespace it grants (its labels reversed) is the one the
 // server's name is in.
-func registryDomain(l links) string { return origin.HostOnly(origin.HostOf(l.Base)) }
+func RegistryDomain(l view.Links) string { return origin.HostOnly(origin.HostOf(l.Base)) }
 
 // The DNS-AID records (draft-mozleywilliams-dnsop-dnsaid-02) use the
 // private-use SvcParamKey numbers of the draft's reference implementation
@@ -71,18 +78,18 @@ const (
 	dnsAIDTTL = "3600"
 )
 
-// dnsAIDRecords are the SVCB records that publish the site's agents in
+// DNSAIDRecords are the SVCB records that publish the site's agents in
 // DNS, in zone-file syntax: the organisation's agent index at
 // _index._agents (this host, which serves it as the AI catalog, while the
 // module does), and the MCP server at _mcp._agents, with the agent
 // protocol in alpn as the draft asks (it requests the ALPN ID "mcp") and
 // in bap, and the server card as its capability descriptor. The CLI's
 // dns-aid command makes the same records from a site's documents.
-func dnsAIDRecords(l links) []string {
-	host := registryDomain(l)
+func DNSAIDRecords(l view.Links) []string {
+	host := RegistryDomain(l)
 	port := basePort(l.Base)
 	var records []string
-	if l.cfg.servesMCPDiscovery() {
+	if l.MCPDiscovery {
 		records = append(records, svcbRecord("_index._agents."+host, host, port,
 			`alpn="h2,http/1.1"`, svcbWellKnown+`="`+strings.TrimPrefix(view.PathAICatalog, "/.well-known/")+`"`))
 	}

@@ -1,10 +1,9 @@
-package handlers
+package docs
 
 import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
-	"net/http"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/pages"
@@ -39,7 +38,7 @@ type urlSet struct {
 // pages the content names, the developer portal, then every insight's
 // page, newest first. A sitemap may only list addresses of its own host, so
 // links to other sites are left out.
-func sitemapURLs(l links) []sitemapURL {
+func sitemapURLs(l view.Links) []sitemapURL {
 	site := l.Cat.Site
 	var urls []sitemapURL
 	seen := make(map[string]bool)
@@ -67,8 +66,8 @@ func sitemapURLs(l links) []sitemapURL {
 	return urls
 }
 
-// sitemap renders the sitemaps.org sitemap for this base URL.
-func sitemap(l links) []byte {
+// Sitemap renders the sitemaps.org sitemap for this base URL.
+func Sitemap(l view.Links) []byte {
 	set := urlSet{XMLNS: "http://www.sitemaps.org/schemas/sitemap/0.9", URLs: sitemapURLs(l)}
 	var b bytes.Buffer
 	b.Grow(256 + len(set.URLs)*(96+len(l.Base)))
@@ -82,10 +81,10 @@ func sitemap(l links) []byte {
 	return b.Bytes()
 }
 
-// sitemapMarkdown renders /sitemap.md: the same addresses as the XML
+// SitemapMarkdown renders /sitemap.md: the same addresses as the XML
 // sitemap for agents that read rather than parse, each with its Markdown
 // twin when it has one and its last update.
-func sitemapMarkdown(l links) []byte {
+func SitemapMarkdown(l view.Links) []byte {
 	urls := sitemapURLs(l)
 	var b bytes.Buffer
 	b.Grow(512 + len(urls)*(160+2*len(l.Base)))
@@ -109,11 +108,4 @@ func sitemapMarkdown(l links) []byte {
 		b.WriteByte('\n')
 	}
 	return b.Bytes()
-}
-
-// serveSitemap answers /sitemap.xml, once the site has said it has none,
-// with the module's sitemap.
-func serveSitemap(s *Service, w http.ResponseWriter, r *http.Request, rd *rendition) {
-	doc := s.document(rd, s.byPath[view.PathSitemapOwn], "", view.PathSitemapOwn)
-	serveDocument(newFields(w.Header()), w, r, doc)
 }

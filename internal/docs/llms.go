@@ -1,4 +1,4 @@
-package handlers
+package docs
 
 import (
 	"bytes"
@@ -9,7 +9,6 @@ import (
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/pages"
-	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
 
@@ -46,12 +45,6 @@ func llmsEndpoint(b *bytes.Buffer, method, url, title, note string) {
 	b.WriteByte('\n')
 }
 
-// readsAsText reports whether the route's document is one an agent reads
-// as text (Markdown or plain text), to be linked from llms.txt.
-func (rt *route) readsAsText() bool {
-	return rt.MediaType == respond.MediaMarkdown || rt.MediaType == respond.MediaText
-}
-
 var (
 	llmsTitle = strings.NewReplacer("[", "(", "]", ")", "\n", " ", "<", `\<`)
 	llmsURL   = strings.NewReplacer(")", "%29", " ", "%20")
@@ -82,20 +75,20 @@ func clip(s string, n int) string {
 	return strings.TrimRight(s[:cut], " ") + "…"
 }
 
-// maxLLMsTxt bounds /llms.txt in bytes, and so in characters: agents read
+// MaxLLMsTxt bounds /llms.txt in bytes, and so in characters: agents read
 // an index whole, and the Agent-Friendly Documentation checks fail one of
 // 50 000 characters or more. A site whose pages and insights do not fit
 // lists its newest insights after a link to the index of them all.
-const maxLLMsTxt = 50000
+const MaxLLMsTxt = 50000
 
-// llmsTxt renders /llms.txt in the llmstxt.org shape: H1, a one-line
+// LLMsTxt renders /llms.txt in the llmstxt.org shape: H1, a one-line
 // summary, guidance, then H2 sections of link items, the last "Optional".
 // Pages and insights are linked to their Markdown twins when they have
 // them.
-func llmsTxt(l links) []byte {
+func LLMsTxt(l view.Links) []byte {
 	p := l.Cat.Site.Profile
 	var b bytes.Buffer
-	b.Grow(maxLLMsTxt)
+	b.Grow(MaxLLMsTxt)
 	name := clip(pages.MarkdownLine(p.Name), maxItemTitle)
 	fmt.Fprintf(&b, "# %s\n\n> %s\n\n", name, clip(pages.MarkdownLine(p.Tagline), maxHeadLine))
 	fmt.Fprintf(&b, "Public, read-only facts about %s and their published insights, for agents and people. No API key is needed. "+
@@ -108,8 +101,8 @@ func llmsTxt(l links) []byte {
 	// method to call it with, since they are not pages to read.
 	b.WriteString("\nThe API, the MCP server and the documents for machines, to call rather than read:\n\n")
 	for _, listed := range []view.Listing{view.ListMain, view.ListOptional} {
-		for _, rt := range l.routes {
-			if rt.Listed == listed && !rt.readsAsText() && l.Cat.TwinOfPage(rt.Path) == "" && !strings.Contains(rt.Path, "{") {
+		for _, rt := range l.Routes {
+			if rt.Listed == listed && !rt.ReadsAsText() && l.Cat.TwinOfPage(rt.Path) == "" && !strings.Contains(rt.Path, "{") {
 				llmsEndpoint(&b, rt.Method, l.Base+rt.Path, rt.Summary, rt.Description)
 			}
 		}
@@ -119,23 +112,23 @@ func llmsTxt(l links) []byte {
 	// (its developers page is the portal) is not listed again below.
 	b.WriteString("\n## Docs\n\n")
 	docs := map[string]bool{}
-	for _, rt := range l.routes {
+	for _, rt := range l.Routes {
 		switch {
 		case rt.Listed != view.ListMain || strings.Contains(rt.Path, "{"):
 		case l.Cat.TwinOfPage(rt.Path) != "":
-			if twin := l.routeAt(l.Cat.TwinOfPage(rt.Path)); twin != nil {
+			if twin := l.RouteAt(l.Cat.TwinOfPage(rt.Path)); twin != nil {
 				llmsLink(&b, twin.Summary, l.Base+twin.Path, twin.Description)
 				docs[l.Base+twin.Path] = true
 			}
-		case rt.readsAsText():
+		case rt.ReadsAsText():
 			llmsLink(&b, rt.Summary, l.Base+rt.Path, rt.Description)
 			docs[l.Base+rt.Path] = true
 		}
 	}
 	var optional bytes.Buffer
 	optional.WriteString("\n## Optional\n\n")
-	for _, rt := range l.routes {
-		if rt.Listed == view.ListOptional && rt.readsAsText() {
+	for _, rt := range l.Routes {
+		if rt.Listed == view.ListOptional && rt.ReadsAsText() {
 			llmsLink(&optional, rt.Summary, l.Base+rt.Path, rt.Description)
 		}
 	}
@@ -149,7 +142,7 @@ func llmsTxt(l links) []byte {
 			fmt.Sprintf("every insight, newest first; the newest %d follow", listed))
 	}
 	indexLink(&item, n)
-	left := maxLLMsTxt - b.Len() - optional.Len() - item.Len() - len("\n## Profile\n\n\n## Insights\n\n")
+	left := MaxLLMsTxt - b.Len() - optional.Len() - item.Len() - len("\n## Profile\n\n\n## Insights\n\n")
 	fits := func(write func(*bytes.Buffer)) bool {
 		item.Reset()
 		write(&item)
@@ -193,17 +186,17 @@ func llmsTxt(l links) []byte {
 	return b.Bytes()
 }
 
-// mergeLLMs is the site's own llms.txt with the module's section after
+// MergeLLMs is the site's own llms.txt with the module's section after
 // it: the site's words first and whole, then an H2 section that links the
 // API, the MCP server and the documents the module serves, so that an
 // agent reading the site's index finds them too. The site's file is the
 // index the owner wrote; the module adds to it, and takes nothing away.
-func mergeLLMs(l links, site []byte) []byte {
+func MergeLLMs(l view.Links, site []byte) []byte {
 	var b bytes.Buffer
 	b.Grow(len(site) + 8<<10)
 	b.Write(bytes.TrimRight(site, " \t\r\n"))
 	b.WriteString("\n\n## API and documents for agents\n\n")
-	for _, rt := range l.routes {
+	for _, rt := range l.Routes {
 		if rt.Listed != view.ListMain || strings.Contains(rt.Path, "{") || rt.Path == view.PathLLMs {
 			continue
 		}
@@ -212,7 +205,7 @@ func mergeLLMs(l links, site []byte) []byte {
 			target = l.Base + twin
 		}
 		note := rt.Description
-		if !rt.readsAsText() {
+		if !rt.ReadsAsText() {
 			note = rt.Method + ". " + note
 		}
 		llmsLink(&b, rt.Summary, target, note)
@@ -222,7 +215,7 @@ func mergeLLMs(l links, site []byte) []byte {
 
 // sitePages are the site's pages as the content lists them: its site
 // structure, or else its about and insights pages.
-func sitePages(l links) []content.SiteLink {
+func sitePages(l view.Links) []content.SiteLink {
 	if len(l.Cat.Site.Profile.SiteStructure) > 0 {
 		return l.Cat.Site.Profile.SiteStructure
 	}
@@ -237,10 +230,10 @@ func sitePages(l links) []content.SiteLink {
 	return links
 }
 
-// llmsFullTxt renders /llms-full.txt: the profile in prose and lists, then
+// LLMsFullTxt renders /llms-full.txt: the profile in prose and lists, then
 // every insight in full under its own heading, separated by "---", its
 // links made absolute (see convert.AbsoluteLinks), the bodies read once.
-func llmsFullTxt(l links) []byte {
+func LLMsFullTxt(l view.Links) []byte {
 	site := l.Cat.Site
 	p := site.Profile
 	var b bytes.Buffer
@@ -262,7 +255,7 @@ func llmsFullTxt(l links) []byte {
 // heading: biography, key facts, recognition, expertise, education, the
 // company and initiatives (only withCompany: llms-full.txt alone publishes
 // them) and contact.
-func profileSections(l links, b *bytes.Buffer, withCompany bool) {
+func profileSections(l view.Links, b *bytes.Buffer, withCompany bool) {
 	site := l.Cat.Site
 	p := site.Profile
 	section := func(title string, items []string, bullets bool) {
@@ -295,7 +288,7 @@ func profileSections(l links, b *bytes.Buffer, withCompany bool) {
 
 // contactChannels are the ways to reach the subject the profile publishes,
 // each as "Label: value"; a channel the subject does not have is left out.
-func contactChannels(l links) []string {
+func contactChannels(l view.Links) []string {
 	c := l.Profile().Contact
 	var contact []string
 	for _, ch := range []struct{ label, value string }{
@@ -309,12 +302,12 @@ func contactChannels(l links) []string {
 	return contact
 }
 
-// cliScript is the CLI with this base URL and version built in.
-func cliScript(l links) []byte {
+// CLIScript is the CLI with this base URL and version built in.
+func CLIScript(l view.Links) []byte {
 	return []byte(strings.NewReplacer(
 		`"__DISCOVERY_BASE_URL__"`, jsString(l.Base),
-		`"__DISCOVERY_VERSION__"`, jsString(l.cfg.Version),
-	).Replace(string(l.cfg.CLIScript)))
+		`"__DISCOVERY_VERSION__"`, jsString(l.Version),
+	).Replace(string(l.CLIScript)))
 }
 
 // jsString is s as a JavaScript string literal (JSON is a subset).
@@ -323,8 +316,8 @@ func jsString(s string) string {
 	return string(b)
 }
 
-// slugExample is a published slug for examples, or a placeholder.
-func slugExample(l links) string {
+// SlugExample is a published slug for examples, or a placeholder.
+func SlugExample(l view.Links) string {
 	if len(l.Cat.Site.Insights) > 0 {
 		return l.Cat.Site.Insights[0].Slug
 	}

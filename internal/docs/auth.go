@@ -1,4 +1,4 @@
-package handlers
+package docs
 
 import (
 	"bytes"
@@ -178,14 +178,16 @@ read-only.
 // authDocument is one document /auth.md points an agent at.
 type authDocument struct{ Summary, URL, Description string }
 
-func authMarkdown(l links) []byte {
+// AuthMarkdown renders /auth.md: the addresses that need no token, the
+// documents to discover the flows in, and each flow.
+func AuthMarkdown(l view.Links) []byte {
 	var public []string
 	var discover []authDocument
-	for _, rt := range l.routes {
+	for _, rt := range l.Routes {
 		switch {
 		case rt.Bearer:
 			public = append(public, l.Base+rt.Path)
-		case rt.Method == http.MethodGet && (strings.HasPrefix(rt.Path, "/.well-known/") && rt.Tag == tagDiscovery ||
+		case rt.Method == http.MethodGet && (strings.HasPrefix(rt.Path, "/.well-known/") && rt.Tag == view.TagDiscovery ||
 			rt.Path == view.PathOpenAPI || rt.Path == view.PathDevelopers):
 			discover = append(discover, authDocument{rt.Summary, l.Base + rt.Path, rt.Description})
 		}
@@ -195,7 +197,7 @@ func authMarkdown(l links) []byte {
 		"Name":               l.Cat.Site.Profile.Name,
 		"Base":               l.Base,
 		"Scope":              token.Scope,
-		"TTL":                l.cfg.tokenTTLSeconds(),
+		"TTL":                l.TokenSeconds,
 		"Public":             public,
 		"Discover":           discover,
 		"CodeTTL":            int(token.DefaultCodeTTL / time.Second),
@@ -208,7 +210,7 @@ func authMarkdown(l links) []byte {
 		"ClientRegistration": view.PathClientRegistration,
 		"PRM":                view.PathPRM,
 		"PRMMCP":             view.PathPRMMCP,
-		"CIMD":               l.cfg.ClientMetadata != nil,
+		"CIMD":               l.ClientMetadataDocuments,
 	})
 	if err != nil {
 		panic(err) // a fixed template over strings and ints

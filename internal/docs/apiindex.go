@@ -1,4 +1,4 @@
-package handlers
+package docs
 
 import (
 	"fmt"
@@ -8,9 +8,10 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/wire"
 )
 
-func index(l links) wire.APIIndex {
+// APIIndex is the API index: its endpoints, policies and documents.
+func APIIndex(l view.Links) wire.APIIndex {
 	var endpoints []wire.IndexEndpoint
-	for _, rt := range l.routes {
+	for _, rt := range l.Routes {
 		if rt.Versioned() {
 			endpoints = append(endpoints, wire.IndexEndpoint{Method: rt.Method, Path: rt.Path, Description: rt.Description})
 		}
@@ -21,7 +22,7 @@ func index(l links) wire.APIIndex {
 		Documentation: l.Developers(),
 		OpenAPI:       l.OpenAPI(),
 		Auth:          "No authentication is required: unauthenticated GET works on every public endpoint. An optional anonymous bearer token (scope public:read, from POST " + view.PathRegister + " or the OAuth flows of " + l.Base + view.PathASM + ", with no login) grants nothing more. See " + l.Base + view.PathAuth + ".",
-		RateLimit:     rateLimitSummary(l.cfg),
+		RateLimit:     RateLimitSummary(l.RateLimit),
 		Versioning:    "The version is in the URL path (/api/v1) and in the API-Version response header. Additive changes stay within v1; breaking changes ship as /api/v2 with at least 180 days of overlap, announced by Deprecation and Sunset headers. See " + l.Developers() + "#versioning.",
 		Endpoints:     endpoints,
 		URLs: wire.IndexURLs{
@@ -35,11 +36,11 @@ func index(l links) wire.APIIndex {
 	}
 }
 
-// rateLimitSummary describes the rate-limit policy in a sentence.
-func rateLimitSummary(c *Config) string {
-	if c.RateLimit.Events == 0 {
+// RateLimitSummary describes the rate-limit policy in a sentence.
+func RateLimitSummary(p ratelimit.Policy) string {
+	if p.Events == 0 {
 		return "No rate limit is enforced by this deployment."
 	}
 	return fmt.Sprintf("%d requests per %d seconds per client, policy %q, on every address of the API and its documents but the developer portal. Every counted response carries RateLimit and RateLimit-Policy headers; a refused request gets 429 with Retry-After.",
-		c.RateLimit.Events, c.RateLimit.WindowSeconds(), ratelimit.PolicyName)
+		p.Events, p.WindowSeconds(), ratelimit.PolicyName)
 }

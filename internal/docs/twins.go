@@ -1,15 +1,13 @@
-package handlers
+package docs
 
 import (
 	"bytes"
 	"cmp"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/caddy-discovery/caddy-discovery/internal/convert"
 	"github.com/caddy-discovery/caddy-discovery/internal/pages"
-	"github.com/caddy-discovery/caddy-discovery/internal/respond"
 	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
 
@@ -23,23 +21,10 @@ import (
 // insights list's twin has them all.
 const latestInsights = 10
 
-// twinHeaders are the headers of the Markdown twin of the page at url: the
-// page as its canonical address (beside the module's usual links), the
-// content signals robots.txt publishes (Content-Usage, which every answer
-// of the module carries, is set with the common headers), and an estimate
-// of the body's size in tokens.
-func (rd *rendition) twinHeaders(url string, body []byte) [][2]string {
-	return [][2]string{
-		{respond.HeaderLink, "<" + url + `>; rel="canonical", ` + rd.link},
-		{pages.HeaderContentSignal, rd.links.Cat.Signal},
-		{pages.HeaderMarkdownTokens, strconv.Itoa(pages.MarkdownTokens(body))},
-	}
-}
-
 // twinHead writes the front matter of the twin of a page (its title,
 // description, canonical address and last update, which agents cite and
 // judge staleness by), then its title and the pointer at llms.txt.
-func twinHead(l links, b *bytes.Buffer, f pages.TwinFacts) {
+func twinHead(l view.Links, b *bytes.Buffer, f pages.TwinFacts) {
 	pages.WriteFrontMatter(b, f)
 	fmt.Fprintf(b, "# %s\n\n> The Markdown version of [%s](%s), for agents. Everything this site publishes for agents is indexed at [llms.txt](%s).\n\n",
 		pages.MarkdownLine(f.Title), llmsTitle.Replace(f.URL), llmsURL.Replace(f.URL), l.Base+view.PathLLMs)
@@ -47,7 +32,7 @@ func twinHead(l links, b *bytes.Buffer, f pages.TwinFacts) {
 
 // pageDescription is what the site structure says of the page at url (an
 // absolute address), or else fallback.
-func pageDescription(l links, url, fallback string) string {
+func pageDescription(l view.Links, url, fallback string) string {
 	for _, sl := range l.Cat.Site.Profile.SiteStructure {
 		if sl.Desc != "" && l.Abs(sl.URL) == url {
 			return sl.Desc
@@ -58,7 +43,7 @@ func pageDescription(l links, url, fallback string) string {
 
 // newestUpdate is the date of the newest change to the insights, or of
 // the profile when there are none.
-func newestUpdate(l links) string {
+func newestUpdate(l view.Links) string {
 	site := l.Cat.Site
 	if len(site.Insights) == 0 {
 		return site.Profile.LastUpdated
@@ -71,7 +56,7 @@ func newestUpdate(l links) string {
 }
 
 // insightItem writes the list item of one insight, linked to its twin.
-func insightItem(l links, b *bytes.Buffer, i int) {
+func insightItem(l view.Links, b *bytes.Buffer, i int) {
 	in := l.Cat.Site.Insights[i]
 	// The description cut to leave room for the topic and date, which an
 	// agent choosing what to read needs whole.
@@ -79,9 +64,9 @@ func insightItem(l links, b *bytes.Buffer, i int) {
 	llmsLink(b, in.Title, l.PageLink(l.InsightLink(in.Slug)), clip(pages.OneLine(in.Description), max(1, maxItemNote-len(when)))+when)
 }
 
-// homeMarkdown renders the home page's twin: who the subject is, the
+// HomeMarkdown renders the home page's twin: who the subject is, the
 // site's pages, the latest insights and where agents go next.
-func homeMarkdown(l links) []byte {
+func HomeMarkdown(l view.Links) []byte {
 	site := l.Cat.Site
 	p := site.Profile
 	var b bytes.Buffer
@@ -112,7 +97,7 @@ func homeMarkdown(l links) []byte {
 	}
 	fmt.Fprintf(&b, "\n## For agents and developers\n\nEverything on this site is also a public, read-only API: see [the developer portal](%s), or point an agent at [/llms.txt](%s).\n\n",
 		l.PageLink(view.PathDevelopers), l.Base+view.PathLLMs)
-	for _, rt := range l.routes {
+	for _, rt := range l.Routes {
 		if rt.Listed == view.ListMain && !strings.Contains(rt.Path, "{") {
 			llmsLink(&b, rt.Summary, l.Base+rt.Path, "")
 		}
@@ -122,15 +107,15 @@ func homeMarkdown(l links) []byte {
 
 // insightsIndex is the address that lists every insight for agents: the
 // insights list's twin, else the JSON list.
-func insightsIndex(l links) string {
+func insightsIndex(l view.Links) string {
 	if twin, ok := l.TwinURL(l.Cat.Site.Pages.Insights); ok {
 		return twin
 	}
 	return l.Base + view.PathInsights
 }
 
-// aboutMarkdown renders the about page's twin: the profile in full.
-func aboutMarkdown(l links) []byte {
+// AboutMarkdown renders the about page's twin: the profile in full.
+func AboutMarkdown(l view.Links) []byte {
 	site := l.Cat.Site
 	var b bytes.Buffer
 	about := l.Abs(site.Pages.About)
@@ -154,9 +139,9 @@ func aboutMarkdown(l links) []byte {
 	return b.Bytes()
 }
 
-// contactMarkdown renders the contact page's twin: every way to reach the
+// ContactMarkdown renders the contact page's twin: every way to reach the
 // subject, then what the page itself is for, as the site describes it.
-func contactMarkdown(l links) []byte {
+func ContactMarkdown(l view.Links) []byte {
 	site := l.Cat.Site
 	var b bytes.Buffer
 	form := l.Abs(site.Profile.Contact.Form)
@@ -171,9 +156,9 @@ func contactMarkdown(l links) []byte {
 	return b.Bytes()
 }
 
-// insightsMarkdown renders the insights list's twin: every insight, newest
+// InsightsMarkdown renders the insights list's twin: every insight, newest
 // first, linked to its own twin.
-func insightsMarkdown(l links) []byte {
+func InsightsMarkdown(l view.Links) []byte {
 	site := l.Cat.Site
 	var b bytes.Buffer
 	b.Grow(1024 + len(site.Insights)*(384+2*len(l.Base)))
@@ -196,9 +181,9 @@ func insightsMarkdown(l links) []byte {
 	return b.Bytes()
 }
 
-// insightMarkdown renders the twin of one insight's page: its facts, then
+// InsightMarkdown renders the twin of one insight's page: its facts, then
 // the body as written, its links made absolute (see convert.AbsoluteLinks).
-func insightMarkdown(l links, slug string) ([]byte, error) {
+func InsightMarkdown(l view.Links, slug string) ([]byte, error) {
 	in, ok := l.Published(slug)
 	if !ok {
 		return nil, fmt.Errorf("no published insight %q", slug)

@@ -1,4 +1,4 @@
-package handlers
+package docs
 
 import (
 	_ "embed"
@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
-	"github.com/caddy-discovery/caddy-discovery/internal/docs"
 	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
@@ -19,8 +18,8 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
 
-// openAPIVersion is the version of the API description document.
-const openAPIVersion = "1.0.0"
+// OpenAPIVersion is the version of the API description document.
+const OpenAPIVersion = "1.0.0"
 
 type object = map[string]any
 
@@ -55,27 +54,26 @@ func problemResponse(status int, metered, rateLimited bool) string {
 var commonProblems = []int{http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed,
 	http.StatusTooManyRequests, http.StatusInternalServerError}
 
-// openAPIDocument renders the OpenAPI description of every route for one
+// OpenAPIDocument renders the OpenAPI description of every route for one
 // base URL.
-func openAPIDocument(l links, _ string) ([]byte, error) {
+func OpenAPIDocument(l view.Links, _ string) ([]byte, error) {
 	return json.MarshalIndent(openAPI31(l), "", "  ")
 }
 
 // openAPI31 describes every route for one base URL.
-func openAPI31(l links) object {
-	rateLimited := l.cfg.RateLimit.Events > 0
+func openAPI31(l view.Links) object {
+	rateLimited := l.RateLimit.Events > 0
 	paths := object{}
 	type problemUse struct {
 		status  int
 		metered bool
 	}
 	used := map[problemUse]bool{}
-	for i := range l.routes {
-		rt := &l.routes[i]
+	for _, rt := range l.Routes {
 		metered := rateLimited && !rt.Unmetered
-		refusing := l.cfg.RefusesAgents && !rt.AnyAgent
+		refusing := l.RefusesAgents && !rt.AnyAgent
 		paths[rt.Path] = object{strings.ToLower(rt.Method): operation(rt, l.Cat.TwinOfPage(rt.Path), metered, rateLimited, refusing)}
-		for _, status := range rt.problems(metered, refusing) {
+		for _, status := range problemsOf(rt, metered, refusing) {
 			used[problemUse{status, metered}] = true
 		}
 	}
@@ -157,17 +155,17 @@ func openAPI31(l links) object {
 		"jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",
 		"info": object{
 			"title":       profile.Name + " public discovery API",
-			"version":     openAPIVersion,
+			"version":     OpenAPIVersion,
 			"summary":     "Read-only public facts about " + profile.Name + " and their published insights.",
-			"description": "A read-only public JSON API serving the profile of " + profile.Name + ", their published insight articles and site-discovery metadata. No API key is required. " + rateLimitSummary(l.cfg) + " Errors are RFC 9457 problem documents (application/problem+json). The production deployment is also the sandbox.",
+			"description": "A read-only public JSON API serving the profile of " + profile.Name + ", their published insight articles and site-discovery metadata. No API key is required. " + RateLimitSummary(l.RateLimit) + " Errors are RFC 9457 problem documents (application/problem+json). The production deployment is also the sandbox.",
 			"contact":     openAPIContact(l),
 		},
 		"servers": []object{{"url": l.Base, "description": "Production, which is also the sandbox."}},
 		"tags": []object{
-			{"name": tagAPI, "description": "The versioned JSON API under /api/v1."},
-			{"name": tagDiscovery, "description": "Documents that describe the site and the API to agents and developers."},
-			{"name": tagAuth, "description": "Optional anonymous bearer tokens with the scope public:read."},
-			{"name": tagMCP, "description": "The MCP server (Streamable HTTP) and its server card."},
+			{"name": view.TagAPI, "description": "The versioned JSON API under /api/v1."},
+			{"name": view.TagDiscovery, "description": "Documents that describe the site and the API to agents and developers."},
+			{"name": view.TagAuth, "description": "Optional anonymous bearer tokens with the scope public:read."},
+			{"name": view.TagMCP, "description": "The MCP server (Streamable HTTP) and its server card."},
 		},
 		"externalDocs": object{"description": "Developer portal", "url": l.Developers()},
 		// Every operation works without credentials; a bearer token is
@@ -195,7 +193,7 @@ func openAPI31(l links) object {
 					},
 				},
 			},
-			"schemas":   docs.Components.Schemas,
+			"schemas":   Components.Schemas,
 			"headers":   headers,
 			"responses": responses,
 		},
@@ -204,7 +202,7 @@ func openAPI31(l links) object {
 
 // openAPIContact is the description's contact object: the subject's name,
 // and the contact form and email when the profile has them.
-func openAPIContact(l links) object {
+func openAPIContact(l view.Links) object {
 	c := l.Cat.Site.Profile.Contact
 	contact := object{"name": l.Cat.Site.Profile.Name}
 	if c.Form != "" {
@@ -218,18 +216,18 @@ func openAPIContact(l links) object {
 
 // operation describes one route; metered says whether the route is counted
 // against the deployment's rate limit, rateLimited whether it has one.
-func operation(rt *route, twin string, metered, rateLimited, refusing bool) object {
+func operation(rt *view.Route, twin string, metered, rateLimited, refusing bool) object {
 	headers := object{}
 	if rt.Versioned() {
 		headers["API-Version"] = ref("headers", "API-Version")
 	}
-	cached := rt.render != nil
+	cached := rt.Kept
 	if cached {
 		headers["ETag"] = ref("headers", "ETag")
 	}
 	headers["Link"] = ref("headers", "Link")
 	headers["Content-Usage"] = ref("headers", "Content-Usage")
-	if rt.twinOf != nil {
+	if rt.Twin {
 		headers["Content-Signal"] = object{
 			"description": "The site's content-usage signals, as its robots.txt states them (contentsignals.org).",
 			"schema":      object{"type": "string", "examples": []string{"ai-train=yes, search=yes, ai-input=yes"}},
@@ -260,7 +258,7 @@ func operation(rt *route, twin string, metered, rateLimited, refusing bool) obje
 		sch := object{"type": "string"}
 		switch {
 		case rt.Body != nil:
-			sch = ref("schemas", docs.Components.Name(rt.Body))
+			sch = ref("schemas", Components.Name(rt.Body))
 		case strings.HasPrefix(rt.MediaType, respond.MediaJSON):
 			sch = object{"type": "object"}
 		}
@@ -283,10 +281,10 @@ func operation(rt *route, twin string, metered, rateLimited, refusing bool) obje
 	if cached {
 		responses["304"] = object{"description": "Not Modified: the If-None-Match header named the current ETag."}
 	}
-	for _, status := range rt.problems(metered, refusing) {
+	for _, status := range problemsOf(rt, metered, refusing) {
 		responses[strconv.Itoa(status)] = ref("responses", problemResponse(status, metered, rateLimited))
 	}
-	if rt.twinOf != nil && rt.hasSlug() {
+	if rt.Twin && rt.HasSlug() {
 		// The module owns only the twins of published insights: any other
 		// address here is the site's, and passes to it unchanged.
 		responses["404"] = object{
@@ -294,9 +292,9 @@ func operation(rt *route, twin string, metered, rateLimited, refusing bool) obje
 		}
 	}
 	if rt.ErrorBody != nil {
-		name := docs.Components.Name(rt.ErrorBody)
+		name := Components.Name(rt.ErrorBody)
 		responses["400"] = object{
-			"description": docs.Components.Schemas[name].Description,
+			"description": Components.Schemas[name].Description,
 			"content":     object{respond.MediaJSON: object{"schema": ref("schemas", name)}},
 		}
 	}
@@ -311,7 +309,7 @@ func operation(rt *route, twin string, metered, rateLimited, refusing bool) obje
 		"responses":   responses,
 	}
 	if rt.Request != nil {
-		sch := ref("schemas", docs.Components.Name(rt.Request))
+		sch := ref("schemas", Components.Name(rt.Request))
 		if rt.JSONRPC {
 			sch = orBatch(sch, "A batch of at most "+strconv.Itoa(mcp.MaxBatch)+" messages (MCP 2025-03-26 only).")
 		}
@@ -328,7 +326,7 @@ func operation(rt *route, twin string, metered, rateLimited, refusing bool) obje
 	}
 	if strings.Contains(rt.Path, "{slug}") {
 		description := "The insight's slug: " + content.SlugGrammar + ". A slug outside this grammar is a 400 problem; an unknown one a 404."
-		if rt.twinOf != nil {
+		if rt.Twin {
 			// Only published insights' twins are the module's.
 			description = "The slug of a published insight (" + content.SlugGrammar + "). Any other address here is the site's own."
 		}
@@ -349,7 +347,7 @@ func operation(rt *route, twin string, metered, rateLimited, refusing bool) obje
 			"in":          "path",
 			"required":    true,
 			"description": description,
-			"schema":      docs.Components.Schemas["InsightSummary"].Properties["slug"],
+			"schema":      Components.Schemas["InsightSummary"].Properties["slug"],
 		})
 	}
 	return op
@@ -361,8 +359,8 @@ func operation(rt *route, twin string, metered, rateLimited, refusing bool) obje
 // over the cap), a 404 (an unknown method, from protocol 2026-07-28 on) or
 // a 429 (a batch over what is left of the quota), next to the problems.
 func jsonRPC(responses object, rateLimited bool) {
-	response := ref("schemas", docs.Components.Name(typeOf[mcp.Response]()))
-	rpcError := ref("schemas", docs.Components.Name(typeOf[mcp.ErrorResponse]()))
+	response := ref("schemas", Components.Name(reflect.TypeFor[mcp.Response]()))
+	rpcError := ref("schemas", Components.Name(reflect.TypeFor[mcp.ErrorResponse]()))
 	ok := responses["200"].(object)
 	ok["description"] = "The JSON-RPC response to a request: its result, or the error of the method (before protocol 2026-07-28, -32601 for an unknown method and -32602 for invalid params), with the request's id."
 	ok["content"] = object{respond.MediaJSON: object{"schema": orBatch(response, "The responses to a batch, one for each request in it.")}}
@@ -435,7 +433,7 @@ func queryParameters(t reflect.Type) []object {
 
 // problems are the statuses of the route's problem responses; 429 only
 // when the deployment enforces a rate limit.
-func (rt *route) problems(rateLimited, refusing bool) []int {
+func problemsOf(rt *view.Route, rateLimited, refusing bool) []int {
 	var problems []int
 	for _, status := range commonProblems {
 		if status != http.StatusTooManyRequests || rateLimited {

@@ -1,4 +1,4 @@
-package handlers
+package docs
 
 import (
 	"bytes"
@@ -13,7 +13,6 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/caddy-discovery/caddy-discovery/internal/docs"
 	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/origin"
 	"github.com/caddy-discovery/caddy-discovery/internal/pages"
@@ -39,34 +38,27 @@ const maxSkillDescription = 1024
 
 // skillDescription is the skill's description: what it is for and when to
 // use it, which is what an agent reads to decide whether to load it.
-func skillDescription(l links) string {
+func skillDescription(l view.Links) string {
 	p := l.Cat.Site.Profile
-	return docs.ClipChars(pages.OneLine(fmt.Sprintf("Look up %s (%s) and their published articles (\"insights\") in the read-only public API of %s: "+
+	return ClipChars(pages.OneLine(fmt.Sprintf("Look up %s (%s) and their published articles (\"insights\") in the read-only public API of %s: "+
 		"biography, key facts, expertise, contact links, articles by topic or by words, and each article's full Markdown. "+
 		"Use when asked about %s or their writing. Works over REST (curl), the official Node.js CLI or MCP; no API key.",
 		p.Name, strings.TrimSuffix(pages.OneLine(p.Tagline), "."), origin.HostOf(l.Base), p.Name)), maxSkillDescription)
 }
 
-// skillsIndex lists the skill with the digest of the bytes served at its
-// address, rendered here exactly as for that address.
-func newSkillsIndex(l links) (wire.SkillsIndex, error) {
-	body, err := skillMarkdown(l, "")
-	if err != nil {
-		return wire.SkillsIndex{}, err
-	}
-	sum := sha256.Sum256(body)
-	return wire.SkillsIndex{Schema: agentSkillsSchema, Skills: []wire.SkillEntry{{
-		Name: view.SkillName(l.cfg.CLIName), Type: "skill-md", Description: skillDescription(l),
-		URL: l.Base + l.SkillPath(), Digest: "sha256:" + hex.EncodeToString(sum[:]),
-	}}}, nil
-}
-
-func skillsIndexDocument(l links, _ string) ([]byte, error) {
-	index, err := newSkillsIndex(l)
+// SkillsIndex renders the discovery index, which lists the skill with the
+// digest of the bytes served at its address, rendered here exactly as for
+// that address (with the tools the MCP server declares).
+func SkillsIndex(l view.Links, tools []mcp.DeclaredTool) ([]byte, error) {
+	body, err := SkillMarkdown(l, tools)
 	if err != nil {
 		return nil, err
 	}
-	return respond.Marshal(index)
+	sum := sha256.Sum256(body)
+	return respond.Marshal(wire.SkillsIndex{Schema: agentSkillsSchema, Skills: []wire.SkillEntry{{
+		Name: view.SkillName(l.CLIName), Type: "skill-md", Description: skillDescription(l),
+		URL: l.Base + l.SkillPath(), Digest: "sha256:" + hex.EncodeToString(sum[:]),
+	}}})
 }
 
 // skillTemplate is the SKILL.md: YAML front matter (name, description),
@@ -141,37 +133,37 @@ type skillCommand struct{ Command, Summary string }
 
 type skillTool struct{ Name, Arguments, Description string }
 
-// skillMarkdown renders the SKILL.md from the route table, the CLI's
+// SkillMarkdown renders the SKILL.md from the route table, the CLI's
 // commands and the MCP server's tools as the server declares them.
-func skillMarkdown(l links, _ string) ([]byte, error) {
+func SkillMarkdown(l view.Links, tools []mcp.DeclaredTool) ([]byte, error) {
 	p := l.Cat.Site.Profile
-	slug := slugExample(l)
+	slug := SlugExample(l)
 	description, err := pages.YAMLString(skillDescription(l))
 	if err != nil {
 		return nil, err
 	}
 	data := map[string]any{
-		"Name": view.SkillName(l.cfg.CLIName), "Description": description,
+		"Name": view.SkillName(l.CLIName), "Description": description,
 		"Subject": pages.OneLine(p.Name), "Host": origin.HostOf(l.Base), "Base": l.Base,
 		"Topics":    strings.Join(l.Cat.Site.Topics(), ", "),
-		"RateLimit": rateLimitSummary(l.cfg), "OpenAPI": l.OpenAPI(),
+		"RateLimit": RateLimitSummary(l.RateLimit), "OpenAPI": l.OpenAPI(),
 		"CLI": l.CLIURL(), "CLIFile": path.Base(l.CLIURL()),
-		"MCP": l.Base + view.PathMCP, "ServerKey": l.cfg.CLIName,
+		"MCP": l.Base + view.PathMCP, "ServerKey": l.CLIName,
 		"LLMs": l.Base + view.PathLLMs, "LLMsFull": l.Base + view.PathLLMsFull,
 		"Developers": l.Developers(), "ServerCard": l.Base + view.PathServerCard,
 	}
 	var endpoints []skillEndpoint
-	for _, rt := range l.routes {
+	for _, rt := range l.Routes {
 		if rt.Versioned() && rt.Method == http.MethodGet {
-			endpoints = append(endpoints, skillEndpoint{rt.Path, rt.Description, l.Base + urlPathFor(l.Cat, &rt, slug)})
+			endpoints = append(endpoints, skillEndpoint{rt.Path, rt.Description, l.Base + view.URLPathFor(l.Cat, rt, slug)})
 		}
 	}
 	data["Endpoints"] = endpoints
 	var commands []skillCommand
-	for _, c := range docs.CLICommands {
+	for _, c := range CLICommands {
 		summary := c.Summary
 		if c.Path != "" {
-			rt := l.routeAt(c.Path)
+			rt := l.RouteAt(c.Path)
 			if rt == nil {
 				return nil, fmt.Errorf("the CLI command %q prints %s, which is not a route", c.Command, c.Path)
 			}
@@ -180,12 +172,12 @@ func skillMarkdown(l links, _ string) ([]byte, error) {
 		commands = append(commands, skillCommand{strings.Replace(c.Command, "<slug>", slug, 1), summary})
 	}
 	data["Commands"] = commands
-	var tools []skillTool
-	for _, t := range mcp.DeclaredTools(l.mcpSite()) {
-		tools = append(tools, skillTool{t.Name, toolArguments(t.InputSchema), t.Description})
+	var listed []skillTool
+	for _, t := range tools {
+		listed = append(listed, skillTool{t.Name, toolArguments(t.InputSchema), t.Description})
 	}
-	slices.SortFunc(tools, func(a, b skillTool) int { return strings.Compare(a.Name, b.Name) })
-	data["Tools"] = tools
+	slices.SortFunc(listed, func(a, b skillTool) int { return strings.Compare(a.Name, b.Name) })
+	data["Tools"] = listed
 	var b bytes.Buffer
 	if err := skillTemplate.Execute(&b, data); err != nil {
 		return nil, err
