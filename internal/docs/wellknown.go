@@ -173,3 +173,10 @@ func cardNamespace(host string, nameLen int) string {
 	}
 	return strings.Trim(string(ns), ".")
 }
+
+// OAuthPaths are the addresses the OAuth server's answers name, which
+// the documents name too.
+var OAuthPaths = oauth.Paths{
+	Auth: view.PathAuth, ClientRegistration: view.PathClientRegistration, Identity: view.PathIdentity, Register: view.PathRegister,
+	MCP: view.PathMCP, PRM: view.PathPRM, PRMMCP: view.PathPRMMCP,
+}

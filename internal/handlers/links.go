@@ -4,6 +4,7 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/catalog"
 	"github.com/caddy-discovery/caddy-discovery/internal/docs"
 	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
+	"github.com/caddy-discovery/caddy-discovery/internal/portal"
 	"github.com/caddy-discovery/caddy-discovery/internal/view"
 	"github.com/caddy-discovery/caddy-discovery/internal/wire"
 )
@@ -40,6 +41,8 @@ func callerOf(cfg *Config) view.Caller {
 		MCPRegistryKey: cfg.MCPRegistryKey, TokenSeconds: cfg.tokenTTLSeconds(),
 		ClientMetadataDocuments: cfg.ClientMetadata != nil,
 		RateLimit:               cfg.RateLimit, RefusesAgents: cfg.RefusesAgents,
+		Robots:      cfg.servesRobots(),
+		Deprecation: cfg.Deprecation, Sunset: cfg.Sunset, Successor: cfg.Successor,
 	}
 }
 
@@ -81,3 +84,30 @@ func skillMarkdown(l links, _ string) ([]byte, error) { return docs.SkillMarkdow
 // skillsIndex renders the skills' discovery index with the MCP server's
 // tools.
 func skillsIndex(l links, _ string) ([]byte, error) { return docs.SkillsIndex(l.Links, l.tools()) }
+
+// portalPage is what the developer portal says for l, the example of each
+// route rendered from the content the body its renderer makes.
+func portalPage(l links) *portal.Page {
+	return portal.Of(l.Links, func(rt *view.Route, slug string) []byte {
+		bound := l.routeAt(rt.Path)
+		if bound == nil || bound.render == nil {
+			return nil
+		}
+		body, err := bound.render(l, slug)
+		if err != nil {
+			return nil
+		}
+		return body
+	})
+}
+
+// developerPortal renders /developers.
+func developerPortal(l links, _ string) ([]byte, error) { return portal.HTML(portalPage(l)) }
+
+// developerPortalMarkdown renders /developers.md, the portal for agents.
+func developerPortalMarkdown(l links, _ string) ([]byte, error) {
+	return portal.Markdown(portalPage(l), l.Developers())
+}
+
+// portalHeaders are the portal's headers for the base URL of l.
+func portalHeaders(l links) [][2]string { return portal.Headers(l.Links) }

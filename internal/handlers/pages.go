@@ -21,21 +21,6 @@ import (
 // that twin itself, at an address that follows the page's own and, for
 // Accept: text/markdown, at the page's address.
 
-// twinPath is the address of the Markdown twin of the page at path, the
-// one agents try first: "/" and "/docs/" give "/index.md" and
-// "/docs/index.md", "/about" and "/about.html" give "/about.md".
-func twinPath(path string) string {
-	switch {
-	case strings.HasSuffix(path, "/"):
-		return path + "index.md"
-	case strings.HasSuffix(path, ".html"):
-		return strings.TrimSuffix(path, ".html") + ".md"
-	case strings.HasSuffix(path, ".htm"):
-		return strings.TrimSuffix(path, ".htm") + ".md"
-	}
-	return path + ".md"
-}
-
 // pageOf gives the address of one of the site's pages named in Pages.
 func pageOf(page func(content.Pages) string) func(links, string) string {
 	return func(l links, _ string) string { return l.Abs(page(l.Cat.Site.Pages)) }
@@ -102,16 +87,16 @@ func placeAgentRoutes(cfg *Config, cat *catalog.Catalog, routes []route) []route
 			continue
 		}
 		if path, ok := cfg.onSite(page.link); ok {
-			candidates = append(candidates, candidate{path, twinPath(path), page.placeholder, ""})
+			candidates = append(candidates, candidate{path, view.TwinPath(path), page.placeholder, ""})
 		}
 	}
 	twinPattern := "/{slug}.md"
 	if pattern, ok := cfg.onSite(pages.Insight); ok {
-		twinPattern = twinPath(pattern)
+		twinPattern = view.TwinPath(pattern)
 	}
 	for _, in := range cat.Site.Insights {
 		if path, ok := cfg.onSite(in.Page); ok {
-			candidates = append(candidates, candidate{path, twinPath(path), view.PathInsightTwin, in.Slug})
+			candidates = append(candidates, candidate{path, view.TwinPath(path), view.PathInsightTwin, in.Slug})
 		}
 	}
 	cat.Pages = make(map[string]*catalog.Page, len(candidates))
@@ -174,7 +159,7 @@ func placeAgentRoutes(cfg *Config, cat *catalog.Catalog, routes []route) []route
 		if rt.MediaType != respond.MediaHTML || rt.Method != http.MethodGet {
 			continue
 		}
-		twin := twinPath(rt.Path)
+		twin := view.TwinPath(rt.Path)
 		if route := routeOf[twin]; route != nil && !route.placeholder() && cat.Twins[twin] == nil {
 			p := &catalog.Page{Path: rt.Path, Twin: twin, TwinURL: (&url.URL{Path: twin}).EscapedPath(), Route: route.Path, Module: true}
 			cat.Pages[rt.Path], cat.Twins[twin] = p, p

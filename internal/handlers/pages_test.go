@@ -24,24 +24,6 @@ func agentConfig(cfg Config) Config {
 	return cfg
 }
 
-func TestTwinPath(t *testing.T) {
-	for page, want := range map[string]string{
-		"/":                  "/index.md",
-		"/about":             "/about.md",
-		"/about.html":        "/about.md",
-		"/about.htm":         "/about.md",
-		"/docs/":             "/docs/index.md",
-		"/insights/{slug}":   "/insights/{slug}.md",
-		"/posts/{slug}/":     "/posts/{slug}/index.md",
-		"/index.html":        "/index.md",
-		"/blog/x.y/overview": "/blog/x.y/overview.md",
-	} {
-		if got := twinPath(page); got != want {
-			t.Errorf("twinPath(%q) = %q, want %q", page, got, want)
-		}
-	}
-}
-
 func TestWantsMarkdown(t *testing.T) {
 	claude := "Mozilla/5.0 (compatible; ClaudeBot/1.0; +claudebot@anthropic.com)"
 	chrome := "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36"

@@ -87,12 +87,6 @@ func (rt *route) modulePage() *catalog.Page {
 	return rt.page
 }
 
-// oauthPaths are the addresses the OAuth server's answers name.
-var oauthPaths = oauth.Paths{
-	Auth: view.PathAuth, ClientRegistration: view.PathClientRegistration, Identity: view.PathIdentity, Register: view.PathRegister,
-	MCP: view.PathMCP, PRM: view.PathPRM, PRMMCP: view.PathPRMMCP,
-}
-
 func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
 
 // routes is the route table, in the order documents list it.
@@ -295,7 +289,7 @@ var routes = []route{
 	},
 	{
 		Route: view.Route{
-			Path: pathDevelopersTwin, Method: http.MethodGet, OperationID: "getDeveloperPortalMarkdown", Tag: view.TagDiscovery,
+			Path: view.PathDevelopersTwin, Method: http.MethodGet, OperationID: "getDeveloperPortalMarkdown", Tag: view.TagDiscovery,
 			Summary:     "Developer portal as Markdown",
 			Description: "The developer portal for agents: the same endpoints, examples, field reference and setup as /developers, as Markdown. /developers answers it too for Accept: text/markdown.",
 			MediaType:   respond.MediaMarkdown, CacheControl: respond.CacheDocument, Unmetered: true,

@@ -5,15 +5,15 @@
 // or to what serves it; matching a request to a route (match.go) and
 // answering it (service.go); the documents of each base URL, rendered once
 // and kept (rendition.go), from the view handed to the renderers and to
-// the MCP server of internal/mcp (links.go); the developer portal's page,
-// made from the route table (portal.go); and the registry of the site's
+// the MCP server of internal/mcp, and to internal/portal with the example
+// bodies of the routes' renderers (links.go); and the registry of the site's
 // pages the content names, with their Markdown twins (pages.go). The
 // routes that vary per request hand it to the packages that own them: the
 // OAuth and identity endpoints to internal/oauth, /mcp to internal/mcp, the
 // site's answers for its pages (their Link and Vary values, the other pages
 // converted) to internal/pages.
 //
-// Imports from the module: content, internal/body, internal/cache, internal/catalog, internal/cimd, internal/convert, internal/docs, internal/mcp, internal/metrics, internal/negotiate, internal/oauth, internal/origin, internal/pages, internal/portal, internal/problem, internal/ratelimit, internal/respond, internal/search, internal/token, internal/view, internal/wire.
+// Imports from the module: content, internal/body, internal/cache, internal/catalog, internal/cimd, internal/convert, internal/docs, internal/mcp, internal/metrics, internal/negotiate, internal/oauth, internal/origin, internal/pages, internal/portal, internal/problem, internal/ratelimit, internal/respond, internal/token, internal/view, internal/wire.
 package handlers
 
 import (
@@ -141,7 +141,7 @@ func New(cfg Config) (*Service, error) {
 	}
 	s.oauth = oauth.New(oauth.Config{
 		Verifier: verifier, Ledger: cfg.CodeLedger, ClientMetadata: cfg.ClientMetadata, Now: cfg.Now,
-		BodyTimeout: cfg.BodyTimeout, Owns: s.Owns, Paths: oauthPaths,
+		BodyTimeout: cfg.BodyTimeout, Owns: s.Owns, Paths: docs.OAuthPaths,
 		SiteName: s.cat.Site.Profile.Name, PageStyle: portal.LimitedCSS, PageCSP: portal.LimitedCSP, Metrics: cfg.Metrics,
 	})
 	if cfg.BaseURL != "" {
@@ -431,17 +431,7 @@ func (s *Service) RateLimited(w http.ResponseWriter, r *http.Request, m Match, r
 		writeLimitedPage(&s.cfg, s.cat, f, w, r, base, retryAfter)
 		return
 	}
-	respond.Problem(w, r, rateLimitedProblem(&s.cfg, base, r, retryAfter))
-}
-
-// rateLimited is the 429 problem of a refused request.
-func rateLimitedProblem(c *Config, base string, r *http.Request, retryAfter int) *problem.Problem {
-	p := problem.New(base, problem.RateLimited, r, fmt.Sprintf(
-		"This client has used all %d requests the %q policy allows in %d seconds.",
-		c.RateLimit.Events, ratelimit.PolicyName, c.RateLimit.WindowSeconds()))
-	p.Hint = fmt.Sprintf("Retry after %d seconds (the Retry-After header); the RateLimit header shows the quota left on every response.", retryAfter)
-	p.ViolatedPolicies = []string{ratelimit.PolicyName}
-	return p
+	respond.Problem(w, r, ratelimit.Problem(s.cfg.RateLimit, base, r, retryAfter))
 }
 
 // setCommon sets the headers every owned response carries; rt is nil for
@@ -509,7 +499,7 @@ func preflight(f *fields, w http.ResponseWriter, rt *route) {
 // surfaceOf is the metrics surface of a route (see metrics.Surfaces).
 func surfaceOf(rt *route) string {
 	switch p := rt.Path; {
-	case p == view.PathDevelopers || p == pathDevelopersTwin:
+	case p == view.PathDevelopers || p == view.PathDevelopersTwin:
 		return "portal"
 	case rt.twinOf != nil:
 		return "markdown"

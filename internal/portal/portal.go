@@ -1,10 +1,10 @@
-// Package portal is the developer portal's rendering and the 429 page:
-// what the portal says (Page, made by handlers from the route table, the
-// catalog and the base URL), its HTML and Markdown templates, the field
-// reference read from the named schemas (types.go), the setups of the
-// agents people use, and the page a refused request gets (limited.go).
+// Package portal is the developer portal and the 429 page: what the portal
+// says (Page, made from the view of one base URL by Of, build.go), its HTML
+// and Markdown templates, the field reference read from the named schemas
+// (types.go), the setups of the agents people use, and the page a refused
+// request gets (limited.go).
 //
-// Imports from the module: internal/pages, internal/problem, internal/respond, internal/schema.
+// Imports from the module: internal/docs, internal/mcp, internal/oauth, internal/pages, internal/problem, internal/ratelimit, internal/respond, internal/schema, internal/search, internal/token, internal/view.
 package portal
 
 import (
@@ -27,8 +27,8 @@ import (
 )
 
 // The developer portal, /developers, and its Markdown twin, /developers.md,
-// are two renderings of one Page, which handlers make from the route table,
-// the types' schemas, the problem codes and the content.
+// are two renderings of one Page, which Of makes from the routes served,
+// the types' schemas, the problem codes and the content (build.go).
 
 //go:embed assets/developers.html
 var portalHTML string

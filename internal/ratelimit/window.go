@@ -3,9 +3,9 @@
 // each client's window that reports what is left of its quota in the
 // RateLimit headers and refuses a client with none left without asking the
 // limiter again, and, across instances, each one's share of a client's
-// quota. It imports no other package of the module.
+// quota; and the 429 problem of a refused request (problem.go).
 //
-// Imports from the module: none.
+// Imports from the module: internal/problem.
 package ratelimit
 
 import (

@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/caddy-discovery/caddy-discovery/content"
 	"github.com/caddy-discovery/caddy-discovery/internal/catalog"
@@ -81,6 +82,12 @@ type Caller struct {
 	// 403 problem, which every operation then documents.
 	RateLimit     ratelimit.Policy
 	RefusesAgents bool
+	// Robots says that robots.txt is served (merged into the site's own).
+	Robots bool
+	// Deprecation, Sunset and Successor, when set, announce the end of v1
+	// (RFC 9745, RFC 8594).
+	Deprecation, Sunset time.Time
+	Successor           string
 }
 
 // RouteAt is the route of path, if the configuration serves it.

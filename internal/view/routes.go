@@ -196,6 +196,25 @@ const (
 	PathContactTwin  = "{twin:contact}"
 )
 
+// TwinPath is the address of the Markdown twin of the page at path, the
+// one agents try first: "/" and "/docs/" give "/index.md" and
+// "/docs/index.md", "/about" and "/about.html" give "/about.md".
+func TwinPath(path string) string {
+	switch {
+	case strings.HasSuffix(path, "/"):
+		return path + "index.md"
+	case strings.HasSuffix(path, ".html"):
+		return strings.TrimSuffix(path, ".html") + ".md"
+	case strings.HasSuffix(path, ".htm"):
+		return strings.TrimSuffix(path, ".htm") + ".md"
+	}
+	return path + ".md"
+}
+
+// PathDevelopersTwin is the developer portal's Markdown twin, by the rule
+// of every page's twin.
+var PathDevelopersTwin = TwinPath(PathDevelopers)
+
 // InsightPrefix is the path of an insight before its slug.
 var InsightPrefix = strings.TrimSuffix(PathInsight, "{slug}")
 

@@ -1,9 +1,8 @@
-package handlers
+package portal
 
 import (
 	"bytes"
 	"context"
-	_ "embed"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -19,7 +18,6 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
 	"github.com/caddy-discovery/caddy-discovery/internal/oauth"
 	"github.com/caddy-discovery/caddy-discovery/internal/pages"
-	"github.com/caddy-discovery/caddy-discovery/internal/portal"
 	"github.com/caddy-discovery/caddy-discovery/internal/problem"
 	"github.com/caddy-discovery/caddy-discovery/internal/ratelimit"
 	"github.com/caddy-discovery/caddy-discovery/internal/respond"
@@ -28,32 +26,33 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/view"
 )
 
-// The developer portal, /developers, and its Markdown twin, /developers.md,
-// are two renderings (internal/portal) of one portal.Page, which is made
-// here from the route table, the types' schemas, the problem codes and the
-// catalog.
+// What the portal says, made from the view of one base URL: the routes
+// the configuration serves, the types' schemas, the problem codes and the
+// catalog; the bodies of the examples are the ones the routes' renderers
+// give (Example) or what the other routes' handlers send, with example
+// credentials.
 
-// pathDevelopersTwin is the portal's Markdown twin, by the rule of every
-// page's twin (twinPath).
-var pathDevelopersTwin = twinPath(view.PathDevelopers)
+// Example gives the body the renderer of rt makes for slug, or nil for a
+// route without one: what a GET of the route answers.
+type Example func(rt *view.Route, slug string) []byte
 
-// portalHeaders are the portal's headers for a base URL. Its
+// Headers are the portal's headers for a base URL. Its
 // Content-Security-Policy allows its own inline style and, while WebMCP is
 // on, the WebMCP script and the JSON API the script reads; and the site's
 // llms.txt, robots.txt and AI catalog, which audits (Lighthouse's SEO and
 // Agentic Browsing categories) fetch from the page: nothing else.
-func portalHeaders(l links) [][2]string {
-	csp := "default-src 'none'; style-src " + portal.StyleSource
+func Headers(l view.Links) [][2]string {
+	csp := "default-src 'none'; style-src " + StyleSource
 	connect := ""
-	if l.cfg.servesWebMCP() {
+	if l.WebMCP {
 		csp += "; script-src " + l.WebMCPSource(view.PathWebMCP)
 		connect = l.WebMCPSource(view.APIPrefix)
 	}
 	docs := []string{view.PathLLMs}
-	if l.cfg.servesRobots() {
+	if l.Robots {
 		docs = append(docs, view.PathRobots)
 	}
-	if l.cfg.servesMCPDiscovery() {
+	if l.MCPDiscovery {
 		docs = append(docs, view.PathAICatalog)
 	}
 	for _, doc := range docs {
@@ -70,7 +69,7 @@ func portalHeaders(l links) [][2]string {
 
 // exampleTime is the time in the examples that would show the clock: the
 // content's last update, at noon UTC.
-func exampleTime(l links) time.Time {
+func exampleTime(l view.Links) time.Time {
 	t, err := time.Parse(time.DateOnly, lastModified(l))
 	if err != nil {
 		return time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
@@ -79,7 +78,7 @@ func exampleTime(l links) time.Time {
 }
 
 // lastModified is the newest modification date of the content.
-func lastModified(l links) string {
+func lastModified(l view.Links) string {
 	newest := l.Cat.Site.Profile.LastUpdated
 	for _, in := range l.Cat.Site.Insights {
 		newest = max(newest, in.DateModifiedISO)
@@ -87,33 +86,33 @@ func lastModified(l links) string {
 	return newest
 }
 
-// portalOf makes the portal's content for this base URL.
-func portalOf(l links) *portal.Page {
+// Of makes the portal's content for the base URL of l, the examples of
+// the routes rendered from the content given by example.
+func Of(l view.Links, example Example) *Page {
 	p := l.Cat.Site.Profile
-	ttl := l.cfg.tokenTTLSeconds()
-	pg := &portal.Page{
+	ttl := l.TokenSeconds
+	pg := &Page{
 		Name: p.Name, Tagline: strings.TrimSuffix(pages.OneLine(p.Tagline), "."), Base: l.Base,
 		Home: l.Abs(l.Cat.Site.Pages.Home), LLMs: l.Base + view.PathLLMs, LLMsFull: l.Base + view.PathLLMsFull,
-		OpenAPI: l.OpenAPI(), AuthNotes: l.Base + view.PathAuth, HTML: l.Developers(), Markdown: l.Base + pathDevelopersTwin,
-		Updated: lastModified(l), Slug: docs.SlugExample(l.Links), Scope: token.Scope,
-		TokenLifetime: portal.Lifetime(ttl), TokenSeconds: ttl,
-		RateLimit: docs.RateLimitSummary(l.cfg.RateLimit), Limited: l.cfg.RateLimit.Events > 0,
-		Events: l.cfg.RateLimit.Events, Window: l.cfg.RateLimit.WindowSeconds(),
-		Policy:        ratelimit.NewHeaders(l.cfg.RateLimit).Policy(),
+		OpenAPI: l.OpenAPI(), AuthNotes: l.Base + view.PathAuth, HTML: l.Developers(), Markdown: l.Base + view.PathDevelopersTwin,
+		Updated: lastModified(l), Slug: docs.SlugExample(l), Scope: token.Scope,
+		TokenLifetime: Lifetime(ttl), TokenSeconds: ttl,
+		RateLimit: docs.RateLimitSummary(l.RateLimit), Limited: l.RateLimit.Events > 0,
+		Events: l.RateLimit.Events, Window: l.RateLimit.WindowSeconds(),
+		Policy:        ratelimit.NewHeaders(l.RateLimit).Policy(),
 		VersionStatus: versionStatus(l), OpenAPIVer: docs.OpenAPIVersion,
-		MCP: l.Base + view.PathMCP, MCPBatch: mcp.BatchCap(l.cfg.RateLimit.Events), CLI: l.CLIURL(), CLIName: l.cfg.CLIName,
-		WebMCP: l.WebMCPScriptURL(), Listing: portalListingOf(l),
+		MCP: l.Base + view.PathMCP, MCPBatch: mcp.BatchCap(l.RateLimit.Events), CLI: l.CLIURL(), CLIName: l.CLIName,
+		WebMCP: l.WebMCPScriptURL(), Listing: listingOf(l),
 	}
 	pg.CLIFile = path.Base(pg.CLI)
 	for _, c := range problem.Codes {
 		c.Hint = strings.ReplaceAll(c.Hint, "{base}", l.Base)
 		pg.Problems = append(pg.Problems, c)
 	}
-	shared := map[string]*route{} // example body -> the route whose operation shows it
+	shared := map[string]*view.Route{} // example body -> the route whose operation shows it
 	types := map[string]bool{}
-	for i := range l.routes {
-		rt := &l.routes[i]
-		op := portalOperationOf(l, rt)
+	for _, rt := range l.Routes {
+		op := operationOf(l, rt, example)
 		if op.Response != "" && rt.Body != nil {
 			if first, ok := shared[op.Response]; ok {
 				op.Shared, op.SharedPath, op.Response = "op-"+first.OperationID, first.Path, ""
@@ -136,32 +135,32 @@ func portalOf(l links) *portal.Page {
 		}
 	}
 	types["Problem"] = true
-	pg.Types = portal.Types(types, docs.Components)
+	pg.Types = Types(types, docs.Components)
 	pg.NotFound, pg.Unauthorized, pg.Refused = errorExamples(l)
-	pg.Clients = portal.Clients(l.Base+view.PathMCP, l.cfg.CLIName)
+	pg.Clients = Clients(l.Base+view.PathMCP, l.CLIName)
 	return pg
 }
 
-func versionStatus(l links) string {
+func versionStatus(l view.Links) string {
 	status := "v1 is current and not deprecated."
-	if !l.cfg.Deprecation.IsZero() {
-		status = "v1 is deprecated since " + l.cfg.Deprecation.UTC().Format("2 January 2006") + "."
-		if !l.cfg.Sunset.IsZero() {
-			status += " It will be removed after " + l.cfg.Sunset.UTC().Format("2 January 2006") + "."
+	if !l.Deprecation.IsZero() {
+		status = "v1 is deprecated since " + l.Deprecation.UTC().Format("2 January 2006") + "."
+		if !l.Sunset.IsZero() {
+			status += " It will be removed after " + l.Sunset.UTC().Format("2 January 2006") + "."
 		}
-		if l.cfg.Successor != "" {
-			status += " Its successor is " + l.cfg.Successor + "."
+		if l.Successor != "" {
+			status += " Its successor is " + l.Successor + "."
 		}
 	}
 	return status
 }
 
-// operation documents one route: its request, its example response and
+// operationOf documents one route: its request, its example response and
 // its type.
-func portalOperationOf(l links, rt *route) portal.Operation {
-	slug := docs.SlugExample(l.Links)
-	address := l.Base + view.URLPathFor(l.Cat, &rt.Route, slug)
-	op := portal.Operation{
+func operationOf(l view.Links, rt *view.Route, example Example) Operation {
+	slug := docs.SlugExample(l)
+	address := l.Base + view.URLPathFor(l.Cat, rt, slug)
+	op := Operation{
 		ID: "op-" + rt.OperationID, Method: rt.Method, Path: rt.Path, Summary: rt.Summary,
 		Description: rt.Description, MediaType: rt.MediaType, Status: "200 OK",
 	}
@@ -181,7 +180,7 @@ func portalOperationOf(l links, rt *route) portal.Operation {
 	op.Request = request + address
 	op.RequestMediaType = rt.RequestMediaType
 	if name := docs.Components.Name(rt.Body); name != "" {
-		op.Type, op.TypeID = name, portal.TypeAnchor(name)
+		op.Type, op.TypeID = name, TypeAnchor(name)
 	}
 	for _, status := range rt.Problems {
 		for _, c := range problem.Codes {
@@ -190,7 +189,7 @@ func portalOperationOf(l links, rt *route) portal.Operation {
 			}
 		}
 	}
-	body, note := exampleBody(l, rt, slug)
+	body, note := exampleBody(l, rt, slug, example)
 	op.Note = note
 	switch {
 	case body != nil:
@@ -205,7 +204,7 @@ func portalOperationOf(l links, rt *route) portal.Operation {
 	case !strings.Contains(rt.Path, "{"):
 		op.Document = address
 	default:
-		op.Document = l.Base + view.URLPathFor(l.Cat, &rt.Route, slug)
+		op.Document = l.Base + view.URLPathFor(l.Cat, rt, slug)
 	}
 	return op
 }
@@ -222,7 +221,7 @@ var (
 // and a note on it; nil for a route whose answer is a document to open.
 // A route rendered from the content gives its real body; the others give
 // what their handlers send, with example credentials.
-func exampleBody(l links, rt *route, slug string) ([]byte, string) {
+func exampleBody(l view.Links, rt *view.Route, slug string, example Example) ([]byte, string) {
 	now := exampleTime(l)
 	var v any
 	note := ""
@@ -237,7 +236,7 @@ func exampleBody(l links, rt *route, slug string) ([]byte, string) {
 		}
 		v = list
 	case view.PathRegister, view.PathToken:
-		v = oauth.TokenResponse{AccessToken: exampleToken, TokenType: "Bearer", ExpiresIn: l.cfg.tokenTTLSeconds(), Scope: token.Scope}
+		v = oauth.TokenResponse{AccessToken: exampleToken, TokenType: "Bearer", ExpiresIn: l.TokenSeconds, Scope: token.Scope}
 	case view.PathIdentity:
 		v = oauth.IdentityResponse{
 			RegistrationID: "anon_7Qx2mV9kLc4T", RegistrationType: "anonymous", IdentityAssertion: exampleAssertion,
@@ -254,7 +253,7 @@ func exampleBody(l links, rt *route, slug string) ([]byte, string) {
 			TokenEndpointAuthMethod: "none", Scope: token.Scope,
 		}
 	case view.PathMCP:
-		out, _ := mcp.SearchInsights(context.Background(), l.mcpSite(), search.Input{Query: exampleQuery, Limit: exampleLimit})
+		out, _ := mcp.SearchInsights(context.Background(), mcp.Site{Links: l}, search.Input{Query: exampleQuery, Limit: exampleLimit})
 		text, _ := respond.Marshal(out)
 		type textContent struct {
 			Type string `json:"type"`
@@ -270,14 +269,10 @@ func exampleBody(l links, rt *route, slug string) ([]byte, string) {
 		}}
 		note = "A tools/call of search_insights, answered as JSON (the server also speaks text/event-stream)."
 	default:
-		if rt.Body == nil || rt.render == nil {
+		if rt.Body == nil || !rt.Kept {
 			return nil, ""
 		}
-		body, err := rt.render(l, slug)
-		if err != nil {
-			return nil, ""
-		}
-		return body, ""
+		return example(rt, slug), ""
 	}
 	body, err := respond.Marshal(v)
 	if err != nil {
@@ -295,57 +290,47 @@ const (
 
 // redirectExample is the answer of the authorization endpoint to its
 // example request.
-func redirectExample(l links) string {
+func redirectExample(l view.Links) string {
 	return "HTTP/1.1 302 Found\nLocation: http://127.0.0.1:8765/callback?code=dac_" +
 		base64.RawURLEncoding.EncodeToString([]byte("example authorization code")) + "&state=<state>&iss=" + l.Base + "\nCache-Control: no-store"
 }
 
 // errorExamples are whole example responses: a 404, a 401 for a bad
 // bearer and a 429, made by the code that makes the real ones.
-func errorExamples(l links) (notFound, unauthorized, refused string) {
-	profile := l.routeAt(view.PathProfile)
+func errorExamples(l view.Links) (notFound, unauthorized, refused string) {
+	profile := l.RouteAt(view.PathProfile)
 	r := &http.Request{Method: http.MethodGet, URL: &url.URL{Path: view.InsightPath("no-such-insight")}}
 	p := problem.New(l.Base, problem.NotFound, r, "The requested API endpoint does not exist: no published insight has the slug \"no-such-insight\".")
 	p.Hint = "List the published insights and their slugs at " + l.Base + view.PathInsights + "; the machine-readable description is at " + l.Base + view.PathOpenAPI + "."
-	notFound = portal.HTTPExample(http.StatusNotFound, nil, p)
+	notFound = HTTPExample(http.StatusNotFound, nil, p)
 
 	r = &http.Request{Method: http.MethodGet, URL: &url.URL{Path: view.PathProfile}}
 	if profile != nil {
-		unauthorized = portal.HTTPExample(http.StatusUnauthorized, [][2]string{{"WWW-Authenticate", oauthPaths.BearerChallenge(l.Base, profile.Path, "invalid_token")}},
-			oauthPaths.InvalidToken(l.Base, r, profile.Path, "The bearer token has expired."))
+		unauthorized = HTTPExample(http.StatusUnauthorized, [][2]string{{"WWW-Authenticate", docs.OAuthPaths.BearerChallenge(l.Base, profile.Path, "invalid_token")}},
+			docs.OAuthPaths.InvalidToken(l.Base, r, profile.Path, "The bearer token has expired."))
 	}
-	if l.cfg.RateLimit.Events > 0 {
-		retry := min(17, l.cfg.RateLimit.WindowSeconds())
-		rh := ratelimit.NewHeaders(l.cfg.RateLimit)
-		refused = portal.HTTPExample(http.StatusTooManyRequests, [][2]string{
+	if l.RateLimit.Events > 0 {
+		retry := min(17, l.RateLimit.WindowSeconds())
+		rh := ratelimit.NewHeaders(l.RateLimit)
+		refused = HTTPExample(http.StatusTooManyRequests, [][2]string{
 			{"Retry-After", strconv.Itoa(retry)},
 			{"RateLimit-Policy", rh.Policy()},
 			{"RateLimit", rh.Value(0, retry)},
 			{"Vary", "Accept"},
-		}, rateLimitedProblem(l.cfg, l.Base, r, retry))
+		}, ratelimit.Problem(l.RateLimit, l.Base, r, retry))
 	}
 	return notFound, unauthorized, refused
 }
 
-// portalListingOf is the portal's account of the MCP server's listings.
-func portalListingOf(l links) portal.Listing {
-	server := docs.RegistryServerJSON(l.Links)
-	domain := docs.RegistryDomain(l.Links)
-	return portal.Listing{
-		ServerJSON: server, Domain: domain, Proof: l.Base + view.PathMCPRegistryAuth, Key: l.cfg.MCPRegistryKey,
+// listingOf is the portal's account of the MCP server's listings.
+func listingOf(l view.Links) Listing {
+	server := docs.RegistryServerJSON(l)
+	domain := docs.RegistryDomain(l)
+	return Listing{
+		ServerJSON: server, Domain: domain, Proof: l.Base + view.PathMCPRegistryAuth, Key: l.MCPRegistryKey,
 		Login: "mcp-publisher login http --domain " + domain +
 			` --private-key "$(openssl pkey -in key.pem -noout -text | grep -A3 'priv:' | tail -n +2 | tr -d ' :\n')"`,
 		Publish: "mcp-publisher publish",
-		Records: strings.Join(docs.DNSAIDRecords(l.Links), "\n"),
+		Records: strings.Join(docs.DNSAIDRecords(l), "\n"),
 	}
-}
-
-// developerPortal renders /developers.
-func developerPortal(l links, _ string) ([]byte, error) {
-	return portal.HTML(portalOf(l))
-}
-
-// developerPortalMarkdown renders /developers.md, the portal for agents.
-func developerPortalMarkdown(l links, _ string) ([]byte, error) {
-	return portal.Markdown(portalOf(l), l.Developers())
 }
