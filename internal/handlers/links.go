@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"slices"
+
 	"github.com/caddy-discovery/caddy-discovery/internal/catalog"
 	"github.com/caddy-discovery/caddy-discovery/internal/docs"
 	"github.com/caddy-discovery/caddy-discovery/internal/mcp"
@@ -9,9 +11,10 @@ import (
 	"github.com/caddy-discovery/caddy-discovery/internal/wire"
 )
 
-// links is the view of one base URL (view.Links: the addresses against it
-// and the catalog) with what handlers' renderers read beside it: the
-// caller's configuration and the route table.
+// links is the view of one base URL (view.Links: the addresses against it,
+// the catalog and the routes served) with what handlers reads beside it:
+// the caller's configuration and the routes bound, routes[i] the route
+// whose data is Routes[i].
 type links struct {
 	view.Links
 	cfg    *Config
@@ -44,16 +47,6 @@ func callerOf(cfg *Config) view.Caller {
 		Robots:      cfg.servesRobots(),
 		Deprecation: cfg.Deprecation, Sunset: cfg.Sunset, Successor: cfg.Successor,
 	}
-}
-
-// routeAt is the route of path, if the configuration serves it.
-func (l links) routeAt(path string) *route {
-	for i := range l.routes {
-		if l.routes[i].Path == path {
-			return &l.routes[i]
-		}
-	}
-	return nil
 }
 
 // mcpSite is what the MCP tools read of l: its view, the caller's clock,
@@ -89,11 +82,11 @@ func skillsIndex(l links, _ string) ([]byte, error) { return docs.SkillsIndex(l.
 // route rendered from the content the body its renderer makes.
 func portalPage(l links) *portal.Page {
 	return portal.Of(l.Links, func(rt *view.Route, slug string) []byte {
-		bound := l.routeAt(rt.Path)
-		if bound == nil || bound.render == nil {
+		i := slices.Index(l.Routes, rt)
+		if i < 0 || l.routes[i].render == nil {
 			return nil
 		}
-		body, err := bound.render(l, slug)
+		body, err := l.routes[i].render(l, slug)
 		if err != nil {
 			return nil
 		}
