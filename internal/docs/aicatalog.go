@@ -65,10 +65,10 @@ func AICatalog(l view.Links, tools []mcp.DeclaredTool) wire.AICatalog {
 // the content: who the subject is, what they wrote on their newest
 // insight's topic, and how to reach them.
 func representativeQueries(l view.Links) []string {
-	name := ClipChars(pages.OneLine(l.Cat.Site.Profile.Name), MaxCardTitle)
+	name := clipChars(pages.OneLine(l.Cat.Site.Profile.Name), maxCardTitle)
 	queries := []string{"Who is " + name + " and what do they do?"}
 	if ins := l.Cat.Site.Insights; len(ins) > 0 && ins[0].Topic != "" {
-		queries = append(queries, "What has "+name+" written about "+ClipChars(pages.OneLine(ins[0].Topic), MaxCardTitle)+"?")
+		queries = append(queries, "What has "+name+" written about "+clipChars(pages.OneLine(ins[0].Topic), maxCardTitle)+"?")
 	} else {
 		queries = append(queries, "What has "+name+" written?")
 	}

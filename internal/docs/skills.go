@@ -40,7 +40,7 @@ const maxSkillDescription = 1024
 // use it, which is what an agent reads to decide whether to load it.
 func skillDescription(l view.Links) string {
 	p := l.Cat.Site.Profile
-	return ClipChars(pages.OneLine(fmt.Sprintf("Look up %s (%s) and their published articles (\"insights\") in the read-only public API of %s: "+
+	return clipChars(pages.OneLine(fmt.Sprintf("Look up %s (%s) and their published articles (\"insights\") in the read-only public API of %s: "+
 		"biography, key facts, expertise, contact links, articles by topic or by words, and each article's full Markdown. "+
 		"Use when asked about %s or their writing. Works over REST (curl), the official Node.js CLI or MCP; no API key.",
 		p.Name, strings.TrimSuffix(pages.OneLine(p.Tagline), "."), origin.HostOf(l.Base), p.Name)), maxSkillDescription)

@@ -53,9 +53,9 @@ func MCPProtectedResourceMetadata(l view.Links) wire.ProtectedResourceMetadata {
 	return m
 }
 
-// AgentAuth is the agent_auth block of the authorization server's
+// agentAuth is the agent_auth block of the authorization server's
 // metadata (the auth.md protocol).
-func AgentAuth(l view.Links) wire.AgentAuth {
+func agentAuth(l view.Links) wire.AgentAuth {
 	return wire.AgentAuth{
 		Skill:                  l.Base + view.PathAuth,
 		IdentityEndpoint:       l.Base + view.PathIdentity,
@@ -85,7 +85,7 @@ func AuthorizationServerMetadata(l view.Links) wire.AuthorizationServerMetadata 
 		ServiceDocumentation:                       l.Base + view.PathAuth,
 		AuthorizationResponseISSParameterSupported: true,
 		ClientIDMetadataDocumentSupported:          l.ClientMetadataDocuments,
-		AgentAuth:                                  AgentAuth(l),
+		AgentAuth:                                  agentAuth(l),
 	}
 }
 
@@ -104,7 +104,7 @@ func ServerCard(l view.Links) wire.ServerCard {
 		Schema:      "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json",
 		Name:        cardNamespace(origin.HostOnly(origin.HostOf(l.Base)), len(l.Caller.ServiceName)) + "/" + l.Caller.ServiceName,
 		Version:     l.Caller.Version,
-		Title:       ClipChars(title, MaxCardTitle),
+		Title:       clipChars(title, maxCardTitle),
 		Description: description,
 		WebsiteURL:  l.Developers(),
 		Remotes: []wire.ServerCardRemote{{
@@ -144,11 +144,11 @@ func cardCapabilities(c *sdk.ServerCapabilities) wire.ServerCapabilities {
 // characters.
 const (
 	maxCardName  = 200
-	MaxCardTitle = 100
+	maxCardTitle = 100
 )
 
-// ClipChars cuts s to at most n characters, marking a cut with "…".
-func ClipChars(s string, n int) string {
+// clipChars cuts s to at most n characters, marking a cut with "…".
+func clipChars(s string, n int) string {
 	runes := []rune(s)
 	if len(runes) <= n {
 		return s

@@ -41,8 +41,8 @@ func TestClip(t *testing.T) {
 		{"Ærø Ødegård public discovery API", 12, "Ærø Ødegård…"},
 		{"a b c", 4, "a b…"},
 	} {
-		if got := ClipChars(tc.s, tc.n); got != tc.want || len([]rune(got)) > tc.n {
-			t.Errorf("ClipChars(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		if got := clipChars(tc.s, tc.n); got != tc.want || len([]rune(got)) > tc.n {
+			t.Errorf("clipChars(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
 		}
 	}
 }

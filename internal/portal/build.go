@@ -42,7 +42,7 @@ type Example func(rt *view.Route, slug string) []byte
 // llms.txt, robots.txt and AI catalog, which audits (Lighthouse's SEO and
 // Agentic Browsing categories) fetch from the page: nothing else.
 func Headers(l view.Links) [][2]string {
-	csp := "default-src 'none'; style-src " + StyleSource
+	csp := "default-src 'none'; style-src " + styleSource
 	connect := ""
 	if l.WebMCP {
 		csp += "; script-src " + l.WebMCPSource(view.PathWebMCP)
@@ -96,7 +96,7 @@ func Of(l view.Links, example Example) *Page {
 		Home: l.Abs(l.Cat.Site.Pages.Home), LLMs: l.Base + view.PathLLMs, LLMsFull: l.Base + view.PathLLMsFull,
 		OpenAPI: l.OpenAPI(), AuthNotes: l.Base + view.PathAuth, HTML: l.Developers(), Markdown: l.Base + view.PathDevelopersTwin,
 		Updated: lastModified(l), Slug: docs.SlugExample(l), Scope: token.Scope,
-		TokenLifetime: Lifetime(ttl), TokenSeconds: ttl,
+		TokenLifetime: lifetime(ttl), TokenSeconds: ttl,
 		RateLimit: docs.RateLimitSummary(l.RateLimit), Limited: l.RateLimit.Events > 0,
 		Events: l.RateLimit.Events, Window: l.RateLimit.WindowSeconds(),
 		Policy:        ratelimit.NewHeaders(l.RateLimit).Policy(),
@@ -135,9 +135,9 @@ func Of(l view.Links, example Example) *Page {
 		}
 	}
 	types["Problem"] = true
-	pg.Types = Types(types, docs.Components)
+	pg.Types = typesOf(types, docs.Components)
 	pg.NotFound, pg.Unauthorized, pg.Refused = errorExamples(l)
-	pg.Clients = Clients(l.Base+view.PathMCP, l.CLIName)
+	pg.Clients = clientsOf(l.Base+view.PathMCP, l.CLIName)
 	return pg
 }
 
@@ -180,7 +180,7 @@ func operationOf(l view.Links, rt *view.Route, example Example) Operation {
 	op.Request = request + address
 	op.RequestMediaType = rt.RequestMediaType
 	if name := docs.Components.Name(rt.Body); name != "" {
-		op.Type, op.TypeID = name, TypeAnchor(name)
+		op.Type, op.TypeID = name, typeAnchor(name)
 	}
 	for _, status := range rt.Problems {
 		for _, c := range problem.Codes {
@@ -302,17 +302,17 @@ func errorExamples(l view.Links) (notFound, unauthorized, refused string) {
 	r := &http.Request{Method: http.MethodGet, URL: &url.URL{Path: view.InsightPath("no-such-insight")}}
 	p := problem.New(l.Base, problem.NotFound, r, "The requested API endpoint does not exist: no published insight has the slug \"no-such-insight\".")
 	p.Hint = "List the published insights and their slugs at " + l.Base + view.PathInsights + "; the machine-readable description is at " + l.Base + view.PathOpenAPI + "."
-	notFound = HTTPExample(http.StatusNotFound, nil, p)
+	notFound = httpExample(http.StatusNotFound, nil, p)
 
 	r = &http.Request{Method: http.MethodGet, URL: &url.URL{Path: view.PathProfile}}
 	if profile != nil {
-		unauthorized = HTTPExample(http.StatusUnauthorized, [][2]string{{"WWW-Authenticate", docs.OAuthPaths.BearerChallenge(l.Base, profile.Path, "invalid_token")}},
+		unauthorized = httpExample(http.StatusUnauthorized, [][2]string{{"WWW-Authenticate", docs.OAuthPaths.BearerChallenge(l.Base, profile.Path, "invalid_token")}},
 			docs.OAuthPaths.InvalidToken(l.Base, r, profile.Path, "The bearer token has expired."))
 	}
 	if l.RateLimit.Events > 0 {
 		retry := min(17, l.RateLimit.WindowSeconds())
 		rh := ratelimit.NewHeaders(l.RateLimit)
-		refused = HTTPExample(http.StatusTooManyRequests, [][2]string{
+		refused = httpExample(http.StatusTooManyRequests, [][2]string{
 			{"Retry-After", strconv.Itoa(retry)},
 			{"RateLimit-Policy", rh.Policy()},
 			{"RateLimit", rh.Value(0, retry)},

@@ -47,8 +47,8 @@ var (
 	}).Parse(portalMarkdown))
 )
 
-// StyleSource is the CSP source of the portal's inline style: its hash.
-var StyleSource = func() string {
+// styleSource is the CSP source of the portal's inline style: its hash.
+var styleSource = func() string {
 	sum := sha256.Sum256([]byte(portalCSS))
 	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
 }()
@@ -148,8 +148,8 @@ type Field struct {
 	Ref, RefID              string
 }
 
-// Lifetime says a number of seconds in words: "24 hours".
-func Lifetime(seconds int) string {
+// lifetime says a number of seconds in words: "24 hours".
+func lifetime(seconds int) string {
 	d := time.Duration(seconds) * time.Second
 	switch {
 	case d%(24*time.Hour) == 0 && d >= 48*time.Hour:
@@ -169,8 +169,8 @@ func plural(n int, unit string) string {
 	return strconv.Itoa(n) + " " + unit + "s"
 }
 
-// HTTPExample is a problem response as it goes over the wire.
-func HTTPExample(status int, headers [][2]string, p *problem.Problem) string {
+// httpExample is a problem response as it goes over the wire.
+func httpExample(status int, headers [][2]string, p *problem.Problem) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "HTTP/1.1 %d %s\nContent-Type: %s\n", status, http.StatusText(status), respond.MediaProblem)
 	for _, h := range headers {
@@ -182,9 +182,9 @@ func HTTPExample(status int, headers [][2]string, p *problem.Problem) string {
 	return b.String()
 }
 
-// Clients are the setups of the agents people use, for the MCP endpoint
+// clientsOf are the setups of the agents people use, for the MCP endpoint
 // mcp, the server named name in their configurations.
-func Clients(mcp, name string) []Client {
+func clientsOf(mcp, name string) []Client {
 	indent := func(v any) string {
 		b, _ := json.MarshalIndent(v, "", "  ")
 		return string(b)
@@ -218,8 +218,8 @@ func Clients(mcp, name string) []Client {
 	}
 }
 
-// TypeAnchor is the anchor of a type in the field reference.
-func TypeAnchor(name string) string { return "type-" + strings.ToLower(name) }
+// typeAnchor is the anchor of a type in the field reference.
+func typeAnchor(name string) string { return "type-" + strings.ToLower(name) }
 
 // HTML renders /developers.
 func HTML(p *Page) ([]byte, error) {

@@ -15,9 +15,9 @@ import (
 // them. Objects that are not components of their own are flattened into
 // their parent ("urls.home", "endpoints[].path").
 
-// Types are the named types and every component they refer to, in
+// typesOf are the named types and every component they refer to, in
 // the order of the components table.
-func Types(named map[string]bool, components *schema.Components) []Type {
+func typesOf(named map[string]bool, components *schema.Components) []Type {
 	want := map[string]bool{}
 	var visit func(name string)
 	visit = func(name string) {
@@ -36,7 +36,7 @@ func Types(named map[string]bool, components *schema.Components) []Type {
 			continue
 		}
 		s := components.Schemas[c.Name]
-		t := Type{Name: c.Name, ID: TypeAnchor(c.Name), Description: s.Description}
+		t := Type{Name: c.Name, ID: typeAnchor(c.Name), Description: s.Description}
 		t.Fields = schemaFields("", s)
 		out = append(out, t)
 	}
@@ -75,7 +75,7 @@ func schemaFields(prefix string, s *jsonschema.Schema) []Field {
 		f := Field{Name: prefix + name, Required: slices.Contains(s.Required, name), Description: prop.Description}
 		f.Type, f.Ref = schemaType(prop)
 		if f.Ref != "" {
-			f.RefID = TypeAnchor(f.Ref)
+			f.RefID = typeAnchor(f.Ref)
 		}
 		fields = append(fields, f)
 		// An object described in place: its members follow, prefixed.
